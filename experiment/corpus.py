@@ -1,0 +1,283 @@
+"""Load articles (Markdown with a YAML front matter block) and questions (CSV), refusing bad input.
+
+Every refusal is an `InputError` naming the file, the line, the field and the fix. Loading checks
+the whole corpus before a run writes anything: a question pointing to a missing article, or a gold
+answer that cannot be read as a figure or date, stops the run at the start, not an hour in.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+import yaml
+
+from experiment.errors import InputError
+from experiment.normalize import parse_value
+from experiment.records import UNANSWERABLE, Article, Question
+
+QUESTION_COLUMNS = ("id", "article_id", "question", "answers", "kind")
+OPTIONAL_COLUMNS = ("notes",)
+KINDS = ("figure", "date")
+ANSWER_SEPARATOR = "|"
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+def _read_text(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise InputError(f"cannot read file ({e.strerror})", path=path) from e
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise InputError(
+            f"not valid UTF-8 (byte {e.start})",
+            path=path,
+            line=line,
+            fix="save the file as UTF-8",
+        ) from e
+
+
+def _check_id(value: object, path: Path, line: int, field: str) -> str:
+    text = "" if value is None else str(value).strip()
+    if not text:
+        raise InputError("is empty", path=path, line=line, field=field, fix=f"give a {field}")
+    if not _ID.match(text) or ".." in text:
+        raise InputError(
+            f"'{text}' is not a safe id",
+            path=path,
+            line=line,
+            field=field,
+            fix="use letters, digits, '-', '_' and '.' only, starting with a letter or digit",
+        )
+    return text
+
+
+def parse_article(path: Path) -> Article:
+    """One article file: front matter with id, title, published; then a non-empty body."""
+    text = _read_text(path)
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].strip() != "---":
+        raise InputError(
+            "has no front matter",
+            path=path,
+            line=1,
+            fix="start the file with '---', then 'id:', 'title:', 'published:' lines, then '---'",
+        )
+    try:
+        close = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
+    except StopIteration:
+        raise InputError(
+            "front matter is not closed", path=path, line=1, fix="add a line '---' after it"
+        ) from None
+    try:
+        meta = yaml.safe_load("".join(lines[1:close])) or {}
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        line = mark.line + 2 if mark is not None else 2
+        raise InputError(
+            f"front matter is not valid YAML ({getattr(e, 'problem', e)})",
+            path=path,
+            line=line,
+            fix="write 'key: value' lines; quote values that contain ':'",
+        ) from None
+    if not isinstance(meta, dict):
+        raise InputError(
+            "front matter is not a mapping", path=path, line=2, fix="write 'key: value' lines"
+        )
+    for key in ("id", "title", "published"):
+        if key not in meta or meta[key] in (None, ""):
+            raise InputError(
+                "is missing from the front matter",
+                path=path,
+                line=2,
+                field=key,
+                fix=f"add a line '{key}: ...'",
+            )
+    article_id = _check_id(meta["id"], path, 2, "id")
+    published = meta["published"]
+    if isinstance(published, dt.datetime | dt.date):
+        published = published.isoformat()[:10]
+    body = "".join(lines[close + 1 :]).strip()
+    if not body:
+        raise InputError(
+            "article body is empty",
+            path=path,
+            line=close + 2,
+            fix="write the article text after the front matter",
+        )
+    return Article(article_id, str(meta["title"]).strip(), str(published), body, path)
+
+
+def load_articles(folder: Path) -> dict[str, Article]:
+    """All `*.md` articles of a folder, keyed by id."""
+    if not folder.is_dir():
+        raise InputError(
+            "articles folder not found",
+            path=folder,
+            fix="pass --articles with a folder of .md files",
+        )
+    articles: dict[str, Article] = {}
+    for path in sorted(folder.glob("*.md")):
+        if path.name.lower() == "readme.md":
+            continue
+        article = parse_article(path)
+        if article.id in articles:
+            raise InputError(
+                f"duplicate article id '{article.id}' (also in {articles[article.id].source.name})",
+                path=path,
+                line=2,
+                field="id",
+                fix="give each article its own id",
+            )
+        articles[article.id] = article
+    if not articles:
+        raise InputError(
+            "no .md articles in folder", path=folder, fix="add articles or pass --articles"
+        )
+    return articles
+
+
+def _question_files(path: Path) -> list[Path]:
+    if path.is_file():
+        return [path]
+    if path.is_dir():
+        files = sorted(path.glob("*.csv"))
+        if files:
+            return files
+    raise InputError(
+        "no questions file (.csv) found",
+        path=path,
+        fix="pass --questions with a CSV file or a folder of them",
+    )
+
+
+def _read_rows(path: Path) -> Iterable[tuple[int, dict[str, str]]]:
+    text = _read_text(path)
+    reader = csv.reader(text.splitlines(keepends=True), strict=True)
+    try:
+        header = next(reader, None)
+        if header is None:
+            raise InputError(
+                "file is empty",
+                path=path,
+                line=1,
+                fix=f"add a header line: {','.join(QUESTION_COLUMNS)},notes",
+            )
+        header = [h.strip() for h in header]
+        missing = [c for c in QUESTION_COLUMNS if c not in header]
+        if missing:
+            raise InputError(
+                f"missing column(s) {', '.join(missing)}",
+                path=path,
+                line=1,
+                field=missing[0],
+                fix=f"the header must name {', '.join(QUESTION_COLUMNS)} (and optionally notes)",
+            )
+        extra = [c for c in header if c not in QUESTION_COLUMNS + OPTIONAL_COLUMNS]
+        if extra:
+            raise InputError(
+                f"unknown column(s) {', '.join(extra)}",
+                path=path,
+                line=1,
+                field=extra[0],
+                fix=f"use only {', '.join(QUESTION_COLUMNS + OPTIONAL_COLUMNS)}",
+            )
+        for row in reader:
+            line = reader.line_num
+            if not any(cell.strip() for cell in row):
+                continue
+            if len(row) != len(header):
+                raise InputError(
+                    f"has {len(row)} cells, the header has {len(header)}",
+                    path=path,
+                    line=line,
+                    fix="quote cells that contain commas",
+                )
+            yield line, dict(zip(header, row, strict=True))
+    except csv.Error as e:
+        raise InputError(
+            f"malformed CSV ({e})", path=path, line=reader.line_num, fix="close every quoted cell"
+        ) from None
+
+
+def _parse_gold(raw: str, kind: str, path: Path, line: int) -> tuple[str, ...]:
+    gold = tuple(g.strip() for g in raw.split(ANSWER_SEPARATOR) if g.strip())
+    if not gold:
+        raise InputError(
+            "gold answer is empty",
+            path=path,
+            line=line,
+            field="answers",
+            fix=f"write the answer, or '{UNANSWERABLE}'",
+        )
+    if gold == (UNANSWERABLE,):
+        return gold
+    for g in gold:
+        if parse_value(g, kind) is None:
+            raise InputError(
+                f"gold answer '{g}' cannot be read as a {kind}",
+                path=path,
+                line=line,
+                field="answers",
+                fix="write it as a figure or date, e.g. '1,200' or 'March 2021'",
+            )
+    return gold
+
+
+def load_questions(path: Path, articles: dict[str, Article] | None = None) -> list[Question]:
+    """Questions from a CSV file or a folder of them, validated against `articles` if given."""
+    questions: list[Question] = []
+    seen: dict[str, tuple[Path, int]] = {}
+    for file in _question_files(path):
+        for line, row in _read_rows(file):
+            qid = _check_id(row["id"], file, line, "id")
+            if qid in seen:
+                other = seen[qid]
+                raise InputError(
+                    f"duplicate question id '{qid}' (first at {other[0].name}:{other[1]})",
+                    path=file,
+                    line=line,
+                    field="id",
+                    fix="give each question its own id",
+                )
+            seen[qid] = (file, line)
+            article_id = _check_id(row["article_id"], file, line, "article_id")
+            if articles is not None and article_id not in articles:
+                known = ", ".join(sorted(articles)[:8])
+                raise InputError(
+                    f"article '{article_id}' not found",
+                    path=file,
+                    line=line,
+                    field="article_id",
+                    fix=f"use one of: {known}",
+                )
+            text = row["question"].strip()
+            if not text:
+                raise InputError(
+                    "question is empty",
+                    path=file,
+                    line=line,
+                    field="question",
+                    fix="write the question",
+                )
+            kind = row["kind"].strip().lower()
+            if kind not in KINDS:
+                raise InputError(
+                    f"kind '{row['kind']}' is unknown",
+                    path=file,
+                    line=line,
+                    field="kind",
+                    fix="write 'figure' or 'date'",
+                )
+            gold = _parse_gold(row["answers"], kind, file, line)
+            notes = (row.get("notes") or "").strip()
+            questions.append(Question(qid, article_id, text, gold, kind, notes))  # type: ignore[arg-type]
+    if not questions:
+        raise InputError("no questions found", path=path, fix="add rows below the header")
+    return questions

@@ -1,0 +1,48 @@
+"""Typed errors. The library raises these; only the CLI turns them into exit codes and messages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class FactQAError(Exception):
+    """Base class: every error the CLI reports without a traceback."""
+
+
+class InputError(FactQAError):
+    """Bad input data, located precisely: file, line, field, and what to do about it."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: Path | str | None = None,
+        line: int | None = None,
+        field: str | None = None,
+        fix: str | None = None,
+    ) -> None:
+        self.path = Path(path) if path is not None else None
+        self.line = line
+        self.field = field
+        self.fix = fix
+        self.reason = message
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = ""
+        if self.path is not None:
+            where = str(self.path)
+            if self.line is not None:
+                where += f":{self.line}"
+            where += ": "
+        field = f"field '{self.field}': " if self.field else ""
+        fix = f" Fix: {self.fix}" if self.fix else ""
+        return f"{where}{field}{self.reason}.{fix}"
+
+
+class ModelError(FactQAError):
+    """A model cannot be found, fetched, verified or loaded."""
+
+
+class ConfigError(FactQAError):
+    """A run configuration value is invalid."""

@@ -1,0 +1,70 @@
+"""Text to values: every figure and date mention in a text, and the value of a short answer.
+
+`scan` reads dates first and then figures outside them, so "July 16, 1969" is one date and not the
+figures 16 and 1969. A bare year keeps both readings (the date 1969 and the number 1969) because the
+question decides which one is meant.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from experiment.dates import parse_date_fallback, scan_dates
+from experiment.numbers import scan_numbers
+from experiment.values import DateValue, Quantity, Value
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A located value: text[start:end] reads as each of `values`."""
+
+    start: int
+    end: int
+    text: str
+    values: tuple[Value, ...]
+
+
+@lru_cache(maxsize=4096)
+def scan(text: str, day_first: bool = False, decimal_comma: bool = False) -> tuple[Mention, ...]:
+    """All mentions in `text`, in order; cached, so an article is read once however often."""
+    mentions: list[Mention] = []
+    dates = scan_dates(text, day_first)
+    masked: list[tuple[int, int]] = []
+    for d in dates:
+        values: tuple[Value, ...] = (d.value,)
+        if d.value.granularity == "year" and text[d.start : d.end].isdigit():
+            year = float(d.value.start.year)
+            values = (d.value, Quantity(year, year))
+        mentions.append(Mention(d.start, d.end, text[d.start : d.end], values))
+        masked.append((d.start, d.end))
+    for n in scan_numbers(text, masked, decimal_comma):
+        mentions.append(Mention(n.start, n.end, text[n.start : n.end], (n.quantity,)))
+    mentions.sort(key=lambda m: (m.start, -m.end))
+    return tuple(mentions)
+
+
+def parse_value(text: str, kind: str | None = None) -> Value | None:
+    """The value of a short answer or gold string ("$3bn", "July 1969"), or None.
+
+    With `kind` "date" a date reading is preferred, with "figure" a number reading.
+    """
+    mentions = scan(text.strip())
+    values = [v for m in mentions for v in m.values]
+    if kind == "date":
+        dates = [v for v in values if isinstance(v, DateValue)]
+        if dates:
+            return dates[0]
+        fallback = parse_date_fallback(text)
+        if fallback is not None:
+            return fallback
+    if kind == "figure":
+        numbers = [v for v in values if isinstance(v, Quantity)]
+        if numbers:
+            # A range outranks its own bounds: "2 to 3 times" is the range, not "2".
+            ranges = [q for q in numbers if q.is_range]
+            return ranges[0] if ranges else numbers[0]
+    if not values:
+        return parse_date_fallback(text) if kind != "figure" else None
+    ranges = [v for v in values if isinstance(v, Quantity) and v.is_range]
+    return ranges[0] if ranges else values[0]

@@ -1,0 +1,75 @@
+"""Frozen records that flow through the pipeline; their field names become CSV columns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+Kind = Literal["figure", "date"]
+UNANSWERABLE = "unanswerable"
+
+
+@dataclass(frozen=True)
+class Article:
+    id: str
+    title: str
+    published: str
+    text: str
+    source: Path
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    article_id: str
+    text: str
+    gold: tuple[str, ...]
+    kind: Kind
+    notes: str = ""
+
+    @property
+    def unanswerable(self) -> bool:
+        return self.gold == (UNANSWERABLE,)
+
+
+@dataclass(frozen=True)
+class Generation:
+    """What a backend returns for one sample: raw text and its cost."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float
+    finish_reason: str = "stop"
+
+
+@dataclass(frozen=True)
+class Span:
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One sample of one model for one question, raw output beside the processed one."""
+
+    question_id: str
+    article_id: str
+    role: Literal["small", "large"]
+    model: str
+    sample_index: int
+    seed: int
+    temperature: float
+    raw_text: str
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float
+    cached: bool
+    answer: str  # the extracted figure or date as written; "" when none
+    value: str  # canonical value, "" when none
+    candidates: tuple[str, ...] = field(default_factory=tuple)
+    confirmed: bool = False
+    span: Span | None = None
+    reason: str = ""

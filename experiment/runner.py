@@ -1,0 +1,213 @@
+"""One experiment run: load and check the corpus, sample both models, score, compare, write.
+
+The corpus is validated before any model is loaded and before anything is written. The small model
+runs over every question first, then is released and the large model is loaded, so only one model
+is in memory at a time. Generations go through the cache, so a run that was stopped, started again
+with the same command, picks up where it stopped.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import gc
+import platform
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from experiment.cache import GenerationCache
+from experiment.compare import (
+    MethodAnswer,
+    MethodSummary,
+    Scored,
+    answer_methods,
+    k_curve,
+    method_names,
+    summarize,
+)
+from experiment.config import PROJECT_ROOT, RunConfig
+from experiment.corpus import load_articles, load_questions
+from experiment.models.base import GREEDY, Backend, SamplingParams
+from experiment.records import Article, Question
+from experiment.report import (
+    ATTEMPT_COLUMNS,
+    attempt_row,
+    question_rows,
+    write_csv,
+    write_manifest,
+    write_summary,
+)
+from experiment.sampling import Sample, article_order, derive_seed, sample_all
+from experiment.scoring import score_sample
+
+BackendFactory = Callable[[str, RunConfig], Backend]
+Progress = Callable[[str, int, int], None]
+PACKAGES = (
+    "factqa",
+    "llama_cpp_python",
+    "rapidfuzz",
+    "pandas",
+    "dateparser",
+    "scikit-learn",
+    "typer",
+    "numpy",
+)
+
+
+def llama_factory(spec: str, cfg: RunConfig) -> Backend:
+    from experiment.models.llama import LlamaBackend
+    from experiment.models.store import resolve
+
+    return LlamaBackend(resolve(spec), n_ctx=cfg.n_ctx)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    run_dir: Path
+    questions: list[Question]
+    summary: list[MethodSummary]
+    answers: dict[str, dict[str, MethodAnswer]]
+    manifest: dict[str, Any]
+
+
+def load_corpus(cfg: RunConfig) -> tuple[dict[str, Article], list[Question]]:
+    articles = load_articles(cfg.articles)
+    questions = article_order(load_questions(cfg.questions, articles))
+    if cfg.limit:
+        questions = questions[: cfg.limit]
+    return articles, questions
+
+
+def _git_commit() -> str:
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(PROJECT_ROOT), "describe", "--always", "--dirty", "--abbrev=40"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def _versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for name in PACKAGES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = ""
+    return out
+
+
+def _sample_role(
+    factory: BackendFactory,
+    spec: str,
+    cfg: RunConfig,
+    articles: dict[str, Article],
+    questions: list[Question],
+    k: int,
+    params: SamplingParams,
+    cache: GenerationCache,
+    progress: Progress | None,
+    role: str,
+) -> tuple[dict[str, list[Sample]], dict[str, str]]:
+    backend = factory(spec, cfg)
+    done = 0
+
+    def tick(_: Question) -> None:
+        nonlocal done
+        done += 1
+        if progress:
+            progress(role, done, len(questions))
+
+    if progress:
+        progress(role, 0, len(questions))
+    samples = sample_all(backend, articles, questions, k, params, cfg.seed, cache, tick)
+    info = {"spec": spec, "name": backend.name, "fingerprint": backend.fingerprint}
+    del backend
+    gc.collect()  # release the weights before the next model loads
+    return samples, info
+
+
+def run_experiment(
+    cfg: RunConfig, factory: BackendFactory = llama_factory, progress: Progress | None = None
+) -> RunResult:
+    started = dt.datetime.now(dt.timezone.utc)
+    t0 = time.perf_counter()
+    articles, questions = load_corpus(cfg)
+    cache = GenerationCache(cfg.out / ".cache" / "generations.sqlite")
+    small_params = SamplingParams(cfg.temperature, cfg.top_p, cfg.top_k, cfg.max_tokens)
+    large_params = SamplingParams(GREEDY.temperature, GREEDY.top_p, GREEDY.top_k, cfg.max_tokens)
+    try:
+        small_samples, small_info = _sample_role(
+            factory,
+            cfg.small,
+            cfg,
+            articles,
+            questions,
+            cfg.k,
+            small_params,
+            cache,
+            progress,
+            "small",
+        )
+        large_samples, large_info = _sample_role(
+            factory, cfg.large, cfg, articles, questions, 1, large_params, cache, progress, "large"
+        )
+    finally:
+        cache.close()
+
+    attempts = []
+    small: dict[str, list[Scored]] = {}
+    large: dict[str, Scored] = {}
+    for q in questions:
+        art = articles[q.article_id]
+        small[q.id] = []
+        for s in small_samples[q.id]:
+            a, v = score_sample(s, art, "small", small_info["name"], cfg.temperature)
+            attempts.append(a)
+            small[q.id].append(Scored(a, v))
+        a, v = score_sample(large_samples[q.id][0], art, "large", large_info["name"], 0.0)
+        attempts.append(a)
+        large[q.id] = Scored(a, v)
+
+    methods = method_names(cfg.k)
+    answers = {q.id: answer_methods(q, small[q.id], large[q.id], cfg.k) for q in questions}
+    summary = summarize(questions, answers, methods)
+    curves = k_curve(questions, small, large, cfg.k)
+
+    run_dir = cfg.run_dir
+    write_csv(run_dir / "attempts.csv", (attempt_row(a) for a in attempts), ATTEMPT_COLUMNS)
+    rows, columns = question_rows(questions, answers, methods, f"small-verified@{cfg.k}")
+    write_csv(run_dir / "questions.csv", rows, columns)
+    write_summary(run_dir / "summary.csv", summary)
+    write_csv(run_dir / "curves.csv", curves, ["k", "method", "accuracy", "coverage"])
+    cached = sum(a.cached for a in attempts)
+    manifest = {
+        "run_id": cfg.resolved_run_id,
+        "config": cfg.as_dict(),
+        "git_commit": _git_commit(),
+        "versions": _versions(),
+        "models": {"small": small_info, "large": large_info},
+        "seeds": {
+            "base_seed": cfg.seed,
+            "rule": "sha256(f'{base_seed}:{question_id}:{sample_index}')[:4] & 0x7fffffff",
+            "example": {questions[0].id: derive_seed(cfg.seed, questions[0].id, 0)},
+        },
+        "questions": len(questions),
+        "articles": len({q.article_id for q in questions}),
+        "attempts": len(attempts),
+        "cached_attempts": cached,
+        "resumed": cached > 0,
+        "started": started.isoformat(timespec="seconds"),
+        "finished": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "wall_seconds": round(time.perf_counter() - t0, 1),
+    }
+    write_manifest(run_dir / "manifest.json", manifest)
+    return RunResult(run_dir, questions, summary, answers, manifest)

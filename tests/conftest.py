@@ -1,0 +1,136 @@
+"""Shared fixtures: a scripted fake backend, a small corpus per test, the real tiny model."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+
+from experiment.models.base import Messages, SamplingParams
+from experiment.records import Generation
+
+ARTICLE_A = """---
+id: alpha
+title: Alpha launches the Widget
+published: 2024-03-01
+---
+Alpha launched the Widget on 12 March 2024. It costs $250 and weighs 1.2 kg.
+The company sold 13,200 units in the first month, against a target of 10,000.
+About 45% of buyers were businesses. Alpha was founded in 1998 in Delft.
+"""
+
+ARTICLE_B = """---
+id: beta
+title: Beta opens an office
+published: 2023-09-10
+---
+Beta opened its Porto office in September 2023 with 40 staff. It plans to grow to
+between 80 and 100 people by 2026. Rent is €12,000 a month.
+"""
+
+QUESTIONS = """id,article_id,question,answers,kind,notes
+alpha-1,alpha,How many units were sold in the first month?,"13,200",figure,
+alpha-2,alpha,When was the Widget launched?,12 March 2024,date,
+alpha-3,alpha,How much does the Widget cost?,$250,figure,
+beta-1,beta,How many staff did the office open with?,40,figure,
+beta-2,beta,What is the CEO's salary?,unanswerable,figure,
+"""
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> tuple[Path, Path]:
+    """A two-article corpus with five questions; returns (articles folder, questions file)."""
+    arts = tmp_path / "articles"
+    arts.mkdir()
+    (arts / "alpha.md").write_text(ARTICLE_A, encoding="utf-8")
+    (arts / "beta.md").write_text(ARTICLE_B, encoding="utf-8")
+    qs = tmp_path / "questions.csv"
+    qs.write_text(QUESTIONS, encoding="utf-8")
+    return arts, qs
+
+
+Script = Callable[[Messages, int, int], str]  # (messages, seed, call index for this prompt)
+
+
+class FakeBackend:
+    """Replays scripted answers: `script(messages, seed, n)` gives the text of the n-th call for
+    that question; every call is logged."""
+
+    def __init__(self, name: str, script: Script) -> None:
+        self.name = name
+        self.fingerprint = f"fake:{name}"
+        self.script = script
+        self.calls: list[tuple[str, int]] = []
+
+    def generate(
+        self, messages: Messages, params: SamplingParams, seeds: Sequence[int]
+    ) -> list[Generation]:
+        question = messages[-1]["content"].rsplit("Question: ", 1)[-1]
+        out = []
+        for seed in seeds:
+            index = sum(1 for q, _ in self.calls if q == question)
+            self.calls.append((question, seed))
+            text = self.script(messages, seed, index)
+            out.append(Generation(text, prompt_tokens=100, completion_tokens=3, seconds=0.01))
+        return out
+
+
+def keyword_script(answers: dict[str, str | Sequence[str]]) -> Script:
+    """Answer by the first keyword found in the question; a sequence cycles in call order."""
+
+    def script(messages: Messages, seed: int, index: int) -> str:
+        question = messages[-1]["content"].rsplit("Question: ", 1)[-1]
+        for key, value in answers.items():
+            if key in question:
+                return value if isinstance(value, str) else value[index % len(value)]
+        return "unknown"
+
+    return script
+
+
+SMALL_ANSWERS: dict[str, str | Sequence[str]] = {
+    "units": ["13,200", "10,000", "13,200", "3,200"],
+    "launched": ["12 March 2024", "March 2024", "1998"],
+    "cost": ["$250", "250 dollars", "$25"],
+    "staff": ["40", "80", "forty"],
+    "salary": ["$90,000", "unknown"],  # not in the article: the verifier must refuse it
+}
+LARGE_ANSWERS: dict[str, str | Sequence[str]] = {
+    "units": "10,000",
+    "launched": "12 March 2024",
+    "cost": "$250",
+    "staff": "40",
+    "salary": "unknown",
+}
+
+
+@pytest.fixture
+def fakes() -> dict[str, FakeBackend]:
+    return {
+        "fake-small": FakeBackend("fake-small", keyword_script(SMALL_ANSWERS)),
+        "fake-large": FakeBackend("fake-large", keyword_script(LARGE_ANSWERS)),
+    }
+
+
+@pytest.fixture
+def fake_factory(fakes: dict[str, FakeBackend]):  # type: ignore[no-untyped-def]
+    def factory(spec: str, _cfg: object) -> FakeBackend:
+        if spec not in fakes:
+            from experiment.errors import ModelError
+
+            raise ModelError(f"unknown model '{spec}'; known: {', '.join(fakes)}")
+        return fakes[spec]
+
+    return factory
+
+
+@pytest.fixture(scope="session")
+def tiny_model() -> Path:
+    """The real SmolLM2-135M GGUF, pulled once into the models folder (FACTQA_MODELS_DIR)."""
+    from experiment.models.catalog import TEST_MODEL
+    from experiment.models.store import models_dir, pull
+
+    os.environ.setdefault("FACTQA_MODELS_DIR", str(models_dir()))
+    return pull(TEST_MODEL)

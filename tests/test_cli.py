@@ -1,0 +1,174 @@
+"""The CLI end to end with scripted models: files written, numbers computed, errors reported."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from experiment import cli
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def patched(monkeypatch: pytest.MonkeyPatch, fake_factory):  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(cli, "_factory", lambda: fake_factory)
+
+
+def run_cli(corpus: tuple[Path, Path], out: Path, *extra: str):  # type: ignore[no-untyped-def]
+    arts, qs = corpus
+    return runner.invoke(
+        cli.app,
+        [
+            "run",
+            "--articles",
+            str(arts),
+            "--questions",
+            str(qs),
+            "--small",
+            "fake-small",
+            "--large",
+            "fake-large",
+            "-k",
+            "4",
+            "--out",
+            str(out),
+            "--run-id",
+            "t",
+            *extra,
+        ],
+    )
+
+
+def test_run_writes_every_output(patched, corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    res = run_cli(corpus, tmp_path / "out")
+    assert res.exit_code == 0, res.output
+    run = tmp_path / "out" / "t"
+    attempts = pd.read_csv(run / "attempts.csv")
+    assert len(attempts) == 5 * (4 + 1)
+    assert (attempts.role == "small").sum() == 20
+    assert set(attempts.seed[attempts.role == "small"]) == set(
+        attempts.seed[attempts.role == "small"].unique()
+    )
+    summary = pd.read_csv(run / "summary.csv").set_index("method")
+    acc = summary.accuracy.to_dict()
+    # Worked by hand from the scripts in conftest.py:
+    assert acc["large@1"] == pytest.approx(0.8)  # says 10,000 units: the old target
+    assert acc["large-verified@1"] == pytest.approx(0.8)  # 10,000 is in the text: kept, wrong
+    assert summary.loc["large-verified@1", "in_text_wrong"] == 1
+    assert acc["small@1"] == pytest.approx(0.8)  # invents a $90,000 salary
+    assert acc["small-maj@4"] == pytest.approx(0.8)  # 2 x $90,000 vs 2 x unknown: $90,000
+    assert acc["small-verified@4"] == pytest.approx(1.0)  # $90,000 is not in the text
+    assert acc["small-pass@4"] == pytest.approx(1.0)
+    assert acc["cascade"] == pytest.approx(1.0)
+    assert summary.loc["cascade", "large_calls"] == 1  # only the salary question fell back
+    assert summary.loc["small-verified@4", "coverage"] == pytest.approx(0.8)
+    questions = pd.read_csv(run / "questions.csv").set_index("question_id")
+    assert questions.loc["alpha-1", "span_text"] == "13,200"
+    assert questions.loc["alpha-1", "agreement"] == pytest.approx(0.5)
+    curves = pd.read_csv(run / "curves.csv")
+    assert sorted(curves.k.unique()) == [1, 2, 3, 4]
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert manifest["models"]["small"]["fingerprint"] == "fake:fake-small"
+    assert manifest["config"]["k"] == 4 and manifest["questions"] == 5
+    assert "small-verified@4" in res.output
+
+
+def test_rerun_uses_cache_and_gives_same_files(
+    patched,
+    corpus,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
+    fakes,
+) -> None:
+    out = tmp_path / "out"
+    assert run_cli(corpus, out).exit_code == 0
+    first = (out / "t" / "attempts.csv").read_text()
+    calls = len(fakes["fake-small"].calls)
+    res = run_cli(corpus, out)
+    assert res.exit_code == 0
+    assert len(fakes["fake-small"].calls) == calls  # nothing generated again
+    second = pd.read_csv(out / "t" / "attempts.csv")
+    assert second.cached.all()
+    assert (
+        pd.read_csv(pd.io.common.StringIO(first))
+        .drop(columns="cached")
+        .equals(second.drop(columns="cached"))
+    )
+    assert json.loads((out / "t" / "manifest.json").read_text())["cached_attempts"] == 25
+
+
+def test_limit(patched, corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    assert run_cli(corpus, tmp_path, "--limit", "2").exit_code == 0
+    assert len(pd.read_csv(tmp_path / "t" / "questions.csv")) == 2
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--small", "nope"], "unknown model 'nope'"),
+        (["-k", "0"], "k must be at least 1"),
+        (["--temperature", "-1"], "temperature must be in"),
+    ],
+)
+def test_bad_options(patched, corpus, tmp_path: Path, args: list[str], needle: str) -> None:  # type: ignore[no-untyped-def]
+    res = run_cli(corpus, tmp_path / "out", *args)
+    assert res.exit_code in (1, 2)
+    assert needle in res.output
+
+
+def test_bad_corpus_writes_nothing(patched, corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    _, qs = corpus
+    qs.write_text(qs.read_text() + "x-1,missing,How many?,5,figure,\n")
+    res = run_cli(corpus, tmp_path / "out")
+    assert res.exit_code == 2
+    assert "article 'missing' not found" in res.output and "questions.csv:7" in res.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_config_file(patched, corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    arts, qs = corpus
+    cfg = tmp_path / "run.toml"
+    cfg.write_text(
+        f'[run]\nk = 2\nsmall = "fake-small"\nlarge = "fake-large"\n'
+        f'articles = "{arts}"\nquestions = "{qs}"\nrun_id = "c"\n'
+    )
+    res = runner.invoke(cli.app, ["run", "--config", str(cfg), "--out", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    assert "small-verified@2" in pd.read_csv(tmp_path / "c" / "summary.csv").method.tolist()
+    cfg.write_text("colour = 3\n")
+    res = runner.invoke(cli.app, ["run", "--config", str(cfg)])
+    assert res.exit_code == 2 and "unknown key 'colour'" in res.output
+
+
+def test_ask(patched, corpus) -> None:  # type: ignore[no-untyped-def]
+    arts, _ = corpus
+    res = runner.invoke(
+        cli.app,
+        [
+            "ask",
+            str(arts / "alpha.md"),
+            "How many units were sold?",
+            "--model",
+            "fake-small",
+            "-k",
+            "4",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    assert "verified answer: 13,200" in res.output and "2/4 votes" in res.output
+
+
+def test_models_list() -> None:
+    res = runner.invoke(cli.app, ["models", "list"])
+    assert res.exit_code == 0
+    assert "qwen2.5-coder-0.5b" in res.output and "smollm2-135m" in res.output
+
+
+def test_help_on_every_command() -> None:
+    for args in (["--help"], ["run", "--help"], ["ask", "--help"], ["models", "pull", "--help"]):
+        res = runner.invoke(cli.app, args)
+        assert res.exit_code == 0 and "Usage" in res.output

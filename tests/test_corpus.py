@@ -1,0 +1,128 @@
+"""Loading the corpus: good input loads, bad input is refused naming file, line, field and fix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from experiment.config import PROJECT_ROOT
+from experiment.corpus import load_articles, load_questions, parse_article
+from experiment.errors import InputError
+
+from .conftest import ARTICLE_A
+
+
+def test_loads_fixture(corpus: tuple[Path, Path]) -> None:
+    arts, qs = corpus
+    articles = load_articles(arts)
+    questions = load_questions(qs, articles)
+    assert sorted(articles) == ["alpha", "beta"]
+    assert articles["alpha"].published == "2024-03-01"
+    assert [q.id for q in questions] == ["alpha-1", "alpha-2", "alpha-3", "beta-1", "beta-2"]
+    assert questions[-1].unanswerable
+
+
+def test_bundled_corpus_is_large_and_fair() -> None:
+    articles = load_articles(PROJECT_ROOT / "articles")
+    questions = load_questions(PROJECT_ROOT / "questions", articles)
+    assert len(articles) >= 12
+    assert len(questions) >= 120
+    for a in articles.values():
+        assert 300 <= len(a.text.split()) <= 900, a.id
+    share = sum(q.unanswerable for q in questions) / len(questions)
+    assert 0.08 <= share <= 0.12
+    assert {q.kind for q in questions} == {"figure", "date"}
+
+
+def _error(func, *args) -> InputError:  # type: ignore[no-untyped-def]
+    with pytest.raises(InputError) as info:
+        func(*args)
+    return info.value
+
+
+def write(tmp_path: Path, name: str, text: str | bytes) -> Path:
+    p = tmp_path / name
+    if isinstance(text, bytes):
+        p.write_bytes(text)
+    else:
+        p.write_text(text, encoding="utf-8")
+    return p
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "field", "needle"),
+    [
+        ("no front matter\n", 1, None, "has no front matter"),
+        ("---\nid: x\ntitle: t\n", 1, None, "not closed"),
+        (
+            "---\nid: x\ntitle: [unclosed\npublished: 2024-01-01\n---\nbody\n",
+            4,
+            None,
+            "not valid YAML",
+        ),
+        ("---\nid: x\ntitle: t\n---\nbody\n", 2, "published", "missing"),
+        ("---\nid: x\ntitle: t\npublished: 2024-01-01\n---\n\n  \n", 6, None, "body is empty"),
+        ("---\nid: ../x\ntitle: t\npublished: 2024-01-01\n---\nbody\n", 2, "id", "not a safe id"),
+    ],
+)
+def test_bad_article(tmp_path: Path, text: str, line: int, field: str | None, needle: str) -> None:
+    path = write(tmp_path, "bad.md", text)
+    e = _error(parse_article, path)
+    assert e.path == path and e.line == line and e.field == field
+    assert needle in str(e) and "bad.md" in str(e) and e.fix
+
+
+def test_article_not_utf8(tmp_path: Path) -> None:
+    path = write(tmp_path, "latin.md", b"---\nid: x\n" + b"title: caf\xe9\n")
+    e = _error(parse_article, path)
+    assert e.line == 3 and "UTF-8" in str(e)
+
+
+def test_duplicate_article_id(tmp_path: Path) -> None:
+    write(tmp_path, "a.md", ARTICLE_A)
+    write(tmp_path, "b.md", ARTICLE_A)
+    e = _error(load_articles, tmp_path)
+    assert e.field == "id" and "duplicate" in str(e)
+
+
+HEADER = "id,article_id,question,answers,kind,notes\n"
+
+
+@pytest.mark.parametrize(
+    ("rows", "line", "field", "needle"),
+    [
+        ("q1,nowhere,How many?,5,figure,\n", 2, "article_id", "article 'nowhere' not found"),
+        ("q1,alpha,How many?,,figure,\n", 2, "answers", "gold answer is empty"),
+        ("q1,alpha,How many?,lots,figure,\n", 2, "answers", "cannot be read as a figure"),
+        ("q1,alpha,How many?,5,colour,\n", 2, "kind", "unknown"),
+        ("q1,alpha,,5,figure,\n", 2, "question", "empty"),
+        ("q1,alpha,How many?,5,figure,\nq1,alpha,Again?,6,figure,\n", 3, "id", "duplicate"),
+        ('q1,alpha,"How many?,5,figure,\n', 2, None, "malformed CSV"),
+        ("q1,alpha,How many?,5\n", 2, None, "has 4 cells"),
+    ],
+)
+def test_bad_question_rows(
+    corpus: tuple[Path, Path], tmp_path: Path, rows: str, line: int, field: str | None, needle: str
+) -> None:
+    articles = load_articles(corpus[0])
+    path = write(tmp_path, "q.csv", HEADER + rows)
+    e = _error(load_questions, path, articles)
+    assert (e.line, e.field) == (line, field)
+    assert needle in str(e) and "q.csv" in str(e) and e.fix
+
+
+def test_missing_column(tmp_path: Path) -> None:
+    path = write(tmp_path, "q.csv", "id,article_id,question,kind\nq1,a,How many?,figure\n")
+    e = _error(load_questions, path)
+    assert (e.line, e.field) == (1, "answers") and "missing column" in str(e)
+
+
+def test_unknown_column(tmp_path: Path) -> None:
+    path = write(tmp_path, "q.csv", HEADER.strip() + ",colour\n")
+    e = _error(load_questions, path)
+    assert e.field == "colour"
+
+
+def test_empty_questions_file(tmp_path: Path) -> None:
+    assert "empty" in str(_error(load_questions, write(tmp_path, "q.csv", "")))

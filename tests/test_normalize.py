@@ -1,0 +1,184 @@
+"""The normalizer: a text's figure or date to its canonical value, one form per row."""
+
+from __future__ import annotations
+
+import pytest
+
+from experiment.normalize import parse_value, scan
+
+FIGURES = [
+    # separators and decimals
+    ("3,200", "3200"),
+    ("3 200", "3200"),
+    ("1,234,567", "1234567"),
+    ("12.5", "12.5"),
+    (".5", "0.5"),
+    ("0.75", "0.75"),
+    ("-4", "-4"),
+    ("−4", "-4"),  # the Unicode minus sign
+    ("+7", "7"),
+    # scale words and suffixes
+    ("1.5 million", "1500000"),
+    ("2.3bn", "2300000000"),
+    ("$3bn", "3000000000 USD"),
+    ("1.2k", "1200"),  # quantulum3 reads this as kibibytes
+    ("$40m", "40000000 USD"),
+    ("40m", "40 m"),  # without a currency "m" is metres, not million
+    ("€4.1 billion", "4100000000 EUR"),
+    ("2 trillion", "2000000000000"),
+    ("700 million", "700000000"),
+    ("£2.5mn", "2500000 GBP"),
+    ("US$12", "12 USD"),
+    ("USD 5 million", "5000000 USD"),
+    ("5 million dollars", "5000000 USD"),
+    ("C$96 million", "96000000 CAD"),
+    # number words
+    ("twenty-one", "21"),
+    ("one hundred and five", "105"),
+    ("a dozen", "12"),
+    ("two dozen", "24"),
+    ("half a million", "500000"),
+    ("a quarter of a million", "250000"),
+    ("three thousand", "3000"),
+    ("a hundred", "100"),
+    ("ninety-nine", "99"),
+    ("seven", "7"),
+    ("three quarters", "0.75"),
+    ("two thirds", "0.666666666667"),
+    ("a fifth", "0.2"),
+    # percentages
+    ("45%", "45 %"),  # dateparser reads "45%" as a date
+    ("45 per cent", "45 %"),
+    ("45 percent", "45 %"),
+    ("11.7 per cent", "11.7 %"),
+    ("3 percentage points", "3 pp"),
+    # units
+    ("185 W", "185 W"),
+    ("11.8 kilograms", "11.8 kg"),
+    ("47.5 pounds", "47.5 lb"),
+    ("103 miles", "103 mi"),
+    ("21,000 square metres", "21000 m2"),
+    ("1.6 million cubic metres", "1600000 m3"),
+    ("36 MW", "36 MW"),
+    ("420 GWh", "420 GWh"),
+    ("300 mAh", "300 mAh"),
+    ("512 GB", "512 GB"),
+    ("0.8 GB", "0.8 GB"),
+    ("9 milliseconds", "9 ms"),
+    ("71 days", "71 day"),
+    ("15 years", "15 year"),
+    ("45 tokens per second", "45 tok/s"),
+    ("35 °C", "35 °C"),
+    ("6.5x", "6.5 x"),
+    ("3 times", "3 x"),
+    # ranges and approximations keep bounds and qualifier
+    ("2 to 3 times", "2..3 x"),
+    ("between 40 and 50", "40..50"),
+    ("between €4.3 billion and €4.4 billion", "4300000000..4400000000 EUR"),
+    ("€12 million to €15 million", "12000000..15000000 EUR"),
+    ("40-50 million", "40000000..50000000"),
+    ("about 12", "about 12"),
+    ("more than 300", "more than 300"),
+    ("over half a million", "more than 500000"),
+    ("nearly 90", "about 90"),
+    ("at least 5", "at least 5"),
+    ("up to 6.5x", "up to 6.5 x"),
+    ("fewer than 20", "less than 20"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), FIGURES)
+def test_figure(text: str, expected: str) -> None:
+    value = parse_value(text, "figure")
+    assert value is not None, text
+    assert value.canonical() == expected
+
+
+DATES = [
+    ("July 16, 1969", "1969-07-16"),
+    ("16 July 1969", "1969-07-16"),
+    ("16th of July 1969", "1969-07-16"),
+    ("the 16th of July, 1969", "1969-07-16"),
+    ("Jul. 16, 1969", "1969-07-16"),
+    ("Sept 3 2021", "2021-09-03"),
+    ("1969-07-16", "1969-07-16"),
+    ("07/16/1969", "1969-07-16"),  # 16 cannot be a month, so month-first is the only reading
+    ("16/07/1969", "1969-07-16"),  # nor here: day-first is the only valid reading
+    ("03/04/2021", "2021-03-04"),  # ambiguous: month first by default
+    ("July 1969", "1969-07"),
+    ("July of 1969", "1969-07"),
+    ("1969", "1969"),
+    ("the 1990s", "1990s"),
+    ("1990s", "1990s"),
+    ("the '90s", "1990s"),
+    ("the nineties", "1990s"),
+    ("the 19th century", "century 19"),
+    ("the twentieth century", "century 20"),
+    ("Q3 2021", "2021-Q3"),
+    ("the third quarter of 2024", "2024-Q3"),
+    ("the first quarter of 2025", "2025-Q1"),
+    ("H1 2021", "2021-H1"),
+    ("the second half of 2025", "2025-H2"),
+    ("FY2023", "2023"),
+    ("fiscal 2023", "2023"),
+    ("spring 2021", "2021-03-01/2021-05-31"),
+    ("the autumn of 2008", "2008-09-01/2008-11-30"),
+    ("winter 2021", "2021-12-01/2022-02-28"),
+    ("early 2021", "2021-01-01/2021-04-30"),
+    ("mid-2021", "2021-05-01/2021-08-31"),
+    ("late 2021", "2021-09-01/2021-12-31"),
+    ("the early 1990s", "1990-01-01/1993-12-31"),
+    ("4 December", "--12-04"),  # no year: never borrowed from today
+    ("December 4", "--12-04"),
+    ("in March", "--03"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), DATES)
+def test_date(text: str, expected: str) -> None:
+    value = parse_value(text, "date")
+    assert value is not None, text
+    assert value.canonical() == expected
+
+
+def test_day_first_is_configurable_and_ambiguity_recorded() -> None:
+    month_first = scan("03/04/2021")[0].values[0]
+    day_first = scan("03/04/2021", day_first=True)[0].values[0]
+    assert month_first.canonical() == "2021-03-04"
+    assert day_first.canonical() == "2021-04-03"
+    assert month_first.ambiguous and day_first.ambiguous  # type: ignore[union-attr]
+    assert not scan("16/07/1969")[0].values[0].ambiguous  # type: ignore[union-attr]
+
+
+def test_decimal_comma_locale() -> None:
+    # "3.200" is three point two by default and three thousand two hundred with decimal commas.
+    assert scan("3.200")[0].values[0].canonical() == "3.2"
+    assert scan("3.200", decimal_comma=True)[0].values[0].canonical() == "3200"
+    assert scan("3,5", decimal_comma=True)[0].values[0].canonical() == "3.5"
+
+
+@pytest.mark.parametrize(
+    ("text", "figures"),
+    [
+        ("13,200 units", ["13200"]),  # never also 3,200 or 200
+        ("19690 records", ["19690"]),  # not the year 1969
+        ("version 5.4.1", []),  # a version string is not a figure
+        ("the E3 has 48 cores", ["48"]),  # "E3" is a name
+        ("in 2021 200 people", ["2021", "200"]),  # a year then a count, not 2,021,200
+        ("v2 of the API", []),
+    ],
+)
+def test_token_boundaries(text: str, figures: list[str]) -> None:
+    found = [v.canonical() for m in scan(text) for v in m.values if not hasattr(v, "granularity")]
+    assert found == figures
+
+
+@pytest.mark.parametrize("text", ["", "none", "the company", "unknown", "N/A"])
+def test_no_value(text: str) -> None:
+    assert parse_value(text, "figure") is None
+    assert parse_value(text, "date") is None
+
+
+def test_year_has_both_readings() -> None:
+    (mention,) = scan("in 1998")
+    assert sorted(type(v).__name__ for v in mention.values) == ["DateValue", "Quantity"]
