@@ -91,6 +91,8 @@ def summary_table(summary: list[MethodSummary], title: str) -> Table:
 
 
 def _progress_bar() -> tuple[Progress, Callable[[str, int, int], None]]:
+    if not err.is_terminal:
+        return _plain_progress()
     bar = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -107,6 +109,19 @@ def _progress_bar() -> tuple[Progress, Callable[[str, int, int], None]]:
         bar.update(tasks[stage], completed=done)
 
     return bar, update
+
+
+def _plain_progress() -> tuple[Progress, Callable[[str, int, int], None]]:
+    """Progress for logs and pipes: one line per tenth of the work."""
+    step: dict[str, int] = {}
+
+    def update(stage: str, done: int, total: int) -> None:
+        tenth = done * 10 // max(total, 1)
+        if step.get(stage) != tenth:
+            step[stage] = tenth
+            err.print(f"{stage} model: {done}/{total} questions", highlight=False)
+
+    return Progress(disable=True), update
 
 
 @app.command()
@@ -245,6 +260,48 @@ def ask(
         else:
             a = scored[vote.index][0]
             _out().print(f"verified answer: {a.answer} ({a.value}), {vote.votes}/{k} votes")
+
+
+@app.command("verify")
+def verify_cmd(
+    answers: Annotated[str, typer.Argument(help="A CSV of answers, or with --article one answer.")],
+    articles: Annotated[
+        Path | None, typer.Option(help="Folder of the articles that rows name by article_id.")
+    ] = None,
+    article: Annotated[
+        Path | None, typer.Option(help="Check the single ANSWER against this article file.")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Output CSV (default: ANSWERS.verified.csv).")
+    ] = None,
+    kind: Annotated[
+        str, typer.Option(help="With --article: 'figure', 'date' or '' for either.")
+    ] = "",
+) -> None:
+    """Check answers against article text: confirmed or not, the value, and the evidence span."""
+    from experiment.corpus import parse_article
+    from experiment.verify_csv import ArticleSource, check_answer, verify_file
+
+    with _errors():
+        if article is not None:
+            result = check_answer(answers, parse_article(article), kind=kind)
+            for key, value in result.items():
+                _out().print(f"{key}: {value}", highlight=False)
+            raise typer.Exit(0 if result["confirmed"] == "true" else 3)
+        path = Path(answers)
+        if not path.is_file():
+            raise InputError(
+                "answers file not found",
+                path=path,
+                fix="give a CSV file, or --article FILE with one answer",
+            )
+        target = out or path.with_suffix(".verified.csv")
+        stats = verify_file(path, target, ArticleSource(articles))
+        _out().print(
+            f"{stats.rows} rows, {stats.confirmed} confirmed, {stats.errors} rows with "
+            f"errors (see their 'reason'); wrote {target}",
+            highlight=False,
+        )
 
 
 @models_app.command("list")

@@ -65,7 +65,7 @@ class MethodAnswer:
 
 
 def gold_values(q: Question) -> list[Value]:
-    return [v for g in q.gold if (v := parse_value(g, q.kind)) is not None]
+    return [v for g in q.gold if (v := parse_value(g, q.kind, q.text)) is not None]
 
 
 def judge(value: Value | None, q: Question, gold: Sequence[Value]) -> bool:

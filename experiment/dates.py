@@ -207,6 +207,11 @@ def _patterns() -> list[tuple[re.Pattern[str], object]]:
             lambda m, _: _century(CENTURY_WORDS[m["w"].lower()]),
         ),
         (
+            r"(?<!\w)(?:AD|A\.D\.|CE)\s?(?P<y>\d{1,4})(?!\w)|(?<![\w.,])(?P<y2>\d{1,4})\s?"
+            r"(?:AD|A\.D\.|CE)(?!\w)",
+            lambda m, _: _year_ad(int(m["y"] or m["y2"])),
+        ),
+        (
             rf"(?<![\w.,$€£¥-])(?<!\d[.,])(?P<y>{_YEAR})"
             r"(?![\w]|[.,]\d|\s?(?:%|per\s?cent|percent|million|billion|thousand|bn|km|kg))",
             lambda m, _: DateValue(
@@ -214,11 +219,17 @@ def _patterns() -> list[tuple[re.Pattern[str], object]]:
             ),
         ),
         (
-            rf"(?<!\w)in\s+(?P<mo>(?:January|February|March|April|June|July|August|September|October|November|December)){_E}",
+            r"(?<!\w)in\s+(?P<mo>(?:January|February|March|April|June|July|August|September|"
+            rf"October|November|December)){_E}(?!\s*,?\s*\d)",
             lambda m, _: _month_only(None, MONTHS[m["mo"].lower()]),
         ),
     ]
     return [(re.compile(rx, f), fn) for rx, fn in p]
+
+
+def _year_ad(year: int) -> DateValue | None:
+    # Years before 1 AD (BC) are refused: the calendar type used here starts at year 1.
+    return _months(year, 1, 12, "year") if year >= 1 else None
 
 
 def _year_text(s: str) -> int:
@@ -294,12 +305,15 @@ def _dateparser():  # type: ignore[no-untyped-def]
 def parse_date_fallback(text: str) -> DateValue | None:
     """A date for a whole answer string the patterns did not read, with dateparser's granularity.
 
-    Only strings with a letter and a digit are tried: dateparser reads "45%" or "12" as dates.
+    Only strings with a letter and a four-digit year are tried, and the year dateparser returns
+    must be that written year: left alone it reads "45%" as a date, "19th" as 2019 and
+    "82 January" as January 1982.
     """
-    if not (re.search(r"[A-Za-z]", text) and re.search(r"\d", text)) or "%" in text:
+    years = {int(y) for y in re.findall(r"(?<!\d)(\d{4})(?!\d)", text)}
+    if not years or not re.search(r"[A-Za-z]", text) or "%" in text:
         return None
     data = _dateparser().get_date_data(text)
-    if data is None or data.date_obj is None:
+    if data is None or data.date_obj is None or data.date_obj.year not in years:
         return None
     d = data.date_obj.date()
     period = data.period or "day"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from experiment.normalize import Mention, scan
+from experiment.normalize import Mention, scan, with_hint
 from experiment.values import CURRENCIES, DateValue, Quantity, Value, same_value
 
 ABSTAIN = re.compile(
@@ -72,7 +72,7 @@ def _unit_rank(question: str, value: Value) -> int:
 
 def extract(answer: str, question: str, kind: str) -> Extraction:
     """Candidates of `kind` ("figure" or "date") in `answer`, best first."""
-    text = answer.strip()
+    text = with_hint(answer, question)
     if not text:
         return Extraction((), "empty answer")
     found: list[Candidate] = []

@@ -7,6 +7,7 @@ question decides which one is meant.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -44,12 +45,25 @@ def scan(text: str, day_first: bool = False, decimal_comma: bool = False) -> tup
     return tuple(mentions)
 
 
-def parse_value(text: str, kind: str | None = None) -> Value | None:
+_BARE_ORDINAL = re.compile(r"^(?:the\s+)?\d{1,2}(?:st|nd|rd|th)$", re.IGNORECASE)
+
+
+def with_hint(text: str, question: str) -> str:
+    """Read a bare ordinal ("19th") as a century when the question asks for one."""
+    text = text.strip()
+    if question and "century" in question.lower() and _BARE_ORDINAL.match(text):
+        return f"{text} century"
+    return text
+
+
+def parse_value(text: str, kind: str | None = None, question: str = "") -> Value | None:
     """The value of a short answer or gold string ("$3bn", "July 1969"), or None.
 
-    With `kind` "date" a date reading is preferred, with "figure" a number reading.
+    With `kind` "date" a date reading is preferred, with "figure" a number reading; `question`
+    supplies context that the bare answer lacks (see `with_hint`).
     """
-    mentions = scan(text.strip())
+    text = with_hint(text, question)
+    mentions = scan(text)
     values = [v for m in mentions for v in m.values]
     if kind == "date":
         dates = [v for v in values if isinstance(v, DateValue)]

@@ -5,9 +5,11 @@ from __future__ import annotations
 from experiment.models.base import Messages
 from experiment.records import Article, Question
 
+# The examples are deliberately not from the bundled corpus.
 SYSTEM = (
-    "You answer questions about one article. Reply with the figure or date only, "
-    "as short as possible, copied from the article where it appears there. "
+    "You answer questions about one article. Reply with the figure or date only, copied "
+    "exactly as the article writes it, with its unit, currency and scale words "
+    "(for example: $12 million, 35 km, 5 May 2010). "
     "If the article does not give the answer, reply: unknown"
 )
 

@@ -225,4 +225,6 @@ def supports(text_value: Value, answer: Value) -> bool:
     dt_text, dt_answer = _as_date(text_value), _as_date(answer)
     if dt_text is None or dt_answer is None:
         return False
+    if dt_answer.year_known and not dt_text.year_known:
+        return False  # "September 27" in the text does not say "September 1933"
     return _within(dt_text, dt_answer)

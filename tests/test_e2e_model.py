@@ -1,0 +1,102 @@
+"""The real pipeline with the real tiny model (SmolLM2-135M GGUF through llama-cpp-python).
+
+Two bundled articles, all their questions, k = 3. Asserts on the CSV files written, and that a
+second run from an empty cache gives byte-identical answers (seeded, reproducible sampling).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from experiment import cli
+from experiment.config import PROJECT_ROOT
+from experiment.models.catalog import CATALOG, TEST_MODEL
+
+ARTICLES = ("a01-origins", "a07-brightline")
+pytestmark = pytest.mark.model
+
+
+@pytest.fixture(scope="module")
+def two_articles(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, int]:
+    root = tmp_path_factory.mktemp("corpus")
+    (root / "articles").mkdir()
+    for a in ARTICLES:
+        shutil.copy(PROJECT_ROOT / "articles" / f"{a}.md", root / "articles")
+    source = (PROJECT_ROOT / "questions" / "origotech.csv").read_text(encoding="utf-8")
+    rows = list(csv.DictReader(source.splitlines()))
+    keep = [r for r in rows if r["article_id"] in ARTICLES]
+    with (root / "questions.csv").open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(keep)
+    return root / "articles", root / "questions.csv", len(keep)
+
+
+def run(corpus: tuple[Path, Path, int], out: Path) -> None:
+    arts, qs, _ = corpus
+    res = CliRunner().invoke(
+        cli.app,
+        [
+            "run",
+            "--articles",
+            str(arts),
+            "--questions",
+            str(qs),
+            "--small",
+            TEST_MODEL,
+            "--large",
+            TEST_MODEL,
+            "-k",
+            "3",
+            "--out",
+            str(out),
+            "--run-id",
+            "e2e",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+
+
+def test_real_model_end_to_end(tiny_model: Path, two_articles, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    n = two_articles[2]
+    run(two_articles, tmp_path / "a")
+    folder = tmp_path / "a" / "e2e"
+    attempts = pd.read_csv(folder / "attempts.csv", keep_default_na=False)
+    assert len(attempts) == n * (3 + 1)
+    assert set(attempts.role) == {"small", "large"}
+    assert (attempts.completion_tokens > 0).all() and (attempts.prompt_tokens > 300).all()
+    assert not attempts.cached.astype(str).eq("true").any()
+    # every confirmed answer shows its evidence, and the evidence is really in the article
+    texts = {a: (two_articles[0] / f"{a}.md").read_text(encoding="utf-8") for a in ARTICLES}
+    confirmed = attempts[attempts.confirmed.astype(str) == "true"]
+    for _, row in confirmed.iterrows():
+        body = texts[row.article_id].split("---", 2)[2].strip()
+        assert body[int(row.span_start) : int(row.span_end)] == row.span_text
+    summary = pd.read_csv(folder / "summary.csv")
+    assert summary.method.tolist() == [
+        "large@1",
+        "large-verified@1",
+        "small@1",
+        "small-maj@3",
+        "small-verified@3",
+        "small-pass@3",
+        "cascade",
+    ]
+    assert summary.accuracy.between(0, 1).all()
+    pass_row = summary.set_index("method").loc["small-pass@3"]
+    assert pass_row.accuracy >= summary.set_index("method").loc["small@1"].accuracy
+    assert len(pd.read_csv(folder / "questions.csv")) == n
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["models"]["small"]["fingerprint"] == f"sha256:{CATALOG[TEST_MODEL].sha256}"
+
+    run(two_articles, tmp_path / "b")  # another output folder: another, empty cache
+    again = pd.read_csv(tmp_path / "b" / "e2e" / "attempts.csv", keep_default_na=False)
+    cols = ["question_id", "sample_index", "seed", "raw_text", "value", "confirmed"]
+    assert attempts[cols].equals(again[cols])
