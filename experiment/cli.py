@@ -262,6 +262,31 @@ def ask(
             _out().print(f"verified answer: {a.answer} ({a.value}), {vote.votes}/{k} votes")
 
 
+@app.command()
+def report(
+    run_dir: Annotated[Path, typer.Argument(help="A run folder under outputs/.")],
+    results: Annotated[
+        Path | None,
+        typer.Option(help="Also write the run's section into this results file (docs/RESULTS.md)."),
+    ] = None,
+) -> None:
+    """Show a finished run's method table; optionally record it in the results file."""
+    from experiment.results_doc import run_section, update_section
+
+    with _errors():
+        if not (run_dir / "summary.csv").is_file() or not (run_dir / "manifest.json").is_file():
+            raise InputError(
+                "not a finished run folder (no summary.csv and manifest.json)",
+                path=run_dir,
+                fix="give a folder written by 'factqa run'",
+            )
+        text = run_section(run_dir)
+        _out().print(text, highlight=False, markup=False)
+        if results is not None:
+            update_section(results, "bundled", text)
+            _out().print(f"updated {results}", highlight=False)
+
+
 @app.command("verify")
 def verify_cmd(
     answers: Annotated[str, typer.Argument(help="A CSV of answers, or with --article one answer.")],

@@ -72,13 +72,14 @@ def parse_value(text: str, kind: str | None = None, question: str = "") -> Value
         fallback = parse_date_fallback(text)
         if fallback is not None:
             return fallback
+        years = [y for v in values if isinstance(v, Quantity) and (y := v.as_year())]
+        return years[0] if years else None
     if kind == "figure":
         numbers = [v for v in values if isinstance(v, Quantity)]
-        if numbers:
-            # A range outranks its own bounds: "2 to 3 times" is the range, not "2".
-            ranges = [q for q in numbers if q.is_range]
-            return ranges[0] if ranges else numbers[0]
+        # A range outranks its own bounds: "2 to 3 times" is the range, not "2".
+        ranges = [q for q in numbers if q.is_range]
+        return ranges[0] if ranges else (numbers[0] if numbers else None)
     if not values:
-        return parse_date_fallback(text) if kind != "figure" else None
+        return parse_date_fallback(text)
     ranges = [v for v in values if isinstance(v, Quantity) and v.is_range]
     return ranges[0] if ranges else values[0]

@@ -21,3 +21,79 @@ def update_section(path: Path, name: str, body: str) -> None:
     else:
         text = text.rstrip() + "\n\n" + block + "\n"
     atomic_write(path, text)
+
+
+def _timing(m: dict) -> str:
+    full = [h for h in m.get("history", []) if h.get("cached_attempts") == 0]
+    if full:
+        first = full[0]
+        return (
+            f"The run that generated every answer took {first['wall_seconds']:,.0f} s "
+            f"({first['wall_seconds'] / 60:.1f} min) wall time on 2 CPU cores, models loaded "
+            f"included (started {first['started']}, commit `{first['git_commit'][:12]}`)."
+        )
+    return (
+        f"Wall time {m['wall_seconds']:,.0f} s, {m['cached_attempts']} of {m['attempts']} "
+        "generations from cache."
+    )
+
+
+def run_section(run_dir: Path) -> str:
+    """Markdown for one run: the method table, the command, models, time, and what went wrong."""
+    import json
+
+    import pandas as pd
+
+    m = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+    s = pd.read_csv(run_dir / "summary.csv")
+    cfg = m["config"]
+    k = cfg["k"]
+    rows = [
+        "| method | accuracy [95% CI] | coverage | acc. answered | in text, wrong | tokens | "
+        "seconds | large calls | vs large@1 (+/-, exact McNemar p) |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in s.itertuples():
+        versus = (
+            "—"
+            if r.method == "large@1"
+            else (f"+{r.wins_vs_large}/-{r.losses_vs_large}, p={r.mcnemar_p:.3f}")
+        )
+        rows.append(
+            f"| {r.method} | {r.accuracy:.3f} [{r.ci_low:.2f}, {r.ci_high:.2f}] | "
+            f"{r.coverage:.3f} | {r.accuracy_answered:.3f} | {r.in_text_wrong} "
+            f"({r.in_text_wrong_rate:.1%}) | {r.prompt_tokens + r.completion_tokens:,} | "
+            f"{r.seconds:,.1f} | {r.large_calls} | {versus} |"
+        )
+    by = s.set_index("method")
+    verified, large = by.loc[f"small-verified@{k}"], by.loc["large@1"]
+    verdict = (
+        "beats"
+        if verified.accuracy > large.accuracy and verified.mcnemar_p < 0.05
+        else ("does not beat")
+    )
+    models = m["models"]
+    lines = [
+        f"## Bundled OrigoTech corpus: {m['questions']} questions, {m['articles']} articles, k={k}",
+        "",
+        f"Command: `factqa run` (defaults; run id `{m['run_id']}`), then "
+        f"`factqa report outputs/{m['run_id']} --results docs/RESULTS.md`.",
+        f"Commit `{m['git_commit'][:12]}`, scored {m['started']}. " + _timing(m),
+        f"Small: `{models['small']['name']}` ({models['small']['fingerprint'][:19]}…), "
+        f"temperature {cfg['temperature']}, top-p {cfg['top_p']}, seed {cfg['seed']}. "
+        f"Large: `{models['large']['name']}` ({models['large']['fingerprint'][:19]}…), greedy.",
+        "",
+        *rows,
+        "",
+        f"**small-verified@{k} {verdict} large@1 on this corpus**: {verified.accuracy:.3f} "
+        f"against {large.accuracy:.3f} (exact McNemar p = {verified.mcnemar_p:.3f}). "
+        f"Of the {round(verified.coverage * verified.questions)} answers it kept, "
+        f"{int(verified.in_text_wrong)} ({verified.in_text_wrong_rate:.1%}) were confirmed by the "
+        "article and still wrong: a figure that appears in the text is not always the answer.",
+        "",
+        "Seconds are the models' generation time summed over the calls each method needs, and "
+        "tokens count the whole prompt of each call (the article prefix is read once per article "
+        "by llama.cpp, so far fewer are evaluated); "
+        "the same samples serve every method.",
+    ]
+    return "\n".join(lines)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import gc
+import json
 import platform
 import subprocess
 import time
@@ -93,6 +94,16 @@ def _git_commit() -> str:
     except (OSError, subprocess.SubprocessError):
         return ""
     return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def _history(previous: Path) -> list[dict[str, Any]]:
+    """Earlier runs into the same folder, so a re-score keeps the time of the first full run."""
+    try:
+        old = json.loads(previous.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    history = old.get("history")
+    return history if isinstance(history, list) else []
 
 
 def _versions() -> dict[str, str]:
@@ -209,5 +220,9 @@ def run_experiment(
         "finished": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "wall_seconds": round(time.perf_counter() - t0, 1),
     }
+    this_run = {
+        k: manifest[k] for k in ("started", "wall_seconds", "cached_attempts", "git_commit")
+    }
+    manifest["history"] = [*_history(run_dir / "manifest.json"), this_run]
     write_manifest(run_dir / "manifest.json", manifest)
     return RunResult(run_dir, questions, summary, answers, manifest)
