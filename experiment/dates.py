@@ -268,11 +268,43 @@ def _part(m: re.Match[str]) -> DateValue:
 PATTERNS = _patterns()
 
 
-def scan_dates(text: str, day_first: bool = False) -> list[DateMention]:
-    """Every date in `text`; where two readings overlap, the earlier-listed (more specific) wins."""
+_MONTH_HINTS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+# Substrings without which each pattern (in PATTERNS order) cannot match; None: always run.
+# A pattern skipped for lack of its trigger could not have matched, so results are unchanged
+# (tests/test_normalize.py checks that on the whole bundled corpus). Plain substrings, because
+# a trigger regex costs about as much as the pattern it would guard.
+TRIGGERS: tuple[tuple[str, ...] | None, ...] = (
+    ("-",),
+    ("/", "."),
+    *[_MONTH_HINTS] * 6,
+    ("q", "quarter"),
+    ("h1", "h2", "half"),
+    ("fy", "fiscal"),
+    ("spring", "summer", "autumn", "fall", "winter"),
+    ("early", "mid", "late", "end", "beginning", "start"),
+    ("0s", "0's"),
+    ("0s",),
+    ("ties",),
+    ("century",),
+    ("century",),
+    ("ad", "a.d.", "ce"),
+    None,
+    _MONTH_HINTS,
+)
+assert len(TRIGGERS) == len(PATTERNS)
+
+
+def scan_dates(text: str, day_first: bool = False, gate: bool = True) -> list[DateMention]:
+    """Every date in `text`; where two readings overlap, the earlier-listed (more specific) wins.
+
+    `gate=False` runs every pattern regardless of its triggers (for tests).
+    """
     found: list[DateMention] = []
     taken: list[tuple[int, int]] = []
-    for pattern, build in PATTERNS:
+    low = text.lower()
+    for (pattern, build), needs in zip(PATTERNS, TRIGGERS, strict=True):
+        if gate and needs is not None and not any(n in low for n in needs):
+            continue
         for m in pattern.finditer(text):
             s, e = m.span()
             if any(a < e and s < b for a, b in taken):
