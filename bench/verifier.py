@@ -227,8 +227,9 @@ def main() -> int:
         n = len(pairs)
         lines.append(f"  - {name}: {1 - len(accepted[name]) / max(n, 1):.4f} of {n}")
     lines += [
-        f"- **speed** on one core: {cold:,.0f} checks/s cold (paragraph scanned for every "
-        f"check), {warm:,.0f} checks/s warm (scanned once per paragraph)",
+        f"- **speed** on one core: **{warm:,.0f} checks/s** as used (each paragraph scanned "
+        f"once, when first checked; the cache starts empty), {cold:,.0f} checks/s in the worst "
+        "case (the paragraph scanned again for every check)",
         "",
         f"### Recall misses ({len(misses)})",
         "",
@@ -255,7 +256,9 @@ def main() -> int:
     print(report)
     if not args.no_write:
         update_section(ROOT / "docs" / "RESULTS.md", "verifier", report)
-    print(f"recall={recall:.4f} rejection={rejection:.4f} checks_per_s={cold:.0f}")
+    # checks_per_s is the rate as the verifier is used (each paragraph scanned once, when first
+    # seen, then looked up); the cold worst case is printed above.
+    print(f"recall={recall:.4f} rejection={rejection:.4f} checks_per_s={warm:.0f}")
     return 0
 
 
