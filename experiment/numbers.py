@@ -129,6 +129,7 @@ UNIT_WORDS = {
     "km²": "km2",
     "hectares": "ha",
     "hectare": "ha",
+    "ha": "ha",
     "cubic metres": "m3",
     "cubic meters": "m3",
     "m3": "m3",
