@@ -41,6 +41,14 @@ T = TypeVar("T")
 
 @contextmanager
 def _errors() -> Iterator[None]:
+    import logging
+
+    from rich.logging import RichHandler
+
+    log = logging.getLogger("factqa")
+    if not log.handlers:
+        log.addHandler(RichHandler(console=err, show_time=False, show_path=False, markup=False))
+        log.setLevel(logging.INFO)
     try:
         yield
     except (InputError, ConfigError) as e:
@@ -269,9 +277,12 @@ def report(
         Path | None,
         typer.Option(help="Also write the run's section into this results file (docs/RESULTS.md)."),
     ] = None,
+    readme: Annotated[
+        Path | None, typer.Option(help="Also write the short result block into this README.")
+    ] = None,
 ) -> None:
     """Show a finished run's method table; optionally record it in the results file."""
-    from experiment.results_doc import run_section, update_section
+    from experiment.results_doc import readme_section, run_section, update_section
 
     with _errors():
         if not (run_dir / "summary.csv").is_file() or not (run_dir / "manifest.json").is_file():
@@ -285,6 +296,9 @@ def report(
         if results is not None:
             update_section(results, "bundled", text)
             _out().print(f"updated {results}", highlight=False)
+        if readme is not None:
+            update_section(readme, "result", readme_section(run_dir))
+            _out().print(f"updated {readme}", highlight=False)
 
 
 @app.command("verify")
@@ -360,7 +374,7 @@ def models_pull(
     from experiment.models.store import pull
 
     with _errors():
-        path = pull(name, progress=lambda i, n: err.print(f"  part {i}/{n}", highlight=False))
+        path = pull(name)
         _out().print(f"{name}: {path} (verified)")
 
 

@@ -38,6 +38,32 @@ def _timing(m: dict) -> str:
     )
 
 
+def readme_section(run_dir: Path) -> str:
+    """A short form of `run_section` for the README: accuracy, coverage, blind spot."""
+    import json
+
+    import pandas as pd
+
+    m = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+    s = pd.read_csv(run_dir / "summary.csv")
+    lines = [
+        f"{m['questions']} questions on {m['articles']} articles, k={m['config']['k']}, "
+        f"small `{m['models']['small']['name']}`, large `{m['models']['large']['name']}`; "
+        "measured by `factqa run` (the first command above) and recorded with "
+        f"`factqa report outputs/{m['run_id']} --results docs/RESULTS.md --readme README.md`. "
+        + _timing(m),
+        "",
+        "| method | accuracy [95% CI] | coverage | in text, wrong |",
+        "| --- | --- | --- | --- |",
+    ]
+    for r in s.itertuples():
+        lines.append(
+            f"| {r.method} | {r.accuracy:.3f} [{r.ci_low:.2f}, {r.ci_high:.2f}] | "
+            f"{r.coverage:.3f} | {r.in_text_wrong} |"
+        )
+    return "\n".join(lines)
+
+
 def run_section(run_dir: Path) -> str:
     """Markdown for one run: the method table, the command, models, time, and what went wrong."""
     import json
@@ -67,11 +93,12 @@ def run_section(run_dir: Path) -> str:
         )
     by = s.set_index("method")
     verified, large = by.loc[f"small-verified@{k}"], by.loc["large@1"]
-    verdict = (
-        "beats"
-        if verified.accuracy > large.accuracy and verified.mcnemar_p < 0.05
-        else ("does not beat")
-    )
+    if verified.accuracy <= large.accuracy:
+        verdict = "does not beat"
+    elif verified.mcnemar_p < 0.05:
+        verdict = "beats"
+    else:
+        verdict = "scores above, but not significantly above,"
     models = m["models"]
     lines = [
         f"## Bundled OrigoTech corpus: {m['questions']} questions, {m['articles']} articles, k={k}",

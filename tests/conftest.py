@@ -51,6 +51,37 @@ def corpus(tmp_path: Path) -> tuple[Path, Path]:
     return arts, qs
 
 
+def run_args(
+    articles: Path,
+    questions: Path,
+    small: str,
+    large: str,
+    k: int,
+    out: Path,
+    run_id: str,
+    *extra: str,
+) -> list[str]:
+    """The argument list of a `factqa run` over a test corpus."""
+    return [
+        "run",
+        "--articles",
+        str(articles),
+        "--questions",
+        str(questions),
+        "--small",
+        small,
+        "--large",
+        large,
+        "-k",
+        str(k),
+        "--out",
+        str(out),
+        "--run-id",
+        run_id,
+        *extra,
+    ]
+
+
 Script = Callable[[Messages, int, int], str]  # (messages, seed, call index for this prompt)
 
 

@@ -11,6 +11,8 @@ from typer.testing import CliRunner
 
 from experiment import cli
 
+from .conftest import run_args
+
 runner = CliRunner()
 
 
@@ -20,27 +22,8 @@ def patched(monkeypatch: pytest.MonkeyPatch, fake_factory):  # type: ignore[no-u
 
 
 def run_cli(corpus: tuple[Path, Path], out: Path, *extra: str):  # type: ignore[no-untyped-def]
-    arts, qs = corpus
     return runner.invoke(
-        cli.app,
-        [
-            "run",
-            "--articles",
-            str(arts),
-            "--questions",
-            str(qs),
-            "--small",
-            "fake-small",
-            "--large",
-            "fake-large",
-            "-k",
-            "4",
-            "--out",
-            str(out),
-            "--run-id",
-            "t",
-            *extra,
-        ],
+        cli.app, run_args(*corpus, "fake-small", "fake-large", 4, out, "t", *extra)
     )
 
 
@@ -172,3 +155,26 @@ def test_help_on_every_command() -> None:
     for args in (["--help"], ["run", "--help"], ["ask", "--help"], ["models", "pull", "--help"]):
         res = runner.invoke(cli.app, args)
         assert res.exit_code == 0 and "Usage" in res.output
+
+
+def test_report_writes_results_and_readme(patched, corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    assert run_cli(corpus, tmp_path / "out").exit_code == 0
+    results, readme = tmp_path / "RESULTS.md", tmp_path / "README.md"
+    readme.write_text("# x\n\n<!-- result:start -->\nold\n<!-- result:end -->\n\nrest\n")
+    args = [
+        "report",
+        str(tmp_path / "out" / "t"),
+        "--results",
+        str(results),
+        "--readme",
+        str(readme),
+    ]
+    res = runner.invoke(cli.app, args)
+    assert res.exit_code == 0, res.output
+    text = results.read_text()
+    assert "| small-verified@4 | 1.000" in text and "not significantly above" in text
+    assert "old" not in readme.read_text() and readme.read_text().endswith("rest\n")
+    assert runner.invoke(cli.app, args).exit_code == 0  # rewriting replaces, never duplicates
+    assert results.read_text().count("<!-- bundled:start -->") == 1
+    bad = runner.invoke(cli.app, ["report", str(tmp_path)])
+    assert bad.exit_code == 2 and "not a finished run folder" in bad.output

