@@ -106,6 +106,17 @@ def absent(candidate: str, context: str) -> bool:
     return bool(digits) and not digits & digit_runs(context)
 
 
+def scale_absent(corrupted: str, context: str) -> bool:
+    """A scale change keeps the digits, so test the written figure instead: the corrupted
+    number-and-scale must not be in the paragraph, nor the number followed by ",000"."""
+    flat = re.sub(r"\s+", " ", context.lower())
+    text = re.sub(r"\s+", " ", corrupted.lower().strip())
+    if text in flat:
+        return False
+    m = re.match(r"[$€£]?([\d,.]+) thousand$", text)
+    return not (m and re.search(rf"{re.escape(m.group(1))}(?:,000| thousand)", flat))
+
+
 def change_digit(text: str, rng: random.Random) -> str | None:
     positions = [i for i, c in enumerate(text) if c.isdigit()]
     if not positions:
@@ -127,8 +138,9 @@ def change_scale(text: str) -> str | None:
     for word, other in SCALE_SWAP.items():
         if re.search(rf"\b{word}\b", text, re.I):
             return re.sub(rf"\b{word}\b", other, text, count=1, flags=re.I)
-    if re.fullmatch(r"[$€£]?\d[\d,.]*", text.strip()):
-        return text.strip() + " thousand"
+    bare = text.strip().rstrip(".,;:")  # "10." is the figure 10 ending a sentence
+    if re.fullmatch(r"[$€£]?\d[\d,.]*", bare):
+        return bare + " thousand"
     return None
 
 
@@ -184,7 +196,12 @@ def main() -> int:
             ("scale", change_scale(it.gold) if it.kind == "figure" else None),
             ("other paragraph", other_paragraph(it, paragraphs, rng)),
         ):
-            if text and text != it.gold and absent(text, it.context):
+            fresh = (
+                scale_absent(text, it.context)
+                if name == "scale" and text
+                else (text and absent(text, it.context))
+            )
+            if text and text != it.gold and fresh:
                 corrupt[name].append((it, text))
     accepted: dict[str, list[tuple[Item, str, str]]] = {k: [] for k in corrupt}
     for name, pairs in corrupt.items():

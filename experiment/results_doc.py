@@ -104,7 +104,7 @@ def run_section(run_dir: Path) -> str:
         f"## Bundled OrigoTech corpus: {m['questions']} questions, {m['articles']} articles, k={k}",
         "",
         f"Command: `factqa run` (defaults; run id `{m['run_id']}`), then "
-        f"`factqa report outputs/{m['run_id']} --results docs/RESULTS.md`.",
+        f"`factqa report outputs/{m['run_id']} --results docs/RESULTS.md --readme README.md`.",
         f"Commit `{m['git_commit'][:12]}`, scored {m['started']}. " + _timing(m),
         f"Small: `{models['small']['name']}` ({models['small']['fingerprint'][:19]}…), "
         f"temperature {cfg['temperature']}, top-p {cfg['top_p']}, seed {cfg['seed']}. "
