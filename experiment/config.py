@@ -45,6 +45,7 @@ class RunConfig:
     run_id: str = ""
     limit: int = 0
     n_ctx: int = 4096
+    backend: str = "llama"
 
     def __post_init__(self) -> None:
         if self.k < 1:
@@ -55,6 +56,8 @@ class RunConfig:
             raise ConfigError(f"top_p must be in (0, 1], got {self.top_p}")
         if self.max_tokens < 1:
             raise ConfigError(f"max_tokens must be at least 1, got {self.max_tokens}")
+        if self.backend not in ("llama", "batched"):
+            raise ConfigError(f"backend must be 'llama' or 'batched', got '{self.backend}'")
         if self.limit < 0:
             raise ConfigError(f"limit must be 0 (all) or more, got {self.limit}")
 

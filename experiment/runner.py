@@ -60,8 +60,13 @@ PACKAGES = (
 
 
 def llama_factory(spec: str, cfg: RunConfig) -> Backend:
-    from experiment.models.llama import LlamaBackend
     from experiment.models.store import resolve
+
+    if cfg.backend == "batched":
+        from experiment.models.batched import BatchedLlamaBackend
+
+        return BatchedLlamaBackend(resolve(spec), n_ctx=cfg.n_ctx, n_seq_max=max(cfg.k, 1))
+    from experiment.models.llama import LlamaBackend
 
     return LlamaBackend(resolve(spec), n_ctx=cfg.n_ctx)
 
