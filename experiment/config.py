@@ -45,7 +45,7 @@ class RunConfig:
     run_id: str = ""
     limit: int = 0
     n_ctx: int = 4096
-    backend: str = "llama"
+    backend: str = "batched"
 
     def __post_init__(self) -> None:
         if self.k < 1:

@@ -65,7 +65,9 @@ def _cell(v: Any) -> Any:
     return v
 
 
-ATTEMPT_COLUMNS = [f.name for f in fields(Attempt) if f.name != "span"] + [
+# `cached` stays out of the export: a resumed run must write the same file as an uninterrupted
+# one. The manifest counts the generations that came from the cache.
+ATTEMPT_COLUMNS = [f.name for f in fields(Attempt) if f.name not in ("span", "cached")] + [
     "span_start",
     "span_end",
     "span_text",

@@ -55,7 +55,7 @@ def test_real_model_end_to_end(tiny_model: Path, two_articles, tmp_path: Path) -
     assert len(attempts) == n * (3 + 1)
     assert set(attempts.role) == {"small", "large"}
     assert (attempts.completion_tokens > 0).all() and (attempts.prompt_tokens > 300).all()
-    assert not attempts.cached.astype(str).eq("true").any()
+    assert json.loads((folder / "manifest.json").read_text())["cached_attempts"] == 0
     # every confirmed answer shows its evidence, and the evidence is really in the article
     texts = {a: (two_articles[0] / f"{a}.md").read_text(encoding="utf-8") for a in ARTICLES}
     confirmed = attempts[attempts.confirmed.astype(str) == "true"]

@@ -6,13 +6,13 @@ for each unfinished sequence in a single batch, each sequence with its own seede
 prompt's tokens stay in the cache after the call, so the next prompt (the next question about the
 same article) decodes only the tokens after the longest common prefix.
 
-Measured trade-off (docs/RESULTS.md): about twice as fast as sequential samples (ratio B 0.45
-for k = 10 on the default small model), and reproducible run to run at any temperature, but
-llama.cpp computes a row of a batch of k slightly differently than alone: with SmolLM2-135M,
-k greedy sequences of identical input sometimes diverge from each other (less often with a
-split, non-unified KV cache, which costs k times the memory); bench/sampling.py counts how often
-for the default small model. A single greedy sequence (large@1) matched
-the sequential backend on every question tried. So this backend is opt-in (`--backend batched`).
+Measured (docs/RESULTS.md, bench/sampling.py): about half the time of sequential samples for
+k = 10 on the default small model, reproducible run to run at any temperature. llama.cpp does not
+compute a row of a batch bit for bit as it computes it alone, so sampled sequences differ from
+the same seeds decoded one by one (allowed: they are reproducible, and each follows the model's
+distribution). Greedy samples are decoded once and repeated, so at temperature 0 the output is
+the same whether k sequences are asked for together or one alone, by construction, and equals
+the sequential backend's greedy answer on the prompts tests/test_batched.py tries.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ class BatchedLlamaBackend:
         self, model: ModelFile, n_ctx: int = 4096, n_seq_max: int = 16, n_threads: int | None = None
     ) -> None:
         import llama_cpp as L
+        from llama_cpp._logger import set_verbose
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
         self._L = L
@@ -42,6 +43,7 @@ class BatchedLlamaBackend:
         # Its samples differ from the sequential backend's for the same seed: cache them apart.
         self.fingerprint = f"sha256:{model.sha256}+batched"
         self.n_seq_max = n_seq_max
+        set_verbose(False)  # llama.cpp's load log only on errors, as Llama(verbose=False) does
         L.llama_backend_init()
         mp = L.llama_model_default_params()
         mp.use_extra_bufts = os.environ.get("FACTQA_LLAMA_REPACK", "") == "1"  # see llama.py
@@ -56,6 +58,7 @@ class BatchedLlamaBackend:
         cp.kv_unified = True  # the k sequences share the prompt's cells
         # As the high-level Llama (llama.py) defaults to, so both backends compute alike.
         cp.flash_attn_type = L.LLAMA_FLASH_ATTN_TYPE_DISABLED
+        cp.no_perf = False  # keep llama.cpp's timings, for bench/sampling.py's overhead
         cp.n_threads = cp.n_threads_batch = n_threads or os.cpu_count() or 1
         self._ctx = L.llama_init_from_model(self._model, cp)
         if not self._ctx:
@@ -82,6 +85,19 @@ class BatchedLlamaBackend:
         if L is not None and getattr(self, "_model", None):
             L.llama_model_free(self._model)
             self._model = None
+
+    def reset(self) -> None:
+        """Forget every cached token: the next prompt is decoded from the start."""
+        self._L.llama_memory_clear(self._mem, True)
+        self._cached = []
+
+    def perf_ms(self) -> float:
+        """llama.cpp's own prompt-eval + eval milliseconds since the last `reset_perf`."""
+        perf = self._L.llama_perf_context(self._ctx)
+        return float(perf.t_p_eval_ms + perf.t_eval_ms)
+
+    def reset_perf(self) -> None:
+        self._L.llama_perf_context_reset(self._ctx)
 
     def _piece(self, token: int) -> str:
         buf = ctypes.create_string_buffer(64)
@@ -170,6 +186,22 @@ class BatchedLlamaBackend:
         return chain
 
     def generate(
+        self, messages: Messages, params: SamplingParams, seeds: Sequence[int]
+    ) -> list[Generation]:
+        if params.temperature <= 0 and len(seeds) > 1:
+            # Greedy samples of one prompt are one answer: decode it once. This also makes k
+            # greedy samples identical to one decoded alone by construction (see above).
+            one = self._generate(messages, params, seeds[:1])[0]
+            share = one.seconds / len(seeds)
+            return [
+                Generation(
+                    one.text, one.prompt_tokens, one.completion_tokens, share, one.finish_reason
+                )
+                for _ in seeds
+            ]
+        return self._generate(messages, params, seeds)
+
+    def _generate(
         self, messages: Messages, params: SamplingParams, seeds: Sequence[int]
     ) -> list[Generation]:
         L = self._L

@@ -68,9 +68,21 @@ class LlamaBackend:
         except (ValueError, RuntimeError) as e:
             raise ModelError(f"llama.cpp could not load {model.path}: {e}") from e
 
-    def count_tokens(self, messages: Messages) -> int:
-        prompt = "\n".join(m["content"] for m in messages)
-        return len(self._llm.tokenize(prompt.encode(), add_bos=True))
+    def reset(self) -> None:
+        """Forget the KV cache: the next prompt is decoded from the start."""
+        self._llm.reset()
+
+    def perf_ms(self) -> float:
+        """llama.cpp's own prompt-eval + eval milliseconds since the last `reset_perf`."""
+        import llama_cpp
+
+        perf = llama_cpp.llama_perf_context(self._llm._ctx.ctx)
+        return float(perf.t_p_eval_ms + perf.t_eval_ms)
+
+    def reset_perf(self) -> None:
+        import llama_cpp
+
+        llama_cpp.llama_perf_context_reset(self._llm._ctx.ctx)
 
     def generate(
         self, messages: Messages, params: SamplingParams, seeds: Sequence[int]
