@@ -64,6 +64,28 @@ def readme_section(run_dir: Path) -> str:
     return "\n".join(lines)
 
 
+def _blind_spot_lines(run_dir: Path, examples: int = 10) -> list[str]:
+    import pandas as pd
+
+    path = run_dir / "blindspots.csv"
+    if not path.exists():
+        return []
+    b = pd.read_csv(path, keep_default_na=False)
+    if b.empty:
+        return ["No kept answer was confirmed by the article and wrong."]
+    counts = ", ".join(f"{cause}: {n}" for cause, n in b.cause.value_counts().items())
+    lines = [
+        f"Why the confirmed answers were wrong ({len(b)}; `blindspots.csv`): {counts}.",
+        "",
+        "| question | gold | kept answer | evidence in the article | cause |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for r in b.head(examples).itertuples():
+        evidence = " ".join(str(r.evidence).split())
+        lines.append(f"| {r.question} | {r.gold} | {r.answer} | {evidence} | {r.cause} |")
+    return lines
+
+
 def run_section(run_dir: Path) -> str:
     """Markdown for one run: the method table, the command, models, time, and what went wrong."""
     import json
@@ -117,6 +139,8 @@ def run_section(run_dir: Path) -> str:
         f"Of the {round(verified.coverage * verified.questions)} answers it kept, "
         f"{int(verified.in_text_wrong)} ({verified.in_text_wrong_rate:.1%}) were confirmed by the "
         "article and still wrong: a figure that appears in the text is not always the answer.",
+        "",
+        *_blind_spot_lines(run_dir),
         "",
         "Seconds are the models' generation time summed over the calls each method needs, and "
         "tokens count the whole prompt of each call (the article prefix is read once per article "

@@ -15,11 +15,12 @@ import platform
 import subprocess
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from experiment.blindspot import BlindSpot, blind_spots
 from experiment.cache import GenerationCache
 from experiment.compare import (
     MethodAnswer,
@@ -204,6 +205,10 @@ def run_experiment(
     write_csv(run_dir / "questions.csv", rows, columns)
     write_summary(run_dir / "summary.csv", summary)
     write_csv(run_dir / "curves.csv", curves, ["k", "method", "accuracy", "coverage"])
+    spots = blind_spots(questions, answers, f"small-verified@{cfg.k}")
+    write_csv(
+        run_dir / "blindspots.csv", (asdict(b) for b in spots), [f.name for f in fields(BlindSpot)]
+    )
     cached = sum(a.cached for a in attempts)
     manifest = {
         "run_id": cfg.resolved_run_id,
