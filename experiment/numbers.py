@@ -265,6 +265,36 @@ _WORDS = (
     rf"(?:{_WORD})(?:(?:[\s-]+|\s+and\s+)(?:{_WORD}))*"
 )
 _HALF_A = r"(?:half|a\s+quarter\s+of)\s+an?\s+(?:dozen|hundred|thousand|million|billion|trillion)"
+ORDINALS = {
+    "first": 1,
+    "second": 2,
+    "third": 3,
+    "fourth": 4,
+    "fifth": 5,
+    "sixth": 6,
+    "seventh": 7,
+    "eighth": 8,
+    "ninth": 9,
+    "tenth": 10,
+    "eleventh": 11,
+    "twelfth": 12,
+    "thirteenth": 13,
+    "fourteenth": 14,
+    "fifteenth": 15,
+    "sixteenth": 16,
+    "seventeenth": 17,
+    "eighteenth": 18,
+    "nineteenth": 19,
+    "twentieth": 20,
+    "thirtieth": 30,
+    "fortieth": 40,
+    "fiftieth": 50,
+    "hundredth": 100,
+}
+_ORDINAL = (
+    r"\d{1,3}(?:st|nd|rd|th)|"
+    rf"(?:(?:{_alt(TENS)})[\s-])?(?:{_alt(ORDINALS)})"
+)
 _FRACTION = rf"(?:an?|one|two|three|four|five|six|seven|eight|nine)[\s-]+(?:{_alt(FRACTIONS)})"
 _DIGITS = r"(?:\d{1,3}(?:,\d{3})+|\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?![\d,])|\d+)(?:\.\d+)?|\.\d+"
 _DIGITS_COMMA = r"(?:\d{1,3}(?:\.\d{3})+|\d+)(?:,\d+)?"
@@ -283,7 +313,7 @@ def _atom_pattern(digits: str) -> re.Pattern[str]:
         (?<![\w.,$€£¥])(?<!\d[.,])
         (?P<cur>{_CUR_PREFIX})?
         (?P<sign>[-−+])?
-        (?:(?P<digits>{digits})|(?P<half>{_HALF_A})|(?P<frac>{_FRACTION})|(?P<words>{_WORDS}))
+        (?:(?P<digits>{digits})|(?P<half>{_HALF_A})|(?P<frac>{_FRACTION})|(?P<ord>{_ORDINAL})|(?P<words>{_WORDS}))
         (?:[\s-]?(?P<scale>{_SCALE})(?![\w]))?
         (?:[\s-]?(?P<unit>{_UNIT})(?![\w]))?
         (?:\s(?P<cursuf>{_CUR_SUFFIX})(?![\w]))?
@@ -339,6 +369,14 @@ def words_to_number(text: str) -> float | None:
     return total + current if seen else None
 
 
+def _ordinal(text: str) -> float:
+    """'third' -> 3, '21st' -> 21, 'twenty-first' -> 21."""
+    if text[0].isdigit():
+        return float(re.match(r"\d+", text).group())  # type: ignore[union-attr]
+    words = re.split(r"[\s-]+", text.lower())
+    return float(sum(TENS.get(w, 0) for w in words[:-1]) + ORDINALS[words[-1]])
+
+
 def _fraction(text: str) -> float:
     num_word, den_word = re.split(r"[\s-]+", text.lower())
     num = 1 if num_word in ("a", "an") else ONES[num_word]
@@ -360,6 +398,14 @@ def _parse_digits(text: str, decimal_comma: bool) -> float:
 
 def _atom(m: re.Match[str], decimal_comma: bool) -> NumberMention | None:
     g = m.groupdict()
+    if g["ord"]:
+        return NumberMention(
+            m.start(),
+            m.start("ord") + len(g["ord"]),
+            Quantity(_ordinal(g["ord"]), _ordinal(g["ord"]), "ord"),
+            _ordinal(g["ord"]),
+            False,
+        )
     if g["digits"]:
         raw = _parse_digits(g["digits"], decimal_comma)
     elif g["half"]:

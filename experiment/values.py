@@ -69,6 +69,7 @@ UNITS: dict[str, tuple[str, float]] = {
     "V": ("voltage", 1.0),
     "°C": ("temperature_c", 1.0),
     "tok/s": ("throughput", 1.0),
+    "ord": ("ordinal", 1.0),  # "third", "3rd": a rank, kept apart from counts
 }
 CURRENCIES = frozenset(
     {"USD", "EUR", "GBP", "JPY", "CHF", "CAD", "AUD", "CNY", "INR", "SEK", "NZD", "HKD", "SGD"}
@@ -173,6 +174,8 @@ def _close(a: float, b: float, rel: float) -> bool:
 
 def _unit_scale(a: Quantity, b: Quantity) -> tuple[float, float, float] | None:
     """Factors that bring both quantities to one unit, and the tolerance; None if incomparable."""
+    if (a.unit == "ord") != (b.unit == "ord"):
+        return None  # a rank is not a count: "second" in a text does not confirm "2"
     if not a.unit or not b.unit or a.unit == b.unit:
         return 1.0, 1.0, EXACT
     if a.unit in CURRENCIES or b.unit in CURRENCIES:

@@ -54,6 +54,14 @@ def test_verify(answer: str, kind: str, confirmed: bool, span: str | None) -> No
         assert ARTICLE[verdict.span.start : verdict.span.end] == span
 
 
+@pytest.mark.parametrize(
+    ("answer", "confirmed"), [("3rd", True), ("third", True), ("3", False), ("4th", False)]
+)
+def test_ranks(answer: str, confirmed: bool) -> None:
+    text = "The team finished third in 2019 and 12th a year later."
+    assert verify(parse_value(answer, "figure"), text, answer).confirmed is confirmed
+
+
 def test_month_in_answer_needs_month_in_text() -> None:
     # "2021" in the text does not say which month: the answer claims more than the evidence.
     assert not verify(parse_value("March 2021", "date"), "It happened in 2021.").confirmed

@@ -140,6 +140,13 @@ FIGURES = [
     ("3,000 tonnes", "3000 t"),
     ("10 ha", "10 ha"),
     ("-20 °C", "-20 °C"),
+    # ordinals, where a rank is asked
+    ("third", "3 ord"),
+    ("3rd", "3 ord"),
+    ("21st", "21 ord"),
+    ("twenty-first", "21 ord"),
+    ("the fifth", "5 ord"),
+    ("a third", "0.333333333333"),  # a fraction, not a rank
     # more ranges and qualifiers
     ("between 200 and 250", "200..250"),
     ("from 10 to 20", "10..20"),
