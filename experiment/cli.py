@@ -384,11 +384,3 @@ def models_pull(
     with _errors():
         path = pull(name)
         _out().print(f"{name}: {path} (verified)")
-
-
-def main() -> None:  # pragma: no cover
-    app(prog_name="factqa")
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
