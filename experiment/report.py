@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from experiment.compare import MethodAnswer, MethodSummary
-from experiment.records import Attempt, Question
+from experiment.records import Attempt, Question, Span
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -74,12 +74,17 @@ ATTEMPT_COLUMNS = [f.name for f in fields(Attempt) if f.name not in ("span", "ca
 ]
 
 
+def span_cells(span: Span | None) -> dict[str, Any]:
+    """The evidence span as the three CSV cells every export uses; empty when there is none."""
+    if span is None:
+        return {"span_start": "", "span_end": "", "span_text": ""}
+    return {"span_start": span.start, "span_end": span.end, "span_text": span.text}
+
+
 def attempt_row(a: Attempt) -> dict[str, Any]:
     row = {f.name: getattr(a, f.name) for f in fields(Attempt) if f.name != "span"}
     row["candidates"] = " | ".join(a.candidates)
-    row["span_start"] = a.span.start if a.span else ""
-    row["span_end"] = a.span.end if a.span else ""
-    row["span_text"] = a.span.text if a.span else ""
+    row.update(span_cells(a.span))
     return row
 
 
@@ -96,7 +101,6 @@ def question_rows(
         "question",
         "gold",
         "unanswerable",
-        "confirmed_samples",
         "agreement",
         "span_start",
         "span_end",
@@ -115,11 +119,8 @@ def question_rows(
             "question": q.text,
             "gold": " | ".join(q.gold),
             "unanswerable": q.unanswerable,
-            "confirmed_samples": "",
             "agreement": per[verified].agreement,
-            "span_start": kept.attempt.span.start if kept and kept.attempt.span else "",
-            "span_end": kept.attempt.span.end if kept and kept.attempt.span else "",
-            "span_text": kept.attempt.span.text if kept and kept.attempt.span else "",
+            **span_cells(kept.attempt.span if kept else None),
         }
         for m in methods:
             a = per[m]

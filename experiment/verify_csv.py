@@ -17,6 +17,7 @@ from experiment.errors import FactQAError, InputError
 from experiment.extract import Candidate, extract
 from experiment.match import Verdict, verify
 from experiment.records import Article
+from experiment.report import span_cells, write_csv
 
 RESULT_COLUMNS = ("confirmed", "value", "span_start", "span_end", "span_text", "reason")
 
@@ -46,13 +47,10 @@ def check_answer(answer: str, article: Article, question: str = "", kind: str = 
             best, verdict = e.best, v
         if v.confirmed:
             break
-    span = verdict.span if verdict else None
     return {
         "confirmed": "true" if verdict and verdict.confirmed else "false",
         "value": best.value.canonical() if best else "",
-        "span_start": span.start if span else "",
-        "span_end": span.end if span else "",
-        "span_text": span.text if span else "",
+        **span_cells(verdict.span if verdict else None),
         "reason": verdict.reason if verdict else reason,
     }
 
@@ -127,8 +125,6 @@ def verify_rows(path: Path, articles: ArticleSource) -> Iterator[tuple[dict[str,
 
 def verify_file(path: Path, out: Path, articles: ArticleSource) -> VerifyStats:
     """Write `out` with every input column plus the result columns; return the counts."""
-    from experiment.report import write_csv
-
     stats = VerifyStats()
     rows = []
     columns: list[str] = []
