@@ -99,15 +99,18 @@ class BatchedLlamaBackend:
     def reset_perf(self) -> None:
         self._L.llama_perf_context_reset(self._ctx)
 
-    def _piece(self, token: int) -> str:
-        buf = ctypes.create_string_buffer(64)
-        n = self._L.llama_token_to_piece(self._vocab, token, buf, len(buf), 0, True)
-        return buf.raw[: max(n, 0)].decode("utf-8", errors="ignore")
+    def _bytes(self, token: int, special: bool = False) -> bytes:
+        """The token's bytes; `special` renders control tokens (eos, bos) as their text."""
+        size = 64
+        while True:
+            buf = ctypes.create_string_buffer(size)
+            n = self._L.llama_token_to_piece(self._vocab, token, buf, size, 0, special)
+            if n >= 0:
+                return buf.raw[:n]
+            size = -n  # llama.cpp says how large the buffer must be
 
-    def _bytes(self, token: int) -> bytes:
-        buf = ctypes.create_string_buffer(256)
-        n = self._L.llama_token_to_piece(self._vocab, token, buf, len(buf), 0, False)
-        return buf.raw[: max(n, 0)]
+    def _piece(self, token: int) -> str:
+        return self._bytes(token, special=True).decode("utf-8", errors="ignore")
 
     def tokenize(self, text: str) -> list[int]:
         data = text.encode()
