@@ -38,20 +38,28 @@ def _timing(m: dict) -> str:
     )
 
 
-def readme_section(run_dir: Path) -> str:
-    """A short form of `run_section` for the README: accuracy, coverage, blind spot."""
+def _load_run(run_dir: Path):  # type: ignore[no-untyped-def]
+    """A finished run's manifest (dict) and summary (DataFrame)."""
     import json
 
     import pandas as pd
 
-    m = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
-    s = pd.read_csv(run_dir / "summary.csv")
+    manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+    return manifest, pd.read_csv(run_dir / "summary.csv")
+
+
+def _report_command(m: dict) -> str:
+    return f"factqa report outputs/{m['run_id']} --results docs/RESULTS.md --readme README.md"
+
+
+def readme_section(run_dir: Path) -> str:
+    """A short form of `run_section` for the README: accuracy, coverage, blind spot."""
+    m, s = _load_run(run_dir)
     lines = [
         f"{m['questions']} questions on {m['articles']} articles, k={m['config']['k']}, "
         f"small `{m['models']['small']['name']}`, large `{m['models']['large']['name']}`; "
         "measured by `factqa run` (the first command above) and recorded with "
-        f"`factqa report outputs/{m['run_id']} --results docs/RESULTS.md --readme README.md`. "
-        + _timing(m),
+        f"`{_report_command(m)}`. " + _timing(m),
         "",
         "| method | accuracy [95% CI] | coverage | in text, wrong |",
         "| --- | --- | --- | --- |",
@@ -88,12 +96,7 @@ def _blind_spot_lines(run_dir: Path, examples: int = 10) -> list[str]:
 
 def run_section(run_dir: Path) -> str:
     """Markdown for one run: the method table, the command, models, time, and what went wrong."""
-    import json
-
-    import pandas as pd
-
-    m = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
-    s = pd.read_csv(run_dir / "summary.csv")
+    m, s = _load_run(run_dir)
     cfg = m["config"]
     k = cfg["k"]
     rows = [
@@ -125,8 +128,7 @@ def run_section(run_dir: Path) -> str:
     lines = [
         f"## Bundled OrigoTech corpus: {m['questions']} questions, {m['articles']} articles, k={k}",
         "",
-        f"Command: `factqa run` (defaults; run id `{m['run_id']}`), then "
-        f"`factqa report outputs/{m['run_id']} --results docs/RESULTS.md --readme README.md`.",
+        f"Command: `factqa run` (defaults; run id `{m['run_id']}`), then `{_report_command(m)}`.",
         f"Commit `{m['git_commit'][:12]}`, scored {m['started']}. " + _timing(m),
         f"Small: `{models['small']['name']}` ({models['small']['fingerprint'][:19]}…), "
         f"temperature {cfg['temperature']}, top-p {cfg['top_p']}, seed {cfg['seed']}. "
