@@ -438,8 +438,6 @@ def _atom(m: re.Match[str], decimal_comma: bool) -> NumberMention | None:
     if currency and unit and unit != "%":
         unit = ""
     scale = SCALES.get(scale_word, 1e6 if scale_word == "m" else 1.0)
-    if g["scale"] is None and g["unit"] is None and g["cursuf"] is None:
-        end = m.end("digits") if g["digits"] else end
     value = raw * scale
     quantity = Quantity(value, value, currency or unit)
     return NumberMention(m.start(), end, quantity, raw, scale != 1.0)
