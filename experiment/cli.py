@@ -28,6 +28,11 @@ app = typer.Typer(
 )
 models_app = typer.Typer(help="List and download the known GGUF models.", no_args_is_help=True)
 app.add_typer(models_app, name="models")
+import_app = typer.Typer(
+    help="Import SQuAD, DROP or TAT-QA into the articles/ + questions/ layout.",
+    no_args_is_help=True,
+)
+app.add_typer(import_app, name="import")
 err = Console(stderr=True)
 
 
@@ -162,8 +167,8 @@ def run(
     backend: Annotated[
         str | None,
         typer.Option(
-            help="'llama' (samples one after another, the default) or 'batched' "
-            "(k samples decoded together: about 2x faster; see docs/RESULTS.md)."
+            help="'batched' (k samples decoded together, the default) or 'llama' "
+            "(samples one after another; see docs/RESULTS.md)."
         ),
     ] = None,
     config: Annotated[
@@ -384,3 +389,87 @@ def models_pull(
     with _errors():
         path = pull(name)
         _out().print(f"{name}: {path} (verified)")
+
+
+def _import(
+    fmt: str,
+    source: Path,
+    out: Path,
+    sample: int | None,
+    seed: int,
+    unanswerable: int | None,
+    overwrite: bool,
+) -> None:
+    from experiment.importers.service import import_dataset
+
+    with _errors():
+        result = import_dataset(fmt, source, out, sample, seed, unanswerable, overwrite)
+        s = result.stats
+        _out().print(
+            f"read {s.read} questions; kept {s.kept} figure/date questions "
+            f"({s.unanswerable} unanswerable) over {s.written_articles} articles; "
+            f"left out {s.skipped_not_figure_date} not figure/date, "
+            f"{s.skipped_bad_answer} with unusable answers",
+            highlight=False,
+        )
+        _out().print(
+            f"wrote {result.articles} and {result.questions}\n"
+            f"run it: factqa run --articles {result.articles} --questions {result.questions}",
+            highlight=False,
+        )
+
+
+SourceArg = Annotated[Path, typer.Argument(help="The data file (JSON, JSON lines, or .gz).")]
+OutOpt = Annotated[Path, typer.Option(help="Folder to write articles/ and questions/ into.")]
+SampleOpt = Annotated[
+    int | None,
+    typer.Option(help="Keep N questions, spread evenly across articles (default: all)."),
+]
+SeedOpt = Annotated[int, typer.Option(help="Seed of the sample.")]
+OverwriteOpt = Annotated[
+    bool, typer.Option(help="Replace what an earlier import wrote into --out.")
+]
+
+
+@import_app.command("squad")
+def import_squad(
+    source: SourceArg,
+    out: OutOpt,
+    sample: SampleOpt = None,
+    seed: SeedOpt = 0,
+    unanswerable: Annotated[
+        int | None,
+        typer.Option(
+            help="SQuAD v2.0: also keep M unanswerable figure/date-looking questions; "
+            "--sample then counts the answerable ones."
+        ),
+    ] = None,
+    overwrite: OverwriteOpt = False,
+) -> None:
+    """SQuAD v1.1 or v2.0 JSON: one article per paragraph; v2.0 impossible questions get gold
+    'unanswerable'."""
+    _import("squad", source, out, sample, seed, unanswerable, overwrite)
+
+
+@import_app.command("drop")
+def import_drop(
+    source: SourceArg,
+    out: OutOpt,
+    sample: SampleOpt = None,
+    seed: SeedOpt = 0,
+    overwrite: OverwriteOpt = False,
+) -> None:
+    """DROP as JSON lines (the simple-evals file or its split form), plain or gzip."""
+    _import("drop", source, out, sample, seed, None, overwrite)
+
+
+@import_app.command("tatqa")
+def import_tatqa(
+    source: SourceArg,
+    out: OutOpt,
+    sample: SampleOpt = None,
+    seed: SeedOpt = 0,
+    overwrite: OverwriteOpt = False,
+) -> None:
+    """TAT-QA JSON: each document's table (as text rows) and paragraphs become one article."""
+    _import("tatqa", source, out, sample, seed, None, overwrite)

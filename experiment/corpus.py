@@ -206,7 +206,7 @@ def _read_rows(path: Path) -> Iterable[tuple[int, dict[str, str]]]:
         ) from None
 
 
-def _parse_gold(raw: str, kind: str, path: Path, line: int) -> tuple[str, ...]:
+def _parse_gold(raw: str, kind: str, question: str, path: Path, line: int) -> tuple[str, ...]:
     gold = tuple(g.strip() for g in raw.split(ANSWER_SEPARATOR) if g.strip())
     if not gold:
         raise InputError(
@@ -219,7 +219,7 @@ def _parse_gold(raw: str, kind: str, path: Path, line: int) -> tuple[str, ...]:
     if gold == (UNANSWERABLE,):
         return gold
     for g in gold:
-        if parse_value(g, kind) is None:
+        if parse_value(g, kind, question) is None:
             raise InputError(
                 f"gold answer '{g}' cannot be read as a {kind}",
                 path=path,
@@ -275,7 +275,7 @@ def load_questions(path: Path, articles: dict[str, Article] | None = None) -> li
                     field="kind",
                     fix="write 'figure' or 'date'",
                 )
-            gold = _parse_gold(row["answers"], kind, file, line)
+            gold = _parse_gold(row["answers"], kind, text, file, line)
             notes = (row.get("notes") or "").strip()
             questions.append(Question(qid, article_id, text, gold, kind, notes))  # type: ignore[arg-type]
     if not questions:

@@ -15,12 +15,14 @@ SYSTEM = (
 
 
 def messages_for(article: Article, question: Question) -> Messages:
+    """The chat messages; imported passages (published 'unknown') get no publication date."""
+    dated = "" if article.published in ("", "unknown") else f" (published {article.published})"
     return [
         {"role": "system", "content": SYSTEM},
         {
             "role": "user",
             "content": (
-                f"Article: {article.title} (published {article.published})\n\n{article.text}\n\n"
+                f"Article: {article.title}{dated}\n\n{article.text}\n\n"
                 f"Question: {question.text}\nAnswer with the figure or date only."
             ),
         },

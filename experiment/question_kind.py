@@ -29,6 +29,15 @@ FIGURE_Q = re.compile(
 )
 
 
+def wording_kind(question: str) -> str | None:
+    """'date' or 'figure' from the wording alone (for questions without a gold answer)."""
+    if DATE_Q.search(question):
+        return "date"
+    if FIGURE_Q.search(question):
+        return "figure"
+    return None
+
+
 def question_kind(question: str, gold: Sequence[str]) -> str | None:
     """'date', 'figure' or None for a question and its gold answers."""
     if not gold:

@@ -1,0 +1,95 @@
+"""The experiment on public data: import a fixed stratified sample, run every method, record it.
+
+    python bench/accuracy.py PRESET DATA_PATH [--small MODEL] [--limit N] [--no-write]
+
+Presets (the issue's default runs; each finishes well under 90 minutes on 2 CPU cores):
+- squad-v1   SQuAD v1.1 dev, 300 figure/date questions, seed 0
+- squad-v2   SQuAD v2.0 dev, 100 answerable + 100 unanswerable figure/date-looking questions
+- drop       DROP dev, 200 figure/date questions (many answers are computed, not in the text)
+
+`--small smollm2-135m` runs the same sample with that model as the small one (the large model's
+answers come from the shared cache). Run folders go to outputs/bench/, the imported sample to
+outputs/bench/data/PRESET/, and the section of docs/RESULTS.md named after the run is rewritten.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from experiment.config import RunConfig  # noqa: E402
+from experiment.importers.service import import_dataset  # noqa: E402
+from experiment.results_doc import update_section  # noqa: E402
+from experiment.runner import run_experiment  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Preset:
+    fmt: str
+    sample: int
+    unanswerable: int | None
+    title: str
+
+
+PRESETS = {
+    "squad-v1": Preset("squad", 300, None, "SQuAD v1.1 dev"),
+    "squad-v2": Preset("squad", 100, 100, "SQuAD v2.0 dev"),
+    "drop": Preset("drop", 200, None, "DROP dev"),
+}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("preset", choices=sorted(PRESETS))
+    ap.add_argument("data", type=Path)
+    ap.add_argument("--small", default=None, help="small model (default: the run default)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--limit", type=int, default=0, help="only the first N questions (smoke test)")
+    ap.add_argument("--out", type=Path, default=ROOT / "outputs" / "bench")
+    ap.add_argument("--results", type=Path, default=ROOT / "docs" / "RESULTS.md")
+    ap.add_argument("--no-write", action="store_true")
+    args = ap.parse_args()
+
+    p = PRESETS[args.preset]
+    data_dir = args.out / "data" / args.preset
+    imported = import_dataset(
+        p.fmt, args.data, data_dir, p.sample, args.seed, p.unanswerable, overwrite=True
+    )
+    name = args.preset + (f"-{args.small}" if args.small else "")
+    base = RunConfig()
+    cfg = RunConfig(
+        articles=imported.articles,
+        questions=imported.questions,
+        small=args.small or base.small,
+        out=args.out,
+        run_id=name + (f"-limit{args.limit}" if args.limit else ""),
+        limit=args.limit,
+        seed=args.seed,
+    )
+    t0 = time.perf_counter()
+
+    def progress(role: str, done: int, total: int) -> None:
+        if done % 25 == 0 or done == total:
+            print(f"[{time.perf_counter() - t0:7.1f}s] {role}: {done}/{total}", flush=True)
+
+    result = run_experiment(cfg, progress=progress)
+    from experiment.analysis import benchmark_section
+
+    command = f"python bench/accuracy.py {args.preset} PATH/TO/{args.data.name}" + (
+        f" --small {args.small}" if args.small else ""
+    )
+    text = benchmark_section(result.run_dir, f"{p.title}: {name}", command)
+    print(text)
+    if not args.no_write and not args.limit:
+        update_section(args.results, f"bench-{name}", text)
+        print(f"updated {args.results}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,165 @@
+"""The shared half of every importer: filter, stratified sample, and write the layout.
+
+An importer reader yields `Imported` rows (one question with its passage); this module keeps the
+figure/date questions (`experiment.question_kind`), samples them evenly across articles, and writes
+one Markdown file per passage plus one questions CSV that `factqa run` loads unchanged.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import random
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from experiment.corpus import ANSWER_SEPARATOR, QUESTION_COLUMNS
+from experiment.question_kind import question_kind, wording_kind
+from experiment.records import UNANSWERABLE
+from experiment.report import atomic_write
+
+UNKNOWN_DATE = "unknown"
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+@dataclass(frozen=True)
+class Imported:
+    """One source question with its passage, before filtering."""
+
+    qid: str
+    passage_id: str
+    title: str
+    passage: str
+    question: str
+    answers: tuple[str, ...]  # empty for an unanswerable question
+    group: str  # the source article, for stratified sampling (a SQuAD title, a DROP passage)
+
+
+@dataclass
+class ImportStats:
+    read: int = 0
+    kept: int = 0
+    unanswerable: int = 0
+    skipped_not_figure_date: int = 0
+    skipped_bad_answer: int = 0
+    written_questions: int = 0
+    written_articles: int = 0
+
+
+def safe_id(text: str) -> str:
+    """An id the corpus loader accepts: letters, digits, '-', '_', '.'; never '..'."""
+    out = _UNSAFE.sub("_", text).strip("._-").replace("..", "_")
+    return out or "x"
+
+
+def classify(row: Imported) -> tuple[str | None, str]:
+    """(kind, reason): the kind of a question we keep, or None with why it was left out."""
+    if not row.answers:
+        kind = wording_kind(row.question)
+        return (kind, "" if kind else "not_figure_date")
+    if any(ANSWER_SEPARATOR in a or "\n" in a for a in row.answers):
+        return (None, "bad_answer")
+    kind = question_kind(row.question, row.answers)
+    return (kind, "" if kind else "not_figure_date")
+
+
+def stratified_sample(rows: Sequence[Imported], n: int, seed: int) -> list[Imported]:
+    """n rows spread evenly across groups: shuffle groups and each group, then deal round-robin."""
+    if n >= len(rows):
+        return list(rows)
+    rng = random.Random(seed)
+    groups: dict[str, list[Imported]] = defaultdict(list)
+    for r in rows:
+        groups[r.group].append(r)
+    order = sorted(groups)
+    rng.shuffle(order)
+    for g in order:
+        rng.shuffle(groups[g])
+    picked: list[Imported] = []
+    depth = 0
+    while len(picked) < n:
+        for g in order:
+            if depth < len(groups[g]) and len(picked) < n:
+                picked.append(groups[g][depth])
+        depth += 1
+    return picked
+
+
+def select(
+    rows: Iterable[Imported],
+    sample: int | None,
+    seed: int,
+    unanswerable: int | None,
+    stats: ImportStats,
+) -> list[tuple[Imported, str]]:
+    """Filter to figure/date questions, then sample: `sample` overall, or `sample` answerable
+    plus `unanswerable` unanswerable when that is given."""
+    kept: list[tuple[Imported, str]] = []
+    for row in rows:
+        stats.read += 1
+        kind, reason = classify(row)
+        if kind is None:
+            if reason == "bad_answer":
+                stats.skipped_bad_answer += 1
+            else:
+                stats.skipped_not_figure_date += 1
+            continue
+        kept.append((row, kind))
+    kinds = {r.qid: k for r, k in kept}
+    pool = [r for r, _ in kept]
+    if unanswerable is not None:
+        answerable = [r for r in pool if r.answers]
+        empty = [r for r in pool if not r.answers]
+        chosen = stratified_sample(
+            answerable, sample if sample is not None else len(answerable), seed
+        )
+        chosen += stratified_sample(empty, unanswerable, seed)
+    elif sample is not None:
+        chosen = stratified_sample(pool, sample, seed)
+    else:
+        chosen = pool
+    chosen.sort(key=lambda r: (r.group, r.passage_id, r.qid))
+    stats.kept = len(chosen)
+    stats.unanswerable = sum(not r.answers for r in chosen)
+    return [(r, kinds[r.qid]) for r in chosen]
+
+
+def _article_text(article_id: str, title: str, passage: str, source: str) -> str:
+    meta = yaml.safe_dump(
+        {"id": article_id, "title": title, "published": UNKNOWN_DATE, "source": source},
+        allow_unicode=True,
+        sort_keys=False,
+        width=10_000,
+    )
+    return f"---\n{meta}---\n{passage.strip()}\n"
+
+
+def write_layout(
+    picked: Sequence[tuple[Imported, str]], out: Path, name: str, source: str, stats: ImportStats
+) -> tuple[Path, Path]:
+    """Write `out/articles/*.md` and `out/questions/NAME.csv`; return both paths."""
+    articles_dir, questions_dir = out / "articles", out / "questions"
+    seen: dict[str, str] = {}
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow([*QUESTION_COLUMNS, "notes"])
+    for row, kind in picked:
+        article_id = safe_id(row.passage_id)
+        if article_id not in seen:
+            seen[article_id] = row.passage
+            atomic_write(
+                articles_dir / f"{article_id}.md",
+                _article_text(article_id, row.title, row.passage, source),
+            )
+        gold = ANSWER_SEPARATOR.join(dict.fromkeys(a.strip() for a in row.answers)) or UNANSWERABLE
+        writer.writerow([safe_id(row.qid), article_id, row.question.strip(), gold, kind, source])
+    questions = questions_dir / f"{name}.csv"
+    atomic_write(questions, buf.getvalue())
+    stats.written_questions = len(picked)
+    stats.written_articles = len(seen)
+    return articles_dir, questions
