@@ -79,7 +79,7 @@ def main() -> None:
             print(f"[{time.perf_counter() - t0:7.1f}s] {role}: {done}/{total}", flush=True)
 
     result = run_experiment(cfg, progress=progress)
-    from experiment.analysis import benchmark_section
+    from experiment.results_doc import benchmark_section
 
     command = f"python bench/accuracy.py {args.preset} PATH/TO/{args.data.name}" + (
         f" --small {args.small}" if args.small else ""

@@ -294,18 +294,17 @@ def report(
         Path | None, typer.Option(help="Also write the short result block into this README.")
     ] = None,
 ) -> None:
-    """Show a finished run's method table; optionally record it in the results file."""
+    """Show a finished run's method table, write its plots (PNG) into RUN_DIR/plots, and
+    optionally record it in the results file."""
+    from experiment.analysis import load_run, plot_files
     from experiment.results_doc import readme_section, run_section, update_section
 
     with _errors():
-        if not (run_dir / "summary.csv").is_file() or not (run_dir / "manifest.json").is_file():
-            raise InputError(
-                "not a finished run folder (no summary.csv and manifest.json)",
-                path=run_dir,
-                fix="give a folder written by 'factqa run'",
-            )
+        run = load_run(run_dir)
         text = run_section(run_dir)
         _out().print(text, highlight=False, markup=False)
+        for path in plot_files(run, run_dir / "plots"):
+            _out().print(f"wrote {path}", highlight=False)
         if results is not None:
             update_section(results, "bundled", text)
             _out().print(f"updated {results}", highlight=False)

@@ -16,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from experiment.match import verify
 from experiment.normalize import parse_value
-from experiment.records import Attempt, Question
+from experiment.records import Article, Attempt, Question
 from experiment.stats import bootstrap_ci, mcnemar_exact
 from experiment.values import Value, same_value
 from experiment.vote import majority
@@ -72,6 +73,23 @@ def judge(value: Value | None, q: Question, gold: Sequence[Value]) -> bool:
     if q.unanswerable:
         return value is None
     return value is not None and any(same_value(value, g) for g in gold)
+
+
+def question_facts(q: Question, article: Article, small: Sequence[Scored]) -> dict[str, object]:
+    """What the verifier could and did do for one question, whatever the method.
+
+    - gold_in_text: the article states a gold value (false for computed answers, e.g. DROP sums);
+    - small_correct: small samples whose value is right;
+    - small_correct_confirmed: of those, the ones the article confirmed. A question with
+      small_correct > 0 and small_correct_confirmed == 0 is one the verifier cost.
+    """
+    gold = gold_values(q)
+    right = [s for s in small if s.value is not None and judge(s.value, q, gold)]
+    return {
+        "gold_in_text": any(verify(g, article.text).confirmed for g in gold),
+        "small_correct": len(right),
+        "small_correct_confirmed": sum(s.attempt.confirmed for s in right),
+    }
 
 
 def _cost(samples: Sequence[Scored]) -> tuple[int, int, float]:

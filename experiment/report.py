@@ -93,7 +93,13 @@ def question_rows(
     answers: dict[str, dict[str, MethodAnswer]],
     methods: Sequence[str],
     verified: str,
+    extra: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> tuple[list[dict[str, Any]], list[str]]:
+    """One row per question: gold, the kept span, then each method's answer and verdict.
+
+    `extra[question_id]` adds per-question cells (gold_in_text, sample counts) after the gold.
+    """
+    extra_columns = list(next(iter(extra.values())).keys()) if extra else []
     columns = [
         "question_id",
         "article_id",
@@ -101,13 +107,20 @@ def question_rows(
         "question",
         "gold",
         "unanswerable",
+        *extra_columns,
         "agreement",
         "span_start",
         "span_end",
         "span_text",
     ]
     for m in methods:
-        columns += [f"{m}.answer", f"{m}.value", f"{m}.correct", f"{m}.abstained"]
+        columns += [
+            f"{m}.answer",
+            f"{m}.value",
+            f"{m}.correct",
+            f"{m}.abstained",
+            f"{m}.agreement",
+        ]
     rows = []
     for q in questions:
         per = answers[q.id]
@@ -119,6 +132,7 @@ def question_rows(
             "question": q.text,
             "gold": " | ".join(q.gold),
             "unanswerable": q.unanswerable,
+            **(extra[q.id] if extra else {}),
             "agreement": per[verified].agreement,
             **span_cells(kept.attempt.span if kept else None),
         }
@@ -128,6 +142,7 @@ def question_rows(
             row[f"{m}.value"] = a.chosen.attempt.value if a.chosen else ""
             row[f"{m}.correct"] = a.correct
             row[f"{m}.abstained"] = a.abstained
+            row[f"{m}.agreement"] = a.agreement
         rows.append(row)
     return rows, columns
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from experiment.report import atomic_write
@@ -94,11 +95,7 @@ def _blind_spot_lines(run_dir: Path, examples: int = 10) -> list[str]:
     return lines
 
 
-def run_section(run_dir: Path) -> str:
-    """Markdown for one run: the method table, the command, models, time, and what went wrong."""
-    m, s = _load_run(run_dir)
-    cfg = m["config"]
-    k = cfg["k"]
+def _method_rows(s) -> list[str]:  # type: ignore[no-untyped-def]
     rows = [
         "| method | accuracy [95% CI] | coverage | acc. answered | in text, wrong | tokens | "
         "seconds | large calls | vs large@1 (+/-, exact McNemar p) |",
@@ -116,6 +113,10 @@ def run_section(run_dir: Path) -> str:
             f"({r.in_text_wrong_rate:.1%}) | {r.prompt_tokens + r.completion_tokens:,} | "
             f"{r.seconds:,.1f} | {r.large_calls} | {versus} |"
         )
+    return rows
+
+
+def _verdict(s, k: int, where: str) -> str:  # type: ignore[no-untyped-def]
     by = s.set_index("method")
     verified, large = by.loc[f"small-verified@{k}"], by.loc["large@1"]
     if verified.accuracy <= large.accuracy:
@@ -124,29 +125,128 @@ def run_section(run_dir: Path) -> str:
         verdict = "beats"
     else:
         verdict = "scores above, but not significantly above,"
-    models = m["models"]
+    return (
+        f"**small-verified@{k} {verdict} large@1 {where}**: {verified.accuracy:.3f} "
+        f"against {large.accuracy:.3f} (exact McNemar p = {verified.mcnemar_p:.3f}). "
+        f"Of the {round(verified.coverage * verified.questions)} answers it kept, "
+        f"{int(verified.in_text_wrong)} ({verified.in_text_wrong_rate:.1%}) were confirmed by the "
+        "article and still wrong: a figure that appears in the text is not always the answer."
+    )
+
+
+def _models_line(m: dict) -> str:
+    cfg, models = m["config"], m["models"]
+    return (
+        f"Small: `{models['small']['name']}` ({models['small']['fingerprint'][:19]}…), "
+        f"temperature {cfg['temperature']}, top-p {cfg['top_p']}, seed {cfg['seed']}. "
+        f"Large: `{models['large']['name']}` ({models['large']['fingerprint'][:19]}…), greedy."
+    )
+
+
+COST_NOTE = (
+    "Seconds are the models' generation time summed over the calls each method needs, and "
+    "tokens count the whole prompt of each call (the article prefix is read once per article "
+    "by llama.cpp, so far fewer are evaluated); the same samples serve every method."
+)
+
+
+def run_section(run_dir: Path) -> str:
+    """Markdown for one run: the method table, the command, models, time, and what went wrong."""
+    m, s = _load_run(run_dir)
+    k = m["config"]["k"]
     lines = [
         f"## Bundled OrigoTech corpus: {m['questions']} questions, {m['articles']} articles, k={k}",
         "",
         f"Command: `factqa run` (defaults; run id `{m['run_id']}`), then `{_report_command(m)}`.",
         f"Commit `{m['git_commit'][:12]}`, scored {m['started']}. " + _timing(m),
-        f"Small: `{models['small']['name']}` ({models['small']['fingerprint'][:19]}…), "
-        f"temperature {cfg['temperature']}, top-p {cfg['top_p']}, seed {cfg['seed']}. "
-        f"Large: `{models['large']['name']}` ({models['large']['fingerprint'][:19]}…), greedy.",
+        _models_line(m),
         "",
-        *rows,
+        *_method_rows(s),
         "",
-        f"**small-verified@{k} {verdict} large@1 on this corpus**: {verified.accuracy:.3f} "
-        f"against {large.accuracy:.3f} (exact McNemar p = {verified.mcnemar_p:.3f}). "
-        f"Of the {round(verified.coverage * verified.questions)} answers it kept, "
-        f"{int(verified.in_text_wrong)} ({verified.in_text_wrong_rate:.1%}) were confirmed by the "
-        "article and still wrong: a figure that appears in the text is not always the answer.",
+        _verdict(s, k, "on this corpus"),
         "",
         *_blind_spot_lines(run_dir),
         "",
-        "Seconds are the models' generation time summed over the calls each method needs, and "
-        "tokens count the whole prompt of each call (the article prefix is read once per article "
-        "by llama.cpp, so far fewer are evaluated); "
-        "the same samples serve every method.",
+        COST_NOTE,
+    ]
+    return "\n".join(lines)
+
+
+def _fmt(x: float, digits: int = 3) -> str:
+    return "—" if x != x else f"{x:.{digits}f}"  # NaN shows as a dash
+
+
+def benchmark_section(run_dir: Path, title: str, command: str) -> str:
+    """Markdown for a benchmark run: the method table with intervals and p-values, SQuAD EM/F1,
+    AUROC, cost per correct, risk-coverage, accuracy against k and the error analysis."""
+    from experiment.analysis import (
+        auroc,
+        cost_table,
+        load_run,
+        risk_coverage,
+        squad_em_f1,
+        verifier_cost,
+    )
+
+    run = load_run(run_dir)
+    m, s, q, k = run.manifest, run.summary, run.questions, run.k
+    unanswerable = int(q.unanswerable.str.lower().eq("true").sum())
+    cost = cost_table(s).set_index("method")
+    extra = [
+        "| method | SQuAD EM | SQuAD F1 | AUROC of agreement | tokens per correct | "
+        "model s per correct |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for method in run.methods:
+        em, f1 = squad_em_f1(q, method)
+        au = auroc(q, method) if method.startswith(("small-maj", "small-verified")) else math.nan
+        c = cost.loc[method]
+        extra.append(
+            f"| {method} | {em:.3f} | {f1:.3f} | {_fmt(au)} | {_fmt(c.tokens_per_correct, 0)} | "
+            f"{_fmt(c.seconds_per_correct)} |"
+        )
+    rc = risk_coverage(q, run.verified)
+    rc_rows = ["| agreement at least | coverage | accuracy of answered |", "| --- | --- | --- |"]
+    for r in rc.itertuples():
+        rc_rows.append(f"| {r.threshold:.1f} | {r.coverage:.3f} | {r.accuracy:.3f} |")
+    curve = run.curves.pivot(index="k", columns="method", values="accuracy")
+    k_rows = ["| k | " + " | ".join(curve.columns) + " |", "|---" * (len(curve.columns) + 1) + "|"]
+    for kk, r in curve.iterrows():
+        if kk in (1, 2, 3, 5, k):
+            k_rows.append(f"| {kk} | " + " | ".join(f"{v:.3f}" for v in r) + " |")
+    vc = verifier_cost(q, run.verified)
+    lines = [
+        f"## {title}: {m['questions']} questions ({unanswerable} unanswerable), "
+        f"{m['articles']} articles, k={k}",
+        "",
+        f"Command: `{command}` (imports the sample, runs, writes this section; run folder "
+        f"`outputs/bench/{m['run_id']}`).",
+        f"Commit `{m['git_commit'][:12]}`, scored {m['started'][:10]}. " + _timing(m),
+        _models_line(m),
+        "",
+        *_method_rows(s),
+        "",
+        _verdict(s, k, "on this data set"),
+        "",
+        *extra,
+        "",
+        f"What the verifier cost: a gold value is stated in the article for "
+        f"{vc.get('gold_in_text', 0)} questions and not for {vc.get('gold_not_in_text', 0)} "
+        "(computed answers, or unanswerable). On "
+        f"{vc.get('lost', 0)} questions the small model sampled a right answer but the article "
+        f"confirmed none, so {run.verified} lost it; {vc.get('lost_gold_not_in_text', 0)} of those "
+        "had a gold answer that is not in the text at all.",
+        "",
+        f"Risk-coverage of {run.verified} (agreement = votes / k among confirmed samples):",
+        "",
+        *rc_rows,
+        "",
+        "Accuracy against k, from the same samples:",
+        "",
+        *k_rows,
+        "",
+        *_blind_spot_lines(run_dir),
+        "",
+        COST_NOTE,
     ]
     return "\n".join(lines)

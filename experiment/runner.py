@@ -29,6 +29,7 @@ from experiment.compare import (
     answer_methods,
     k_curve,
     method_names,
+    question_facts,
     summarize,
 )
 from experiment.config import PROJECT_ROOT, RunConfig
@@ -201,7 +202,8 @@ def run_experiment(
 
     run_dir = cfg.run_dir
     write_csv(run_dir / "attempts.csv", (attempt_row(a) for a in attempts), ATTEMPT_COLUMNS)
-    rows, columns = question_rows(questions, answers, methods, f"small-verified@{cfg.k}")
+    facts = {q.id: question_facts(q, articles[q.article_id], small[q.id]) for q in questions}
+    rows, columns = question_rows(questions, answers, methods, f"small-verified@{cfg.k}", facts)
     write_csv(run_dir / "questions.csv", rows, columns)
     write_summary(run_dir / "summary.csv", summary)
     write_csv(run_dir / "curves.csv", curves, ["k", "method", "accuracy", "coverage"])

@@ -168,6 +168,9 @@ def test_report_writes_results_and_readme(patched, corpus, tmp_path: Path) -> No
     text = results.read_text()
     assert "| small-verified@4 | 1.000" in text and "not significantly above" in text
     assert "old" not in readme.read_text() and readme.read_text().endswith("rest\n")
+    plots = sorted(p.name for p in (tmp_path / "out" / "t" / "plots").glob("*.png"))
+    assert plots == ["accuracy_vs_k.png", "cost_vs_accuracy.png", "risk_coverage.png"]
+    assert all((tmp_path / "out" / "t" / "plots" / p).read_bytes()[:4] == b"\x89PNG" for p in plots)
     assert runner.invoke(cli.app, args).exit_code == 0  # rewriting replaces, never duplicates
     assert results.read_text().count("<!-- bundled:start -->") == 1
     bad = runner.invoke(cli.app, ["report", str(tmp_path)])
@@ -211,3 +214,21 @@ def test_interrupted_run_resumes_to_the_same_files(corpus, tmp_path: Path, monke
     assert len(made["fake-small"].calls) == 5 * 4 - 8  # nothing stored was generated again
     manifest = json.loads((tmp_path / "b" / "t" / "manifest.json").read_text())
     assert manifest["resumed"] and manifest["cached_attempts"] == 8
+
+
+def test_benchmark_section_has_every_statistic(patched, corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from experiment.results_doc import benchmark_section
+
+    assert run_cli(corpus, tmp_path / "out").exit_code == 0
+    text = benchmark_section(tmp_path / "out" / "t", "Fixture", "python bench/accuracy.py x y")
+    for needle in (
+        "exact McNemar p",
+        "SQuAD EM",
+        "AUROC of agreement",
+        "tokens per correct",
+        "What the verifier cost",
+        "Risk-coverage of small-verified@4",
+        "Accuracy against k",
+    ):
+        assert needle in text, needle
+    assert "[0." in text or "[1." in text  # intervals are shown

@@ -40,3 +40,6 @@ def test_notebook_executes(
         str(o.get("data", {}).get("text/plain", "")) + o.get("text", "") for o in outputs
     )
     assert "small-pass@4" in shown and "cascade" in shown  # the method table was shown
+    assert "squad_f1" in shown and "threshold" in shown  # EM/F1 and risk-coverage tables
+    images = [o for o in outputs if "image/png" in o.get("data", {})]
+    assert len(images) >= 3  # accuracy vs k, risk-coverage, cost

@@ -1,0 +1,221 @@
+"""Importers: SQuAD, DROP and TAT-QA fixtures (written here) become a layout `factqa run` loads."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from experiment import cli
+from experiment.corpus import load_articles, load_questions
+from experiment.errors import InputError
+from experiment.importers.layout import Imported, stratified_sample
+from experiment.importers.service import import_dataset
+
+PARA_A = "The Velden bridge opened on 4 May 1931 after 26 months of work. It is 412 metres long."
+PARA_B = "In 1950 the town had 8,200 inhabitants; by 2000 it had grown to 15,400."
+
+
+def squad_file(tmp_path: Path, v2: bool = False) -> Path:
+    qas_a = [
+        {
+            "id": "qa1",
+            "question": "When did the Velden bridge open?",
+            "answers": [
+                {"text": "4 May 1931", "answer_start": 28},
+                {"text": "1931", "answer_start": 34},
+            ],
+        },
+        {
+            "id": "qa2",
+            "question": "How long is the bridge?",
+            "answers": [{"text": "412 metres", "answer_start": 70}],
+        },
+        {
+            "id": "qa3",
+            "question": "Who built the bridge?",
+            "answers": [{"text": "Velden", "answer_start": 4}],
+        },
+    ]
+    qas_b = [
+        {
+            "id": "qb1",
+            "question": "How many inhabitants did the town have in 1950?",
+            "answers": [{"text": "8,200", "answer_start": 25}],
+        },
+    ]
+    if v2:
+        qas_b.append(
+            {
+                "id": "qb2",
+                "question": "How many inhabitants did the town have in 1975?",
+                "answers": [],
+                "is_impossible": True,
+            }
+        )
+    data = {
+        "version": "2.0" if v2 else "1.1",
+        "data": [
+            {"title": "Velden_Bridge", "paragraphs": [{"context": PARA_A, "qas": qas_a}]},
+            {"title": "Velden (town)", "paragraphs": [{"context": PARA_B, "qas": qas_b}]},
+        ],
+    }
+    path = tmp_path / "squad.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_squad_import_keeps_figure_date_questions_and_ids(tmp_path: Path) -> None:
+    res = import_dataset("squad", squad_file(tmp_path), tmp_path / "out")
+    assert res.stats.read == 4 and res.stats.kept == 3 and res.stats.skipped_not_figure_date == 1
+    articles = load_articles(res.articles)
+    questions = {q.id: q for q in load_questions(res.questions, articles)}
+    assert set(questions) == {"qa1", "qa2", "qb1"}  # the original ids
+    assert questions["qa1"].kind == "date" and questions["qa1"].gold == ("4 May 1931", "1931")
+    assert questions["qa2"].kind == "figure"
+    art = articles[questions["qb1"].article_id]
+    assert art.text == PARA_B and art.title == "Velden (town)" and art.published == "unknown"
+
+
+def test_squad_v2_unanswerable_get_gold_unanswerable(tmp_path: Path) -> None:
+    res = import_dataset("squad", squad_file(tmp_path, v2=True), tmp_path / "out")
+    qs = {q.id: q for q in load_questions(res.questions, load_articles(res.articles))}
+    assert qs["qb2"].unanswerable and qs["qb2"].kind == "figure"
+    only = import_dataset(
+        "squad", squad_file(tmp_path, v2=True), tmp_path / "o2", sample=1, unanswerable=1
+    )
+    assert only.stats.kept == 2 and only.stats.unanswerable == 1
+
+
+def test_drop_both_forms_and_gzip(tmp_path: Path) -> None:
+    passage = "The Bears scored 17 points in the first half and 10 in the second half."
+    rows = [
+        {
+            "id": "d-1",
+            "passage_id": "p_1",
+            "passage": passage,
+            "question": "How many points did the Bears score in total?",
+            "answers": ["27"],
+        },
+        {
+            "id": "d-2",
+            "passage_id": "p_1",
+            "passage": passage,
+            "question": "Which team scored?",
+            "answers": ["Bears"],
+        },
+    ]
+    split = tmp_path / "drop.jsonl.gz"
+    split.write_bytes(gzip.compress("\n".join(json.dumps(r) for r in rows).encode()))
+    res = import_dataset("drop", split, tmp_path / "a")
+    qs = load_questions(res.questions, load_articles(res.articles))
+    assert [q.id for q in qs] == ["d-1"] and qs[0].gold == ("27",)
+    raw = tmp_path / "drop_v0.jsonl"
+    raw.write_text(
+        json.dumps(
+            {
+                "context": f"Passage: {passage}\nQuestion: How many points did the Bears "
+                "score in the first half?\nAnswer:",
+                "completion": " 17",
+                "ref_text": "17|17",
+            }
+        ),
+        encoding="utf-8",
+    )
+    res = import_dataset("drop", raw, tmp_path / "b")
+    (q,) = load_questions(res.questions, load_articles(res.articles))
+    assert q.id == "drop-dev-00000" and q.gold == ("17",)
+    assert load_articles(res.articles)[q.article_id].text == passage
+
+
+def test_tatqa_table_and_scale(tmp_path: Path) -> None:
+    doc = [
+        {
+            "table": {"uid": "t-1", "table": [["", "2019", "2018"], ["Revenue", "1,200", "1,050"]]},
+            "paragraphs": [{"uid": "p1", "order": 1, "text": "Revenue grew by 14.3% in 2019."}],
+            "questions": [
+                {
+                    "uid": "u1",
+                    "question": "What was the revenue in 2019?",
+                    "answer": ["1,200"],
+                    "scale": "thousand",
+                },
+                {
+                    "uid": "u2",
+                    "question": "What percentage did revenue grow by?",
+                    "answer": 14.3,
+                    "scale": "percent",
+                },
+                {
+                    "uid": "u3",
+                    "question": "How many years are shown?",
+                    "answer": ["2019", "2018"],
+                    "scale": "",
+                },
+            ],
+        }
+    ]
+    path = tmp_path / "tatqa.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    res = import_dataset("tatqa", path, tmp_path / "out")
+    arts = load_articles(res.articles)
+    qs = {q.id: q for q in load_questions(res.questions, arts)}
+    assert qs["u2"].gold == ("14.3%",) and "u3" not in qs  # multi-span is not one figure
+    assert "Revenue | 1,200 | 1,050" in arts["t-1"].text
+
+
+@pytest.mark.parametrize(
+    ("fmt", "content", "message"),
+    [
+        ("squad", '{"rows": []}', "expected a field 'data'"),
+        ("squad", "{not json", "not valid JSON"),
+        ("drop", '{"foo": 1}', "neither a 'passage' nor a 'context'"),
+        ("drop", '{"passage": "x", "question": "", "answers": ["1"]}', "question"),
+        ("tatqa", '{"data": []}', "expected a list of documents"),
+    ],
+)
+def test_foreign_files_are_refused_with_what_was_expected(
+    tmp_path: Path, fmt: str, content: str, message: str
+) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(InputError) as e:
+        import_dataset(fmt, path, tmp_path / "out")
+    assert message in str(e.value) and "bad.json" in str(e.value) and "Fix:" in str(e.value)
+    assert not (tmp_path / "out").exists()  # nothing written
+
+
+def test_existing_import_is_not_mixed(tmp_path: Path) -> None:
+    src = squad_file(tmp_path)
+    import_dataset("squad", src, tmp_path / "out")
+    with pytest.raises(InputError, match="already holds an import"):
+        import_dataset("squad", src, tmp_path / "out", sample=1)
+    res = import_dataset("squad", src, tmp_path / "out", sample=1, overwrite=True)
+    assert len(load_questions(res.questions)) == 1 and len(list(res.articles.glob("*.md"))) == 1
+
+
+def test_stratified_sample_spreads_over_groups_and_is_seeded() -> None:
+    rows = [
+        Imported(f"q{g}{i}", f"p{g}", "t", "x", "q", ("1",), f"g{g}")
+        for g in range(5)
+        for i in range(10)
+    ]
+    pick = stratified_sample(rows, 10, seed=3)
+    assert sorted(r.group for r in pick) == sorted([f"g{g}" for g in range(5)] * 2)
+    assert pick == stratified_sample(rows, 10, seed=3)
+    assert pick != stratified_sample(rows, 10, seed=4)
+
+
+def test_cli_import(tmp_path: Path) -> None:
+    res = CliRunner().invoke(
+        cli.app, ["import", "squad", str(squad_file(tmp_path)), "--out", str(tmp_path / "o")]
+    )
+    assert res.exit_code == 0, res.output
+    assert "kept 3 figure/date questions" in res.output and "factqa run --articles" in res.output
+    bad = CliRunner().invoke(
+        cli.app, ["import", "drop", str(tmp_path / "nope.jsonl"), "--out", str(tmp_path / "o")]
+    )
+    assert bad.exit_code == 2 and "data file not found" in bad.output
