@@ -73,3 +73,4 @@ class Attempt:
     confirmed: bool = False
     span: Span | None = None
     reason: str = ""
+    context: str = "whole"  # "whole", or the window of a long article the model read

@@ -8,13 +8,20 @@ samples with the full run through the cache).
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from experiment.cache import GenerationCache, cache_key
+from experiment.errors import ModelError
 from experiment.models.base import Backend, SamplingParams
 from experiment.prompts import messages_for
 from experiment.records import Article, Generation, Question
+from experiment.windows import fit_article
+
+log = logging.getLogger("factqa")
+TEMPLATE_MARGIN = 32  # tokens the chat template adds around the messages, with room to spare
+FAILURES_IN_A_ROW = 5  # questions whose generation raised, in a row, before the run stops
 
 
 def derive_seed(base_seed: int, question_id: str, sample_index: int) -> int:
@@ -29,6 +36,7 @@ class Sample:
     seed: int
     generation: Generation
     cached: bool
+    context: str = "whole"  # what the model read: the whole article or one window of it
 
 
 def article_order(questions: Iterable[Question]) -> list[Question]:
@@ -37,6 +45,23 @@ def article_order(questions: Iterable[Question]) -> list[Question]:
     for q in questions:
         groups.setdefault(q.article_id, []).append(q)
     return [q for group in groups.values() for q in group]
+
+
+def _budget(backend: Backend, article: Article, question: Question, k: int, params: SamplingParams):  # type: ignore[no-untyped-def]
+    """Tokens left for the article text, and the counter; (None, None) if the backend can't say."""
+    limit = getattr(backend, "prompt_limit", None)
+    count = getattr(backend, "count_tokens", None)
+    if limit is None or count is None:
+        return None, None
+    bare = messages_for(replace(article, text=""), question)
+    overhead = sum(count(m["content"]) for m in bare) + TEMPLATE_MARGIN
+    return limit(k, params.max_tokens) - overhead, count
+
+
+def failed(error: Exception, n: int) -> list[Generation]:
+    """What a sample records when the model raised: no text, and the error as finish reason."""
+    reason = f"error: {type(error).__name__}: {error}".replace("\n", " ")[:300]
+    return [Generation("", 0, 0, 0.0, reason) for _ in range(n)]
 
 
 def sample_question(
@@ -48,20 +73,34 @@ def sample_question(
     base_seed: int,
     cache: GenerationCache | None,
 ) -> list[Sample]:
-    """k samples of one question; the ones already in the cache are not generated again."""
-    messages = messages_for(article, question)
+    """k samples of one question; the ones already in the cache are not generated again.
+
+    If the model raises, the missing samples record the error (and are not cached, so a later
+    run tries them again); `sample_all` stops the run when that keeps happening.
+    """
+    budget, count = _budget(backend, article, question, k, params)
+    shown, context = fit_article(article, question.text, budget, count)
+    messages = messages_for(shown, question)
     seeds = [derive_seed(base_seed, question.id, i) for i in range(k)]
     keys = [cache_key(backend.fingerprint, messages, params, s) for s in seeds]
     found = [cache.get(key) if cache is not None else None for key in keys]
     missing = [i for i, g in enumerate(found) if g is None]
     fresh: dict[int, Generation] = {}
     if missing:
-        generations = backend.generate(messages, params, [seeds[i] for i in missing])
+        try:
+            generations = backend.generate(messages, params, [seeds[i] for i in missing])
+            if len(generations) != len(missing):
+                raise ModelError(f"{len(generations)} answers for {len(missing)} seeds")
+        except Exception as e:  # any model failure becomes a recorded reason, not a crash
+            log.warning("%s on question %s: %s", backend.name, question.id, e)
+            generations = failed(e, len(missing))
         fresh = dict(zip(missing, generations, strict=True))
-        if cache is not None:
-            cache.put_many(backend.name, [(keys[i], fresh[i]) for i in missing])
+        good = [i for i in missing if not fresh[i].finish_reason.startswith("error")]
+        if cache is not None and good:
+            cache.put_many(backend.name, [(keys[i], fresh[i]) for i in good])
     return [
-        Sample(question, i, seeds[i], found[i] or fresh[i], found[i] is not None) for i in range(k)
+        Sample(question, i, seeds[i], found[i] or fresh[i], found[i] is not None, context)
+        for i in range(k)
     ]
 
 
@@ -77,8 +116,17 @@ def sample_all(
 ) -> dict[str, list[Sample]]:
     """Samples for every question, keyed by question id, generated article by article."""
     out: dict[str, list[Sample]] = {}
+    in_a_row = 0
     for q in article_order(questions):
         out[q.id] = sample_question(backend, articles[q.article_id], q, k, params, base_seed, cache)
+        errors = [s for s in out[q.id] if s.generation.finish_reason.startswith("error")]
+        in_a_row = in_a_row + 1 if errors else 0
+        if in_a_row >= FAILURES_IN_A_ROW:
+            raise ModelError(
+                f"{backend.name} failed on {in_a_row} questions in a row; last: "
+                f"{errors[0].generation.finish_reason}. Finished questions are cached: fix the "
+                "model or server and run the same command again"
+            )
         if on_question:
             on_question(q)
     return out

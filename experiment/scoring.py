@@ -6,6 +6,7 @@ from experiment.extract import extract
 from experiment.match import verify
 from experiment.records import Article, Attempt
 from experiment.sampling import Sample
+from experiment.trouble import output_trouble
 from experiment.values import Value
 
 
@@ -19,8 +20,8 @@ def score_sample(
     value = best.value if best else None
     verdict = verify(value, article.text, best.text if best else "")
     reason = extraction.reason or verdict.reason
-    if g.finish_reason == "length" and not best:
-        reason = "hit the token limit without an answer"
+    if not best:
+        reason = output_trouble(g.text, g.finish_reason) or reason
     attempt = Attempt(
         question_id=q.id,
         article_id=q.article_id,
@@ -40,5 +41,6 @@ def score_sample(
         confirmed=verdict.confirmed,
         span=verdict.span,
         reason=reason,
+        context=sample.context,
     )
     return attempt, value

@@ -121,6 +121,13 @@ class BatchedLlamaBackend:
             raise ModelError(f"{self.name}: prompt could not be tokenized")
         return list(buf[:n])
 
+    def count_tokens(self, text: str) -> int:
+        return len(self.tokenize(text))
+
+    def prompt_limit(self, k: int, max_tokens: int) -> int:
+        """Prompt tokens that fit beside k answers (each sequence keeps its own answer cells)."""
+        return self.n_ctx - k * max_tokens
+
     def prompt_tokens(self, messages: Messages) -> list[int]:
         return self.tokenize(self._format(messages=messages).prompt)
 

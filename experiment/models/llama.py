@@ -84,6 +84,13 @@ class LlamaBackend:
 
         llama_cpp.llama_perf_context_reset(self._llm._ctx.ctx)
 
+    def count_tokens(self, text: str) -> int:
+        return len(self._llm.tokenize(text.encode(), add_bos=False, special=True))
+
+    def prompt_limit(self, k: int, max_tokens: int) -> int:
+        """Prompt tokens that fit beside one answer (samples are generated one at a time)."""
+        return self.n_ctx - max_tokens
+
     def generate(
         self, messages: Messages, params: SamplingParams, seeds: Sequence[int]
     ) -> list[Generation]:

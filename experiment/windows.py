@@ -1,0 +1,103 @@
+"""Articles longer than the model's context: one retrieved window, never a silent cut.
+
+An article that does not fit is split into overlapping windows of whole sentences (a sentence too
+long on its own is cut at words). The window most similar to the
+question (TF-IDF cosine, scikit-learn) is the one the model reads; the answer is still verified
+against the whole article. Why one retrieved window rather than answering every window: each
+window that lacks the answer invites the model to name some other figure, and the whole-article
+verifier would confirm it, because it is in the text; reading every window would also multiply
+the cost by the number of windows. The choice is recorded in each attempt's `context` cell.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from experiment.records import Article
+
+Counter = Callable[[str], int]
+OVERLAP = 0.15  # share of a window repeated from the end of the previous one
+
+
+@dataclass(frozen=True)
+class Window:
+    start: int
+    end: int
+    text: str
+
+
+def _units(text: str, budget: int, count: Counter) -> list[tuple[int, int]]:
+    """(start, end) sentences of `text`, in order; one longer than `budget` is cut at words."""
+    pieces: list[tuple[int, int]] = []
+    for sent in re.finditer(r"\S.*?(?:[.!?](?=\s)|(?=\n\s*\n)|\Z)", text, re.S):
+        if count(sent.group()) <= budget:
+            pieces.append((sent.start(), sent.end()))
+            continue
+        chunk = sent.start()
+        for word in re.finditer(r"\S+", sent.group()):
+            w = sent.start() + word.start()
+            if w > chunk and count(text[chunk : sent.start() + word.end()]) > budget:
+                pieces.append((chunk, w))
+                chunk = w
+        pieces.append((chunk, sent.end()))
+    return pieces
+
+
+def split_windows(text: str, budget: int, count: Counter) -> list[Window]:
+    """Overlapping windows of at most `budget` tokens that together cover `text`.
+
+    Windows end at sentence ends; the next window repeats the previous one's last sentences (up to
+    15 % of the budget), so no figure is cut in two or loses the sentence that names it.
+    """
+    units = _units(text, budget, count)
+    windows: list[Window] = []
+    i = 0
+    while i < len(units):
+        j = i
+        while j + 1 < len(units) and count(text[units[i][0] : units[j + 1][1]]) <= budget:
+            j += 1
+        windows.append(Window(units[i][0], units[j][1], text[units[i][0] : units[j][1]]))
+        if j + 1 >= len(units):
+            break
+        # Start the next window a little before this one ended, so no figure sits on a cut.
+        back = j
+        while back > i and count(text[units[back][0] : units[j][1]]) <= OVERLAP * budget:
+            back -= 1
+        i = max(back + 1, i + 1) if back < j else j + 1
+    return windows
+
+
+def best_window(windows: list[Window], question: str) -> int:
+    """Index of the window most similar to the question (TF-IDF cosine; the first on ties)."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.metrics.pairwise import cosine_similarity
+
+    try:
+        matrix = TfidfVectorizer(stop_words="english").fit_transform(
+            [w.text for w in windows] + [question]
+        )
+    except ValueError:  # nothing but stop words
+        return 0
+    scores = cosine_similarity(matrix[-1], matrix[:-1])[0]
+    return int(scores.argmax())
+
+
+def fit_article(
+    article: Article, question: str, budget: int | None, count: Counter | None
+) -> tuple[Article, str]:
+    """The article as the model will read it and how: 'whole' or 'window i/n [start:end] tf-idf'."""
+    if budget is None or count is None or count(article.text) <= budget:
+        return article, "whole"
+    if budget < 32:
+        from experiment.errors import ModelError
+
+        raise ModelError(
+            f"the context leaves {budget} tokens for the article; raise n_ctx or lower k"
+        )
+    windows = split_windows(article.text, budget, count)
+    pick = best_window(windows, question)
+    w = windows[pick]
+    note = f"window {pick + 1}/{len(windows)} [{w.start}:{w.end}] tf-idf"
+    return replace(article, text=w.text), note
