@@ -159,6 +159,8 @@ def run_experiment(
     started = dt.datetime.now(dt.timezone.utc)
     t0 = time.perf_counter()
     articles, questions = load_corpus(cfg)
+    for stale in cfg.run_dir.glob(".*.tmp"):  # left by a run killed while writing an export
+        stale.unlink(missing_ok=True)
     cache = GenerationCache(cfg.out / ".cache" / "generations.sqlite")
     small_params = SamplingParams(cfg.temperature, cfg.top_p, cfg.top_k, cfg.max_tokens)
     large_params = SamplingParams(GREEDY.temperature, GREEDY.top_p, GREEDY.top_k, cfg.max_tokens)
