@@ -79,18 +79,36 @@ class RunConfig:
 
 
 def load_toml(path: Path) -> dict[str, Any]:
+    from experiment.corpus import read_text
+
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise InputError(f"cannot read config ({e.strerror})", path=path) from e
+        data = tomllib.loads(read_text(path))
     except tomllib.TOMLDecodeError as e:
         raise InputError(f"not valid TOML ({e})", path=path, fix="check the TOML syntax") from e
     data = data.get("run", data)
+    if not isinstance(data, dict):
+        raise InputError("[run] is not a table", path=path, field="run", fix="write key = value")
     known = {f.name: f for f in fields(RunConfig)}
-    for key in data:
+    defaults = RunConfig()
+    for key, value in data.items():
         if key not in known:
             raise InputError(
                 f"unknown key '{key}'", path=path, field=key, fix=f"use one of: {', '.join(known)}"
+            )
+        default = getattr(defaults, key)
+        if isinstance(default, str | Path):
+            ok, kind = isinstance(value, str), "a string"
+        elif isinstance(default, float):
+            ok, kind = isinstance(value, int | float) and not isinstance(value, bool), "a number"
+        else:
+            ok, kind = isinstance(value, int) and not isinstance(value, bool), "a whole number"
+        if not ok:
+            example = '"path/to/folder"' if isinstance(default, Path) else repr(default)
+            raise InputError(
+                f"'{key}' must be {kind}, got {value!r}",
+                path=path,
+                field=key,
+                fix=f"write {key} = {example}",
             )
     return data
 

@@ -26,7 +26,8 @@ ANSWER_SEPARATOR = "|"
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
-def _read_text(path: Path) -> str:
+def read_text(path: Path) -> str:
+    """A UTF-8 text file (a BOM is dropped), or an InputError naming the line of a bad byte."""
     try:
         data = path.read_bytes()
     except OSError as e:
@@ -60,7 +61,7 @@ def _check_id(value: object, path: Path, line: int, field: str) -> str:
 
 def parse_article(path: Path) -> Article:
     """One article file: front matter with id, title, published; then a non-empty body."""
-    text = _read_text(path)
+    text = read_text(path)
     lines = text.splitlines(keepends=True)
     if not lines or lines[0].strip() != "---":
         raise InputError(
@@ -158,7 +159,7 @@ def _question_files(path: Path) -> list[Path]:
 
 
 def _read_rows(path: Path) -> Iterable[tuple[int, dict[str, str]]]:
-    text = _read_text(path)
+    text = read_text(path)
     reader = csv.reader(text.splitlines(keepends=True), strict=True)
     try:
         header = next(reader, None)

@@ -8,11 +8,12 @@ article is reported in its own `reason` and the other rows are still verified.
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from experiment.corpus import parse_article
+from experiment.corpus import parse_article, read_text
 from experiment.errors import FactQAError, InputError
 from experiment.extract import Candidate, extract
 from experiment.match import Verdict, verify
@@ -82,9 +83,14 @@ class ArticleSource:
 
 
 def verify_rows(path: Path, articles: ArticleSource) -> Iterator[tuple[dict[str, str], dict]]:
-    with path.open(newline="", encoding="utf-8-sig") as f:
+    with io.StringIO(read_text(path), newline="") as f:
         reader = csv.DictReader(f, strict=True)
-        header = reader.fieldnames or []
+        try:
+            header = reader.fieldnames or []
+        except csv.Error as e:
+            raise InputError(
+                f"malformed CSV header ({e})", path=path, line=1, fix="close every quoted cell"
+            ) from None
         if "answer" not in header or not {"article_id", "article"} & set(header):
             raise InputError(
                 "needs an 'answer' column and an 'article_id' or 'article' column",
