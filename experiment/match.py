@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
+from experiment.injection import in_instruction
 from experiment.normalize import Mention, scan
 from experiment.records import Span
 from experiment.values import Value, supports
@@ -39,8 +40,16 @@ def _supporting(mentions: tuple[Mention, ...], value: Value, offset: int = 0) ->
     ]
 
 
-def find_spans(value: Value, article: str, answer_text: str = "") -> list[Span]:
-    """Spans of `article` whose value supports `value`, in text order."""
+def find_spans(value: Value, article: str, answer_text: str = "", guard: bool = True) -> list[Span]:
+    """Spans of `article` whose value supports `value`, in text order; with `guard`, never one
+    inside a sentence that addresses the model (`experiment.injection`)."""
+    spans = _find(value, article, answer_text)
+    if guard:
+        spans = [s for s in spans if not in_instruction(article, s.start, s.end)]
+    return spans
+
+
+def _find(value: Value, article: str, answer_text: str) -> list[Span]:
     spans = _supporting(scan(article), value)
     if spans or len(answer_text) < 4:
         return spans
@@ -53,11 +62,14 @@ def find_spans(value: Value, article: str, answer_text: str = "") -> list[Span]:
     return _supporting(scan(article[start:end]), value, start)
 
 
-def verify(value: Value | None, article: str, answer_text: str = "") -> Verdict:
-    """Whether the article confirms `value`, with the evidence spans."""
+def verify(value: Value | None, article: str, answer_text: str = "", guard: bool = True) -> Verdict:
+    """Whether the article confirms `value`, with the evidence spans. `guard=False` also accepts
+    evidence inside instructions addressed to the model (only to measure what the guard does)."""
     if value is None:
         return Verdict(False, (), "nothing to verify")
-    spans = find_spans(value, article, answer_text)
+    spans = find_spans(value, article, answer_text, guard)
     if not spans:
+        if guard and _find(value, article, answer_text):
+            return Verdict(False, (), "value only in a sentence addressed to the model")
         return Verdict(False, (), "value not found in article")
     return Verdict(True, tuple(spans), "")
