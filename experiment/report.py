@@ -12,6 +12,7 @@ import csv
 import io
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, fields
@@ -24,14 +25,15 @@ from experiment.records import Attempt, Question, Span
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+
+
 def safe_cell(value: Any) -> Any:
+    """A text cell a spreadsheet would run as a formula gets a leading quote (OWASP); a cell that
+    is a plain number ("-5", "+3.5") stays as it is."""
     if not isinstance(value, str) or not value.startswith(FORMULA_START):
         return value
-    try:
-        float(value)
-        return value
-    except ValueError:
-        return "'" + value
+    return value if _NUMBER.fullmatch(value) else "'" + value
 
 
 def atomic_write(path: Path, data: str) -> None:
