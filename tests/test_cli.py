@@ -232,3 +232,12 @@ def test_benchmark_section_has_every_statistic(patched, corpus, tmp_path: Path) 
     ):
         assert needle in text, needle
     assert "[0." in text or "[1." in text  # intervals are shown
+
+
+def test_a_run_that_cannot_start_writes_nothing(patched, corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    arts, qs = corpus
+    qs.write_text(qs.read_text() + "beta-3,beta,How many desks?,,figure,\n")
+    out = tmp_path / "never"
+    res = runner.invoke(cli.app, run_args(arts, qs, "fake-small", "fake-large", 2, out, "t"))
+    assert res.exit_code == 2 and "field 'answers': gold answer is empty" in res.output
+    assert not out.exists()
