@@ -146,7 +146,10 @@ def run(
     questions: Annotated[Path | None, typer.Option(help="Questions CSV file or folder.")] = None,
     small: Annotated[
         str | None,
-        typer.Option(help="Small model: catalog name, .gguf path or hf:OWNER/REPO/FILE."),
+        typer.Option(
+            help="Small model: catalog name, .gguf path, hf:OWNER/REPO/FILE, or a server: "
+            "openai:MODEL@URL (key in $FACTQA_API_KEY)."
+        ),
     ] = None,
     large: Annotated[str | None, typer.Option(help="Large model, same forms as --small.")] = None,
     k: Annotated[
@@ -170,6 +173,15 @@ def run(
             help="'batched' (k samples decoded together, the default) or 'llama' "
             "(samples one after another; see docs/RESULTS.md)."
         ),
+    ] = None,
+    server_timeout: Annotated[
+        float | None, typer.Option(help="Server models: seconds to wait for one answer.")
+    ] = None,
+    server_retries: Annotated[
+        int | None, typer.Option(help="Server models: tries after a 429/5xx/timeout.")
+    ] = None,
+    server_concurrency: Annotated[
+        int | None, typer.Option(help="Server models: requests in flight at once.")
     ] = None,
     config: Annotated[
         Path | None, typer.Option(help="TOML file with any of these options.")
@@ -195,6 +207,9 @@ def run(
                 "run_id": run_id,
                 "limit": limit,
                 "backend": backend,
+                "server_timeout": server_timeout,
+                "server_retries": server_retries,
+                "server_concurrency": server_concurrency,
             },
         )
         bar, update = _progress_bar()

@@ -29,6 +29,11 @@ def _bundled(name: str) -> Path:
     return here if here.exists() else PROJECT_ROOT / name
 
 
+# Settings that decide where and how fast results are made, not what they are: left out of the
+# run id, so a run resumed with another timeout or concurrency lands in the same folder.
+TRANSPORT = ("out", "run_id", "server_timeout", "server_retries", "server_concurrency")
+
+
 @dataclass(frozen=True)
 class RunConfig:
     articles: Path = field(default_factory=lambda: _bundled("articles"))
@@ -46,6 +51,9 @@ class RunConfig:
     limit: int = 0
     n_ctx: int = 4096
     backend: str = "batched"
+    server_timeout: float = 120.0
+    server_retries: int = 4
+    server_concurrency: int = 4
 
     def __post_init__(self) -> None:
         if self.k < 1:
@@ -60,10 +68,14 @@ class RunConfig:
             raise ConfigError(f"backend must be 'llama' or 'batched', got '{self.backend}'")
         if self.limit < 0:
             raise ConfigError(f"limit must be 0 (all) or more, got {self.limit}")
+        if self.server_timeout <= 0 or self.server_retries < 0 or self.server_concurrency < 1:
+            raise ConfigError(
+                "server_timeout must be > 0, server_retries >= 0 and server_concurrency >= 1"
+            )
 
     def fingerprint(self) -> str:
         """A short hash of what decides the results (not where they are written)."""
-        keep = {k: str(v) for k, v in asdict(self).items() if k not in ("out", "run_id")}
+        keep = {k: str(v) for k, v in asdict(self).items() if k not in TRANSPORT}
         return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:10]
 
     @property

@@ -62,6 +62,17 @@ PACKAGES = (
 
 
 def llama_factory(spec: str, cfg: RunConfig) -> Backend:
+    """The backend for a model spec: `openai:MODEL@URL` is a server, anything else a GGUF file
+    run in-process (batched or sequential, by `cfg.backend`)."""
+    from experiment.models.openai_compat import PREFIX, OpenAIBackend
+
+    if spec.startswith(PREFIX):
+        return OpenAIBackend(
+            spec,
+            timeout=cfg.server_timeout,
+            retries=cfg.server_retries,
+            concurrency=cfg.server_concurrency,
+        )
     from experiment.models.store import resolve
 
     if cfg.backend == "batched":
@@ -147,7 +158,10 @@ def _sample_role(
     if progress:
         progress(role, 0, len(questions))
     samples = sample_all(backend, articles, questions, k, params, cfg.seed, cache, tick)
-    info = {"spec": spec, "name": backend.name, "fingerprint": backend.fingerprint}
+    info: dict[str, Any] = {"spec": spec, "name": backend.name, "fingerprint": backend.fingerprint}
+    for counter in ("requests", "retried"):  # a server backend counts its HTTP requests
+        if hasattr(backend, counter):
+            info[counter] = getattr(backend, counter)
     del backend
     gc.collect()  # release the weights before the next model loads
     return samples, info

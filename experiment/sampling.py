@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 from experiment.cache import GenerationCache, cache_key
@@ -64,6 +65,68 @@ def failed(error: Exception, n: int) -> list[Generation]:
     return [Generation("", 0, 0, 0.0, reason) for _ in range(n)]
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """What one question needs: its prompt, seeds, cache keys and what the cache already has."""
+
+    question: Question
+    messages: list[dict[str, str]]
+    context: str
+    seeds: list[int]
+    keys: list[str]
+    found: list[Generation | None]
+
+    @property
+    def missing(self) -> list[int]:
+        return [i for i, g in enumerate(self.found) if g is None]
+
+
+def _plan(
+    backend: Backend,
+    article: Article,
+    question: Question,
+    k: int,
+    params: SamplingParams,
+    base_seed: int,
+    cache: GenerationCache | None,
+) -> _Plan:
+    budget, count = _budget(backend, article, question, k, params)
+    shown, context = fit_article(article, question.text, budget, count)
+    messages = messages_for(shown, question)
+    seeds = [derive_seed(base_seed, question.id, i) for i in range(k)]
+    keys = [cache_key(backend.fingerprint, messages, params, s) for s in seeds]
+    found = [cache.get(key) if cache is not None else None for key in keys]
+    return _Plan(question, messages, context, seeds, keys, found)
+
+
+def _generate(backend: Backend, plan: _Plan, params: SamplingParams) -> list[Generation]:
+    """The missing samples; a model failure becomes recorded errors, never an exception."""
+    missing = plan.missing
+    try:
+        out = backend.generate(plan.messages, params, [plan.seeds[i] for i in missing])
+        if len(out) != len(missing):
+            raise ModelError(f"{len(out)} answers for {len(missing)} seeds")
+        return out
+    except Exception as e:  # any model failure becomes a recorded reason, not a crash
+        log.warning("%s on question %s: %s", backend.name, plan.question.id, e)
+        return failed(e, len(missing))
+
+
+def _finish(
+    backend: Backend, plan: _Plan, generations: list[Generation], cache: GenerationCache | None
+) -> list[Sample]:
+    fresh = dict(zip(plan.missing, generations, strict=True))
+    good = [i for i in plan.missing if not fresh[i].finish_reason.startswith("error")]
+    if cache is not None and good:
+        cache.put_many(backend.name, [(plan.keys[i], fresh[i]) for i in good])
+    return [
+        Sample(
+            plan.question, i, s, plan.found[i] or fresh[i], plan.found[i] is not None, plan.context
+        )
+        for i, s in enumerate(plan.seeds)
+    ]
+
+
 def sample_question(
     backend: Backend,
     article: Article,
@@ -78,30 +141,9 @@ def sample_question(
     If the model raises, the missing samples record the error (and are not cached, so a later
     run tries them again); `sample_all` stops the run when that keeps happening.
     """
-    budget, count = _budget(backend, article, question, k, params)
-    shown, context = fit_article(article, question.text, budget, count)
-    messages = messages_for(shown, question)
-    seeds = [derive_seed(base_seed, question.id, i) for i in range(k)]
-    keys = [cache_key(backend.fingerprint, messages, params, s) for s in seeds]
-    found = [cache.get(key) if cache is not None else None for key in keys]
-    missing = [i for i, g in enumerate(found) if g is None]
-    fresh: dict[int, Generation] = {}
-    if missing:
-        try:
-            generations = backend.generate(messages, params, [seeds[i] for i in missing])
-            if len(generations) != len(missing):
-                raise ModelError(f"{len(generations)} answers for {len(missing)} seeds")
-        except Exception as e:  # any model failure becomes a recorded reason, not a crash
-            log.warning("%s on question %s: %s", backend.name, question.id, e)
-            generations = failed(e, len(missing))
-        fresh = dict(zip(missing, generations, strict=True))
-        good = [i for i in missing if not fresh[i].finish_reason.startswith("error")]
-        if cache is not None and good:
-            cache.put_many(backend.name, [(keys[i], fresh[i]) for i in good])
-    return [
-        Sample(question, i, seeds[i], found[i] or fresh[i], found[i] is not None, context)
-        for i in range(k)
-    ]
+    plan = _plan(backend, article, question, k, params, base_seed, cache)
+    generations = _generate(backend, plan, params) if plan.missing else []
+    return _finish(backend, plan, generations, cache)
 
 
 def sample_all(
@@ -114,19 +156,49 @@ def sample_all(
     cache: GenerationCache | None,
     on_question: Callable[[Question], None] | None = None,
 ) -> dict[str, list[Sample]]:
-    """Samples for every question, keyed by question id, generated article by article."""
+    """Samples for every question, keyed by question id, generated article by article.
+
+    A backend with `parallel = N > 1` (a server) gets N questions at a time from a thread pool;
+    the cache is read and written on this thread only, in question order, so the records are
+    the same as with one question at a time.
+    """
+    ordered = article_order(questions)
+    width = max(1, int(getattr(backend, "parallel", 1)))
     out: dict[str, list[Sample]] = {}
     in_a_row = 0
-    for q in article_order(questions):
-        out[q.id] = sample_question(backend, articles[q.article_id], q, k, params, base_seed, cache)
-        errors = [s for s in out[q.id] if s.generation.finish_reason.startswith("error")]
-        in_a_row = in_a_row + 1 if errors else 0
-        if in_a_row >= FAILURES_IN_A_ROW:
-            raise ModelError(
-                f"{backend.name} failed on {in_a_row} questions in a row; last: "
-                f"{errors[0].generation.finish_reason}. Finished questions are cached: fix the "
-                "model or server and run the same command again"
-            )
-        if on_question:
-            on_question(q)
+    pool = ThreadPoolExecutor(max_workers=width) if width > 1 else None
+    try:
+        for start in range(0, len(ordered), width):
+            chunk = ordered[start : start + width]
+            plans = [
+                _plan(backend, articles[q.article_id], q, k, params, base_seed, cache)
+                for q in chunk
+            ]
+            todo = [p for p in plans if p.missing]
+            if pool is not None and len(todo) > 1:
+                done = dict(
+                    zip(
+                        [p.question.id for p in todo],
+                        pool.map(lambda p: _generate(backend, p, params), todo),
+                        strict=True,
+                    )
+                )
+            else:
+                done = {p.question.id: _generate(backend, p, params) for p in todo}
+            for plan in plans:
+                q = plan.question
+                out[q.id] = _finish(backend, plan, done.get(q.id, []), cache)
+                errors = [s for s in out[q.id] if s.generation.finish_reason.startswith("error")]
+                in_a_row = in_a_row + 1 if errors else 0
+                if in_a_row >= FAILURES_IN_A_ROW:
+                    raise ModelError(
+                        f"{backend.name} failed on {in_a_row} questions in a row; last: "
+                        f"{errors[0].generation.finish_reason}. Finished questions are cached: "
+                        "fix the model or server and run the same command again"
+                    )
+                if on_question:
+                    on_question(q)
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
     return out

@@ -1,0 +1,168 @@
+"""The OpenAI-compatible backend against a scripted server on loopback: faults, n, key, records."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from experiment import cli
+from experiment.errors import ModelError
+from experiment.models.base import GREEDY, SamplingParams
+from experiment.models.openai_compat import OpenAIBackend, ServerSpec
+from experiment.runner import llama_factory
+
+from .conftest import LARGE_ANSWERS, SMALL_ANSWERS, run_args
+from .fake_server import ScriptedServer
+
+MESSAGES = [{"role": "user", "content": "Article: x\n\nQuestion: How many units were sold?"}]
+
+
+def by_keyword(answers):  # type: ignore[no-untyped-def]
+    def answer(question: str) -> str:
+        for key, value in answers.items():
+            if key in question:
+                return value if isinstance(value, str) else value[0]
+        return "unknown"
+
+    return answer
+
+
+@pytest.fixture(autouse=True)
+def real_factory(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cli, "_factory", lambda: llama_factory)
+
+
+def test_spec_forms() -> None:
+    assert ServerSpec.parse("openai:m@http://h:1") == ServerSpec("m", "http://h:1/v1")
+    assert ServerSpec.parse("openai:org/m:7b@https://h/v1/") == ServerSpec(
+        "org/m:7b", "https://h/v1"
+    )
+    with pytest.raises(ModelError, match="openai:MODEL@URL"):
+        ServerSpec.parse("openai:no-url")
+
+
+def test_run_survives_500_429_malformed_and_timeout(corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    faults = [500, 429, "malformed", "timeout"]
+    with ScriptedServer(by_keyword(SMALL_ANSWERS), faults) as srv:
+        spec = f"openai:fake@{srv.url}"
+        args = run_args(
+            *corpus,
+            spec,
+            spec,
+            2,
+            tmp_path,
+            "t",
+            "--limit",
+            "3",
+            "--server-timeout",
+            "0.5",
+            "--server-retries",
+            "4",
+        )
+        res = CliRunner().invoke(cli.app, args)
+    assert res.exit_code == 0, res.output
+    a = pd.read_csv(tmp_path / "t" / "attempts.csv", keep_default_na=False)
+    assert len(a) == 3 * (2 + 1) and not a.reason.str.contains("error").any()
+    m = json.loads((tmp_path / "t" / "manifest.json").read_text())
+    small = m["models"]["small"]
+    assert small["retried"] == 4  # one retry per fault, within the bound
+    assert small["fingerprint"] == f"openai:fake@{srv.url}"
+    assert (a.prompt_tokens == 120).all() and (a.completion_tokens == 4).all()  # from usage
+
+
+def test_server_that_never_answers_fails_with_a_clear_message(corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    with ScriptedServer(by_keyword(SMALL_ANSWERS)) as srv:
+        srv.always = 503
+        spec = f"openai:fake@{srv.url}"
+        args = run_args(*corpus, spec, spec, 1, tmp_path, "t", "--server-retries", "2")
+        res = CliRunner().invoke(cli.app, args)
+        requests = len(srv.bodies)
+    assert res.exit_code == 1
+    assert "failed on 5 questions in a row" in res.output
+    assert "did not answer after 3 tries: HTTP 503" in res.output
+    assert requests == 5 * 3  # never more tries than the bound
+
+
+def test_connection_refused_is_reported(tmp_path: Path) -> None:
+    backend = OpenAIBackend("openai:m@http://127.0.0.1:9/v1", retries=1, backoff=0.01)
+    with pytest.raises(ModelError, match=r"did not answer after 2 tries: no answer \("):
+        backend.generate(MESSAGES, GREEDY, [1])
+
+
+def test_client_errors_are_not_retried() -> None:
+    with ScriptedServer(by_keyword(LARGE_ANSWERS), [404]) as srv:
+        backend = OpenAIBackend(f"openai:m@{srv.url}", retries=3)
+        with pytest.raises(ModelError, match=r"HTTP 404.*check the model name"):
+            backend.generate(MESSAGES, GREEDY, [1])
+        assert len(srv.bodies) == 1
+
+
+def test_n_is_used_when_honoured_and_replaced_by_seeds_when_ignored() -> None:
+    params = SamplingParams(temperature=0.7)
+    with ScriptedServer(by_keyword(SMALL_ANSWERS), honour_n=True) as srv:
+        backend = OpenAIBackend(f"openai:m@{srv.url}")
+        out = backend.generate(MESSAGES, params, [11, 12, 13, 14])
+        assert len(out) == 4 and backend.honours_n is True
+        assert [b.get("n") for b in srv.bodies] == [4]
+    with ScriptedServer(by_keyword(SMALL_ANSWERS), honour_n=False) as srv:
+        backend = OpenAIBackend(f"openai:m@{srv.url}", concurrency=2)
+        out = backend.generate(MESSAGES, params, [11, 12, 13, 14])
+        assert len(out) == 4 and backend.honours_n is False
+        assert sorted(b["seed"] for b in srv.bodies) == [11, 12, 13, 14]
+        backend.generate(MESSAGES, params, [21, 22])
+        assert all("n" not in b for b in srv.bodies[4:])  # remembered: no more n requests
+        assert srv.max_in_flight <= 2
+
+
+def test_concurrency_is_bounded_across_questions(corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    with ScriptedServer(by_keyword(SMALL_ANSWERS)) as srv:
+        srv.delay = 0.05
+        spec = f"openai:fake@{srv.url}"
+        args = run_args(*corpus, spec, spec, 3, tmp_path, "t", "--server-concurrency", "3")
+        assert CliRunner().invoke(cli.app, args).exit_code == 0
+        assert 2 <= srv.max_in_flight <= 3
+
+
+def test_api_key_is_sent_and_never_written(corpus, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    secret = "sk-test-DO-NOT-WRITE-0123456789"
+    monkeypatch.setenv("FACTQA_API_KEY", secret)
+    with ScriptedServer(by_keyword(SMALL_ANSWERS)) as srv:
+        spec = f"openai:fake@{srv.url}"
+        res = CliRunner().invoke(cli.app, run_args(*corpus, spec, spec, 2, tmp_path, "t"))
+        assert res.exit_code == 0
+        assert all(h.get("Authorization") == f"Bearer {secret}" for h in srv.headers)
+    assert secret not in res.output
+    for path in (tmp_path / "t").rglob("*"):
+        if path.is_file():
+            assert secret.encode() not in path.read_bytes(), path
+    assert secret.encode() not in (tmp_path / ".cache" / "generations.sqlite").read_bytes()
+
+
+def test_toml_config_can_name_a_server(corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    with ScriptedServer(by_keyword(LARGE_ANSWERS)) as srv:
+        cfg = tmp_path / "run.toml"
+        cfg.write_text(
+            f'[run]\nlarge = "openai:fake@{srv.url}"\nsmall = "openai:fake@{srv.url}"\n'
+            "server_retries = 1\nk = 2\n"
+        )
+        args = [
+            "run",
+            "--config",
+            str(cfg),
+            "--articles",
+            str(corpus[0]),
+            "--questions",
+            str(corpus[1]),
+            "--out",
+            str(tmp_path),
+            "--run-id",
+            "t",
+        ]
+        res = CliRunner().invoke(cli.app, args)
+    assert res.exit_code == 0, res.output
+    m = json.loads((tmp_path / "t" / "manifest.json").read_text())
+    assert m["models"]["large"]["fingerprint"].startswith("openai:fake@http://127.0.0.1")
