@@ -13,6 +13,8 @@ Authorization header: it is never in the fingerprint, the records, the manifest 
   `retries` times with exponential backoff (0.5 s, 1 s, 2 s, ... capped at 8 s, or the server's
   Retry-After). Other 4xx answers are not retried. When the tries run out, `ModelError` says why;
   the run records it for that question and stops after 5 questions in a row (`sampling.py`).
+- Sampling matches the in-process backends: top_k is sent, and the repetition penalty is set to
+  1.0 (none), since llama.cpp's servers default to 1.1 and that changes greedy answers.
 - Tokens and latency come from the response's `usage` block and the request's wall time; with
   `n = k`, each choice gets an equal share.
 - The generation cache keys on `openai:MODEL@URL`, not a file hash: point two runs at the same
@@ -43,6 +45,9 @@ PREFIX = "openai:"
 KEY_VARS = ("FACTQA_API_KEY", "OPENAI_API_KEY")
 RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 MAX_BACKOFF = 8.0
+# Sampling fields beyond the OpenAI API that llama.cpp's and vLLM's servers read; dropped for the
+# rest of the run if a server refuses one with HTTP 400.
+EXTRAS = ("top_k", "repeat_penalty")
 
 
 @dataclass(frozen=True)
@@ -86,7 +91,7 @@ class OpenAIBackend:
         self.concurrency = max(1, concurrency)
         self.backoff = backoff
         self.honours_n: bool | None = None  # unknown until the first k > 1 request
-        self.send_top_k = True
+        self.extras_off: set[str] = set()  # EXTRAS this server refused
         self.requests = 0
         self.retried = 0
         self._key = next((os.environ[v] for v in KEY_VARS if os.environ.get(v)), "")
@@ -116,9 +121,10 @@ class OpenAIBackend:
             if e.code in RETRY_STATUS:
                 retry_after = e.headers.get("Retry-After") if e.headers else None
                 raise Transient(f"HTTP {e.code}: {detail}", retry_after) from None
-            if e.code == 400 and "top_k" in detail and self.send_top_k:
-                self.send_top_k = False  # a strict OpenAI server: ask again without it
-                raise Transient("HTTP 400 about top_k; retrying without it", "0") from None
+            named = [k for k in EXTRAS if k in detail and k not in self.extras_off]
+            if e.code == 400 and named:
+                self.extras_off.update(named)  # a strict server: ask again without them
+                raise Transient(f"HTTP 400 about {', '.join(named)}; without it", "0") from None
             hint = {
                 401: "check $FACTQA_API_KEY",
                 403: "check $FACTQA_API_KEY",
@@ -144,8 +150,7 @@ class OpenAIBackend:
         """One request with retries; (response, seconds of the successful request)."""
         last = ""
         for attempt in range(self.retries + 1):
-            if not self.send_top_k:
-                body = {k: v for k, v in body.items() if k != "top_k"}
+            body = {k: v for k, v in body.items() if k not in self.extras_off}
             t0 = time.perf_counter()
             try:
                 return self._post(body), time.perf_counter() - t0
@@ -188,8 +193,9 @@ class OpenAIBackend:
             "stop": list(params.stop),
             "seed": seed,
         }
-        if params.top_k > 0 and self.send_top_k:
+        if params.top_k > 0:
             body["top_k"] = params.top_k
+        body["repeat_penalty"] = 1.0  # llama.cpp servers default to 1.1; in-process has none
         if n > 1:
             body["n"] = n
         return body
