@@ -183,6 +183,13 @@ def run(
     server_concurrency: Annotated[
         int | None, typer.Option(help="Server models: requests in flight at once.")
     ] = None,
+    speculative: Annotated[
+        str | None,
+        typer.Option(
+            help="Large model's greedy answers: 'off' (default), 'lookup' (drafts from the "
+            "prompt) or 'draft' (the small model drafts). Same answers; see docs/RESULTS.md."
+        ),
+    ] = None,
     config: Annotated[
         Path | None, typer.Option(help="TOML file with any of these options.")
     ] = None,
@@ -210,6 +217,7 @@ def run(
                 "server_timeout": server_timeout,
                 "server_retries": server_retries,
                 "server_concurrency": server_concurrency,
+                "speculative": speculative,
             },
         )
         bar, update = _progress_bar()

@@ -31,7 +31,16 @@ def _bundled(name: str) -> Path:
 
 # Settings that decide where and how fast results are made, not what they are: left out of the
 # run id, so a run resumed with another timeout or concurrency lands in the same folder.
-TRANSPORT = ("out", "run_id", "server_timeout", "server_retries", "server_concurrency")
+# `speculative` is one of them: drafting changes how fast greedy answers come, not which
+# (bench/speculative.py checks that on the whole bundled corpus).
+TRANSPORT = (
+    "out",
+    "run_id",
+    "server_timeout",
+    "server_retries",
+    "server_concurrency",
+    "speculative",
+)
 
 
 @dataclass(frozen=True)
@@ -54,6 +63,7 @@ class RunConfig:
     server_timeout: float = 120.0
     server_retries: int = 4
     server_concurrency: int = 4
+    speculative: str = "off"
 
     def __post_init__(self) -> None:
         if self.k < 1:
@@ -68,6 +78,12 @@ class RunConfig:
             raise ConfigError(f"backend must be 'llama' or 'batched', got '{self.backend}'")
         if self.limit < 0:
             raise ConfigError(f"limit must be 0 (all) or more, got {self.limit}")
+        if self.speculative not in ("off", "lookup", "draft"):
+            raise ConfigError(
+                f"speculative must be 'off', 'lookup' or 'draft', got '{self.speculative}'"
+            )
+        if self.speculative != "off" and self.backend != "batched":
+            raise ConfigError("speculative decoding needs the batched backend (--backend batched)")
         if self.server_timeout <= 0 or self.server_retries < 0 or self.server_concurrency < 1:
             raise ConfigError(
                 "server_timeout must be > 0, server_retries >= 0 and server_concurrency >= 1"

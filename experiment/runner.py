@@ -78,7 +78,20 @@ def llama_factory(spec: str, cfg: RunConfig) -> Backend:
     if cfg.backend == "batched":
         from experiment.models.batched import BatchedLlamaBackend
 
-        return BatchedLlamaBackend(resolve(spec), n_ctx=cfg.n_ctx, n_seq_max=max(cfg.k, 1))
+        # Drafting applies to the large model's greedy answers; "draft" uses the small model.
+        mode = cfg.speculative if spec == cfg.large else "off"
+        drafter = (
+            BatchedLlamaBackend(resolve(cfg.small), n_ctx=cfg.n_ctx, n_seq_max=1)
+            if mode == "draft"
+            else None
+        )
+        return BatchedLlamaBackend(
+            resolve(spec),
+            n_ctx=cfg.n_ctx,
+            n_seq_max=max(cfg.k, 1),
+            speculative=mode,
+            drafter=drafter,
+        )
     from experiment.models.llama import LlamaBackend
 
     return LlamaBackend(resolve(spec), n_ctx=cfg.n_ctx)
@@ -159,7 +172,7 @@ def _sample_role(
         progress(role, 0, len(questions))
     samples = sample_all(backend, articles, questions, k, params, cfg.seed, cache, tick)
     info: dict[str, Any] = {"spec": spec, "name": backend.name, "fingerprint": backend.fingerprint}
-    for counter in ("requests", "retried"):  # a server backend counts its HTTP requests
+    for counter in ("requests", "retried", "drafted", "accepted"):  # server / drafting counts
         if hasattr(backend, counter):
             info[counter] = getattr(backend, counter)
     del backend

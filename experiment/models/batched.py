@@ -28,11 +28,18 @@ from experiment.models.store import ModelFile
 from experiment.records import Generation
 
 N_BATCH = 512
+DRAFT_LENGTH = 8  # tokens proposed per verification batch
 
 
 class BatchedLlamaBackend:
     def __init__(
-        self, model: ModelFile, n_ctx: int = 4096, n_seq_max: int = 16, n_threads: int | None = None
+        self,
+        model: ModelFile,
+        n_ctx: int = 4096,
+        n_seq_max: int = 16,
+        n_threads: int | None = None,
+        speculative: str = "off",
+        drafter: BatchedLlamaBackend | None = None,
     ) -> None:
         import llama_cpp as L
         from llama_cpp._logger import set_verbose
@@ -76,6 +83,21 @@ class BatchedLlamaBackend:
             bos_token=self._piece(L.llama_vocab_bos(self._vocab)),
         )
         self._add_bos = bool(L.llama_vocab_get_add_bos(self._vocab))
+        self._n_vocab = L.llama_vocab_n_tokens(self._vocab)
+        # Greedy answers may be drafted ("lookup", or "draft" with `drafter`); outputs stay the
+        # greedy ones, so the fingerprint (and the cache) is shared with plain decoding.
+        self.speculative = speculative
+        self.drafter = drafter
+        self.drafted = 0
+        self.accepted = 0
+        if speculative == "draft":
+            if drafter is None:
+                raise ModelError("--speculative draft needs a draft model")
+            if drafter._n_vocab != self._n_vocab:
+                raise ModelError(
+                    f"draft model {drafter.name} has {drafter._n_vocab} tokens, {self.name} has "
+                    f"{self._n_vocab}: a drafter must share the tokenizer"
+                )
 
     def __del__(self) -> None:
         L = getattr(self, "_L", None)
@@ -195,9 +217,105 @@ class BatchedLlamaBackend:
         L.llama_sampler_chain_add(chain, L.llama_sampler_init_dist(seed & 0xFFFFFFFF))
         return chain
 
+    # -- speculative greedy decoding (experiment/speculative.py) ------------------------------
+
+    def _argmax(self, batch_index: int) -> int:
+        import numpy as np
+
+        ptr = self._L.llama_get_logits_ith(self._ctx, batch_index)
+        return int(np.ctypeslib.as_array(ptr, shape=(self._n_vocab,)).argmax())
+
+    def draft_greedy(self, history: list[int], length: int) -> list[int]:
+        """As a draft model: `length` greedy tokens after `history` (its cache is reused)."""
+        idx = self._prefill(history)
+        out: list[int] = []
+        for _ in range(length):
+            tok = self._argmax(idx)
+            if self._L.llama_vocab_is_eog(self._vocab, tok):
+                break
+            out.append(tok)
+            self._decode([tok], [0], [len(self._cached)], [True])
+            self._cached.append(tok)
+            idx = 0
+        return out
+
+    def _speculative(self, messages: Messages, params: SamplingParams) -> Generation:
+        """One greedy answer, the large model checking drafted tokens in batches."""
+        from experiment.speculative import accept_greedy, lookup_draft
+
+        L = self._L
+        t0 = time.perf_counter()
+        tokens = self.prompt_tokens(messages)
+        if len(tokens) + params.max_tokens + DRAFT_LENGTH > self.n_ctx:
+            raise ModelError(f"{self.name}: prompt of {len(tokens)} tokens exceeds the context")
+        cur = self._argmax(self._prefill(tokens))
+        out: list[int] = []
+        text = b""
+        reason = "length"
+        try:
+            while True:
+                if L.llama_vocab_is_eog(self._vocab, cur):
+                    reason = "stop"
+                    break
+                out.append(cur)
+                text += self._bytes(cur)
+                if any(stop in text.decode("utf-8", "ignore") for stop in params.stop):
+                    reason = "stop"
+                    break
+                if len(out) >= params.max_tokens:
+                    break
+                history = tokens + out
+                room = min(DRAFT_LENGTH, params.max_tokens - len(out))
+                if self.drafter is not None:
+                    draft = self.drafter.draft_greedy(history, room)
+                else:
+                    draft = lookup_draft(history, length=room)
+                pos = len(tokens) + len(out) - 1
+                batch = [cur, *draft]
+                self._decode(batch, [0] * len(batch), list(range(pos, pos + len(batch))),
+                             [True] * len(batch))  # fmt: skip
+                target = [self._argmax(i) for i in range(len(batch))]
+                n, nxt = accept_greedy(draft, target)
+                self.drafted += len(draft)
+                self.accepted += n
+                L.llama_memory_seq_rm(self._mem, 0, pos + 1 + n, -1)  # drop rejected cells
+                stopped = False
+                for tok in draft[:n]:
+                    if L.llama_vocab_is_eog(self._vocab, tok):
+                        reason, stopped = "stop", True
+                        break
+                    out.append(tok)
+                    text += self._bytes(tok)
+                    if any(stop in text.decode("utf-8", "ignore") for stop in params.stop):
+                        reason, stopped = "stop", True
+                        break
+                    if len(out) >= params.max_tokens:
+                        stopped = True
+                        break
+                if stopped:
+                    break
+                cur = nxt
+        finally:
+            L.llama_memory_seq_rm(self._mem, 0, len(tokens), -1)  # keep the prompt only
+        answer = text.decode("utf-8", errors="replace")
+        for stop in params.stop:
+            cut = answer.find(stop)
+            if cut >= 0:
+                answer = answer[:cut]
+        seconds = time.perf_counter() - t0
+        return Generation(answer.strip(), len(tokens), len(out), seconds, reason)
+
     def generate(
         self, messages: Messages, params: SamplingParams, seeds: Sequence[int]
     ) -> list[Generation]:
+        if params.temperature <= 0 and self.speculative != "off":
+            one = self._speculative(messages, params)
+            return [one] + [
+                Generation(
+                    one.text, one.prompt_tokens, one.completion_tokens, 0.0, one.finish_reason
+                )
+                for _ in seeds[1:]
+            ]
         if params.temperature <= 0 and len(seeds) > 1:
             # Greedy samples of one prompt are one answer: decode it once. This also makes k
             # greedy samples identical to one decoded alone by construction (see above).

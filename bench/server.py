@@ -1,0 +1,157 @@
+"""The large model behind an OpenAI-compatible server: throughput at 1 and at 8 concurrent
+requests, and whether its greedy answers equal the in-process ones.
+
+    python bench/server.py [--quick] [--server experiment|llama-server] [--binary PATH]
+                           [--url URL] [--model qwen2.5-coder-1.5b] [--concurrency 8]
+
+Starts the server on 127.0.0.1 (unless --url points at one already running):
+- `experiment`: llama-cpp-python's server (`python -m experiment.serve`, i.e. `llama_cpp.server`
+  with repacking off). It answers one request at a time;
+- `llama-server`: llama.cpp's own server (`--binary`), started with `-np CONCURRENCY` parallel
+  slots and continuous batching.
+Then asks large@1 (greedy) for every bundled question with 1 request in flight, then with
+CONCURRENCY, and prints questions per second for each, their ratio, how many answers of the two
+passes are identical, and how many equal the in-process answers of the bundled run
+(`--compare RUN_DIR`, default outputs/run-44c0bd08ba). The last line is machine-readable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import pandas as pd  # noqa: E402
+
+from experiment.config import RunConfig  # noqa: E402
+from experiment.corpus import load_articles, load_questions  # noqa: E402
+from experiment.models.base import GREEDY, SamplingParams  # noqa: E402
+from experiment.models.openai_compat import OpenAIBackend  # noqa: E402
+from experiment.models.store import resolve  # noqa: E402
+from experiment.prompts import messages_for  # noqa: E402
+from experiment.results_doc import update_section  # noqa: E402
+from experiment.sampling import article_order, derive_seed  # noqa: E402
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start(
+    kind: str, model: Path, binary: str, slots: int, log: Path
+) -> tuple[subprocess.Popen, str]:  # type: ignore[type-arg]
+    port = free_port()
+    if kind == "llama-server":
+        cmd = [binary, "-m", str(model), "--host", "127.0.0.1", "--port", str(port),
+               "-np", str(slots), "-c", str(4096 * slots), "-t", "2", "--no-webui"]  # fmt: skip
+    else:
+        cmd = [sys.executable, "-m", "experiment.serve", "--model", str(model), "--host",
+               "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "2"]  # fmt: skip
+    proc = subprocess.Popen(cmd, stdout=log.open("wb"), stderr=subprocess.STDOUT, cwd=ROOT)
+    url = f"http://127.0.0.1:{port}/v1"
+    deadline = time.monotonic() + 300
+    while True:
+        try:
+            urllib.request.urlopen(f"{url}/models", timeout=2).read()
+            return proc, url
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"server did not start; see {log}") from None
+            time.sleep(0.5)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--server", choices=["experiment", "llama-server"], default="experiment")
+    ap.add_argument("--binary", default="llama-server")
+    ap.add_argument("--url", default="")
+    ap.add_argument("--model", default=RunConfig.large)
+    ap.add_argument("--concurrency", type=int, default=8)
+    ap.add_argument("--quick", action="store_true", help="24 questions instead of all 150")
+    ap.add_argument("--compare", type=Path, default=ROOT / "outputs" / "run-44c0bd08ba")
+    ap.add_argument("--no-write", action="store_true")
+    args = ap.parse_args()
+
+    cfg = RunConfig()
+    articles = load_articles(cfg.articles)
+    questions = article_order(load_questions(cfg.questions, articles))
+    if args.quick:
+        questions = questions[:24]
+    params = SamplingParams(GREEDY.temperature, GREEDY.top_p, GREEDY.top_k, cfg.max_tokens)
+    log = Path(tempfile.mkdtemp()) / "server.log"
+    proc = None
+    url = args.url
+    if not url:
+        proc, url = start(args.server, resolve(args.model).path, args.binary, args.concurrency, log)
+    try:
+        passes = {}
+        for width in (1, args.concurrency):
+            backend = OpenAIBackend(f"openai:{args.model}@{url}", concurrency=width)
+
+            def ask(q, backend=backend):  # type: ignore[no-untyped-def]
+                msgs = messages_for(articles[q.article_id], q)
+                return backend.generate(msgs, params, [derive_seed(cfg.seed, q.id, 0)])[0]
+
+            ask(questions[0])  # warm the server
+            t0 = time.perf_counter()
+            with ThreadPoolExecutor(max_workers=width) as pool:
+                out = list(pool.map(ask, questions))
+            passes[width] = (time.perf_counter() - t0, [g.text for g in out])
+    finally:
+        if proc is not None:
+            proc.terminate()
+            proc.wait(timeout=60)
+
+    (t1, a1), (tn, an) = passes[1], passes[args.concurrency]
+    qps1, qpsn = len(questions) / t1, len(questions) / tn
+    same = sum(x == y for x, y in zip(a1, an, strict=True))
+    in_process = ""
+    if (args.compare / "attempts.csv").exists():
+        ref = pd.read_csv(args.compare / "attempts.csv", keep_default_na=False, dtype=str)
+        ref = dict(ref[ref.role == "large"][["question_id", "raw_text"]].itertuples(index=False))
+        equal = sum(ref.get(q.id) == a for q, a in zip(questions, a1, strict=True))
+        in_process = f"{equal}/{len(questions)}"
+    server = args.url or (
+        "llama-cpp-python server (`python -m experiment.serve`)"
+        if args.server == "experiment"
+        else f"llama.cpp `llama-server -np {args.concurrency}` (continuous batching)"
+    )
+    text = "\n".join(
+        [
+            f"### {args.model} behind {server}",
+            "",
+            f"Command: `python bench/server.py{' --quick' if args.quick else ''} --server "
+            f"{args.server}`; {len(questions)} bundled questions, large@1 greedy, 2 CPU threads.",
+            "",
+            "| requests in flight | wall s | questions / s |",
+            "| --- | --- | --- |",
+            f"| 1 | {t1:.1f} | {qps1:.3f} |",
+            f"| {args.concurrency} | {tn:.1f} | {qpsn:.3f} |",
+            "",
+            f"Throughput ratio {args.concurrency} / 1: **{qpsn / qps1:.2f}x**. Answers identical "
+            f"between the two passes: {same}/{len(questions)}. Equal to the in-process answers of "
+            f"`{args.compare.name}`: {in_process or 'not compared'}.",
+        ]
+    )
+    print(text)
+    if not args.no_write:
+        update_section(ROOT / "docs" / "RESULTS.md", f"server-{args.server}", text)
+    print(
+        f"qps_1={qps1:.3f} qps_{args.concurrency}={qpsn:.3f} ratio={qpsn / qps1:.2f} "
+        f"identical_passes={same}/{len(questions)} equal_in_process={in_process or 'na'}"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,114 @@
+"""Speculative decoding of the large model's greedy answers, side by side in one run.
+
+    python bench/speculative.py [--quick] [--large MODEL] [--draft MODEL] [--no-write]
+
+For every bundled question (the first 24 with --quick) the large model answers greedily three
+ways, each on its own backend with the article prefix reused as in a run: plain decoding,
+prompt-lookup drafting, and draft-model drafting (the small model proposes 8 tokens, the large
+one checks them in one batch). Prints wall time, answer tokens per second, the acceptance rate
+of drafted tokens, the speed-up against plain, and how many answers are identical to plain.
+Writes its section of docs/RESULTS.md; the last line is machine-readable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from experiment.config import RunConfig  # noqa: E402
+from experiment.corpus import load_articles, load_questions  # noqa: E402
+from experiment.models.base import GREEDY, SamplingParams  # noqa: E402
+from experiment.models.batched import DRAFT_LENGTH, BatchedLlamaBackend  # noqa: E402
+from experiment.models.store import resolve  # noqa: E402
+from experiment.prompts import messages_for  # noqa: E402
+from experiment.results_doc import update_section  # noqa: E402
+from experiment.sampling import article_order  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--large", default=RunConfig.large)
+    ap.add_argument("--draft", default=RunConfig.small)
+    ap.add_argument("--no-write", action="store_true")
+    args = ap.parse_args()
+    cfg = RunConfig()
+    articles = load_articles(cfg.articles)
+    questions = article_order(load_questions(cfg.questions, articles))
+    if args.quick:
+        questions = questions[:24]
+    prompts = [messages_for(articles[q.article_id], q) for q in questions]
+    params = SamplingParams(GREEDY.temperature, GREEDY.top_p, GREEDY.top_k, cfg.max_tokens)
+    large = resolve(args.large)
+
+    def make(mode: str) -> BatchedLlamaBackend:
+        drafter = (
+            BatchedLlamaBackend(resolve(args.draft), n_ctx=cfg.n_ctx, n_seq_max=1)
+            if mode == "draft"
+            else None
+        )
+        return BatchedLlamaBackend(
+            large, n_ctx=cfg.n_ctx, n_seq_max=1, speculative=mode, drafter=drafter
+        )
+
+    results = {}
+    for mode in ("off", "lookup", "draft"):
+        backend = make(mode)
+        backend.generate(prompts[0], params, [0])  # load and warm up; then from a clean cache
+        backend.reset()
+        if backend.drafter is not None:
+            backend.drafter.reset()
+        backend.drafted = backend.accepted = 0
+        t0 = time.perf_counter()
+        out = [backend.generate(m, params, [0])[0] for m in prompts]
+        wall = time.perf_counter() - t0
+        tokens = sum(g.completion_tokens for g in out)
+        results[mode] = (wall, tokens, [g.text for g in out], backend.drafted, backend.accepted)
+        del backend
+
+    plain_wall, _, plain_text, _, _ = results["off"]
+    rows = [
+        "| mode | wall s | answer tokens | tokens / s | drafted | accepted | speed-up | "
+        "identical to plain |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    summary = {}
+    for mode, (wall, tokens, text, drafted, accepted) in results.items():
+        same = sum(a == b for a, b in zip(text, plain_text, strict=True))
+        rate = accepted / drafted if drafted else float("nan")
+        speed = plain_wall / wall
+        summary[mode] = (speed, same)
+        rows.append(
+            f"| {mode} | {wall:.1f} | {tokens} | {tokens / wall:.2f} | {drafted} | "
+            f"{accepted} ({rate:.0%}) | {speed:.2f}x | {same}/{len(text)} |"
+        )
+    n = len(questions)
+    identical = summary["lookup"][1] == n and summary["draft"][1] == n
+    text = "\n".join(
+        [
+            f"## Speculative decoding of large@1: {n} bundled questions",
+            "",
+            f"Command: `python bench/speculative.py{' --quick' if args.quick else ''}`. Large "
+            f"`{args.large}`, drafter `{args.draft}` ({DRAFT_LENGTH} tokens per draft), greedy, "
+            f"max {cfg.max_tokens} answer tokens, 2 CPU cores, article prefix reused; wall time "
+            "includes reading each prompt, which is the same in every mode.",
+            "",
+            *rows,
+        ]
+    )
+    print(text)
+    if not args.no_write:
+        update_section(ROOT / "docs" / "RESULTS.md", "speculative", text)
+    print(
+        f"lookup_speedup={summary['lookup'][0]:.2f} draft_speedup={summary['draft'][0]:.2f} "
+        f"identical={'true' if identical else 'false'}"
+    )
+
+
+if __name__ == "__main__":
+    main()
