@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from experiment.injection import in_instruction
+from experiment.injection import in_instruction, instruction_ranges
 from experiment.normalize import Mention, scan
 from experiment.records import Span
 from experiment.values import Value, supports
@@ -44,7 +44,7 @@ def find_spans(value: Value, article: str, answer_text: str = "", guard: bool = 
     """Spans of `article` whose value supports `value`, in text order; with `guard`, never one
     inside a sentence that addresses the model (`experiment.injection`)."""
     spans = _find(value, article, answer_text)
-    if guard:
+    if guard and spans and instruction_ranges(article):
         spans = [s for s in spans if not in_instruction(article, s.start, s.end)]
     return spans
 
