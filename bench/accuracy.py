@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from experiment.config import RunConfig  # noqa: E402
 from experiment.importers.service import import_dataset  # noqa: E402
-from experiment.results_doc import update_section  # noqa: E402
+from experiment.results_doc import benchmark_summary, update_section  # noqa: E402
 from experiment.runner import run_experiment  # noqa: E402
 
 
@@ -84,10 +84,18 @@ def main() -> None:
     command = f"python bench/accuracy.py {args.preset} PATH/TO/{args.data.name}" + (
         f" --small {args.small}" if args.small else ""
     )
-    text = benchmark_section(result.run_dir, f"{p.title}: {name}", command)
+    title = p.title + (f", small model {args.small}" if args.small else "")
+    text = benchmark_section(result.run_dir, title, command)
     print(text)
     if not args.no_write and not args.limit:
         update_section(args.results, f"bench-{name}", text)
+        runs = {
+            "SQuAD v1.1 (small qwen2.5-coder-0.5b)": args.out / "squad-v1",
+            "SQuAD v1.1 (small smollm2-135m)": args.out / "squad-v1-smollm2-135m",
+            "SQuAD v2.0 (100 unanswerable)": args.out / "squad-v2",
+            "DROP": args.out / "drop",
+        }
+        update_section(args.results, "bench-summary", benchmark_summary(runs))
         print(f"updated {args.results}")
 
 

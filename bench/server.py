@@ -117,11 +117,17 @@ def main() -> None:
     qps1, qpsn = len(questions) / t1, len(questions) / tn
     same = sum(x == y for x, y in zip(a1, an, strict=True))
     in_process = ""
+    differ: list[str] = []
     if (args.compare / "attempts.csv").exists():
         ref = pd.read_csv(args.compare / "attempts.csv", keep_default_na=False, dtype=str)
         ref = dict(ref[ref.role == "large"][["question_id", "raw_text"]].itertuples(index=False))
         equal = sum(ref.get(q.id) == a for q, a in zip(questions, a1, strict=True))
         in_process = f"{equal}/{len(questions)}"
+        differ = [
+            f"`{q.id}`: in-process `{ref.get(q.id)}`, server `{a}`"
+            for q, a in zip(questions, a1, strict=True)
+            if ref.get(q.id) != a
+        ]
     server = args.url or (
         "llama-cpp-python server (`python -m experiment.serve`)"
         if args.server == "experiment"
@@ -142,6 +148,7 @@ def main() -> None:
             f"Throughput ratio {args.concurrency} / 1: **{qpsn / qps1:.2f}x**. Answers identical "
             f"between the two passes: {same}/{len(questions)}. Equal to the in-process answers of "
             f"`{args.compare.name}`: {in_process or 'not compared'}.",
+            *(["", "Differing answers: " + "; ".join(differ) + "."] if differ else []),
         ]
     )
     print(text)

@@ -73,6 +73,11 @@ def readme_section(run_dir: Path) -> str:
     return "\n".join(lines)
 
 
+def _cell_md(value: object) -> str:
+    """Text for a Markdown table cell: one line, pipes escaped."""
+    return " ".join(str(value).split()).replace("|", "\\|")
+
+
 def _blind_spot_lines(run_dir: Path, examples: int = 10) -> list[str]:
     import pandas as pd
 
@@ -90,8 +95,8 @@ def _blind_spot_lines(run_dir: Path, examples: int = 10) -> list[str]:
         "| --- | --- | --- | --- | --- |",
     ]
     for r in b.head(examples).itertuples():
-        evidence = " ".join(str(r.evidence).split())
-        lines.append(f"| {r.question} | {r.gold} | {r.answer} | {evidence} | {r.cause} |")
+        cells = [r.question, r.gold, r.answer, r.evidence, r.cause]
+        lines.append("| " + " | ".join(_cell_md(c) for c in cells) + " |")
     return lines
 
 
@@ -198,12 +203,13 @@ def benchmark_section(run_dir: Path, title: str, command: str) -> str:
         "| --- | --- | --- | --- | --- | --- |",
     ]
     for method in run.methods:
-        em, f1 = squad_em_f1(q, method)
+        # pass@k names no single answer, so it has no EM/F1
+        em, f1 = (math.nan, math.nan) if "pass@" in method else squad_em_f1(q, method)
         au = auroc(q, method) if method.startswith(("small-maj", "small-verified")) else math.nan
         c = cost.loc[method]
         extra.append(
-            f"| {method} | {em:.3f} | {f1:.3f} | {_fmt(au)} | {_fmt(c.tokens_per_correct, 0)} | "
-            f"{_fmt(c.seconds_per_correct)} |"
+            f"| {method} | {_fmt(em)} | {_fmt(f1)} | {_fmt(au)} | "
+            f"{_fmt(c.tokens_per_correct, 0)} | {_fmt(c.seconds_per_correct)} |"
         )
     rc = risk_coverage(q, run.verified)
     rc_rows = ["| agreement at least | coverage | accuracy of answered |", "| --- | --- | --- |"]
@@ -250,3 +256,47 @@ def benchmark_section(run_dir: Path, title: str, command: str) -> str:
         COST_NOTE,
     ]
     return "\n".join(lines)
+
+
+def benchmark_summary(runs: dict[str, Path]) -> str:
+    """One table over the benchmark runs that exist: the claim, data set by data set."""
+    rows = [
+        "| data set | questions | large@1 | small-verified@10 | small-pass@10 | "
+        "vs large@1 (+/-, p) | kept answers in text but wrong | verdict |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for label, run_dir in runs.items():
+        if not (run_dir / "summary.csv").exists():
+            continue
+        m, s = _load_run(run_dir)
+        k = m["config"]["k"]
+        by = s.set_index("method")
+        v, large, ceiling = (
+            by.loc[f"small-verified@{k}"],
+            by.loc["large@1"],
+            by.loc[f"small-pass@{k}"],
+        )
+        verdict = (
+            "beats large@1"
+            if v.accuracy > large.accuracy and v.mcnemar_p < 0.05
+            else "does not beat large@1"
+        )
+        rows.append(
+            f"| {label} | {m['questions']} | {large.accuracy:.3f} [{large.ci_low:.2f}, "
+            f"{large.ci_high:.2f}] | {v.accuracy:.3f} [{v.ci_low:.2f}, {v.ci_high:.2f}] | "
+            f"{ceiling.accuracy:.3f} | +{int(v.wins_vs_large)}/-{int(v.losses_vs_large)}, "
+            f"p={v.mcnemar_p:.3f} | {int(v.in_text_wrong)} ({v.in_text_wrong_rate:.1%}) | "
+            f"{verdict} |"
+        )
+    return "\n".join(
+        [
+            "## The claim on public data, in one table",
+            "",
+            "Written by `bench/accuracy.py` from every benchmark run present; each data set's "
+            "section below has the command, models, intervals, costs and error analysis. "
+            "Accuracy with 95 % article-clustered bootstrap intervals; p is the exact McNemar "
+            "test against large@1 on the same questions.",
+            "",
+            *rows,
+        ]
+    )
