@@ -44,9 +44,13 @@ def find_spans(value: Value, article: str, answer_text: str = "", guard: bool = 
     """Spans of `article` whose value supports `value`, in text order; with `guard`, never one
     inside a sentence that addresses the model (`experiment.injection`)."""
     spans = _find(value, article, answer_text)
-    if guard and spans and instruction_ranges(article):
-        spans = [s for s in spans if not in_instruction(article, s.start, s.end)]
-    return spans
+    return _guarded(spans, article) if guard else spans
+
+
+def _guarded(spans: list[Span], article: str) -> list[Span]:
+    if not spans or not instruction_ranges(article):
+        return spans
+    return [s for s in spans if not in_instruction(article, s.start, s.end)]
 
 
 def _find(value: Value, article: str, answer_text: str) -> list[Span]:
@@ -67,9 +71,10 @@ def verify(value: Value | None, article: str, answer_text: str = "", guard: bool
     evidence inside instructions addressed to the model (only to measure what the guard does)."""
     if value is None:
         return Verdict(False, (), "nothing to verify")
-    spans = find_spans(value, article, answer_text, guard)
+    found = _find(value, article, answer_text)
+    spans = _guarded(found, article) if guard else found
     if not spans:
-        if guard and _find(value, article, answer_text):
+        if found:
             return Verdict(False, (), "value only in a sentence addressed to the model")
         return Verdict(False, (), "value not found in article")
     return Verdict(True, tuple(spans), "")

@@ -84,3 +84,25 @@ def test_drafting_on_the_real_model(tiny_model: Path, monkeypatch: pytest.Monkey
     # The drafter is the same model, so nearly every drafted token is accepted.
     assert draft.drafted > 0 and draft.accepted / draft.drafted > 0.8
     assert sum(g == w.text for g, w in zip(got, want, strict=True)) >= len(prompts) - 2
+
+
+@pytest.mark.model
+def test_run_with_speculative_lookup(tiny_model: Path, corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from typer.testing import CliRunner
+
+    from experiment import cli
+
+    from .conftest import run_args
+
+    model = str(tiny_model)
+    args = run_args(
+        *corpus, model, model, 2, tmp_path, "t", "--limit", "2", "--speculative", "lookup"
+    )
+    res = CliRunner().invoke(cli.app, args)
+    assert res.exit_code == 0, res.output
+    large = json.loads((tmp_path / "t" / "manifest.json").read_text())["models"]["large"]
+    assert large["drafted"] > 0 and 0 <= large["accepted"] <= large["drafted"]
+    bad = CliRunner().invoke(cli.app, [*args, "--backend", "llama"])
+    assert bad.exit_code == 2 and "needs the batched backend" in bad.output
