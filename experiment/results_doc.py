@@ -293,7 +293,8 @@ def benchmark_summary(runs: dict[str, Path]) -> str:
             "## The claim on public data, in one table",
             "",
             "Written by `bench/accuracy.py` from every benchmark run present; each data set's "
-            "section below has the command, models, intervals, costs and error analysis. "
+            "own section in docs/RESULTS.md has the command, models, intervals, costs and error "
+            "analysis. "
             "Accuracy with 95 % article-clustered bootstrap intervals; p is the exact McNemar "
             "test against large@1 on the same questions.",
             "",
