@@ -19,6 +19,7 @@ from rich.table import Table
 from experiment.compare import MethodSummary
 from experiment.config import RunConfig, build_config
 from experiment.errors import ConfigError, FactQAError, InputError, ModelError
+from experiment.stats import format_p
 
 app = typer.Typer(
     help="Answer figure and date questions with a small model, keep the answers "
@@ -98,7 +99,7 @@ def summary_table(summary: list[MethodSummary], title: str) -> Table:
             str(s.large_calls),
             "—"
             if s.method == "large@1"
-            else f"+{s.wins_vs_large}/-{s.losses_vs_large}, p={s.mcnemar_p:.3f}",
+            else f"+{s.wins_vs_large}/-{s.losses_vs_large}, p {format_p(s.mcnemar_p)}",
         )
     return table
 

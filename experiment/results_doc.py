@@ -6,6 +6,7 @@ import math
 from pathlib import Path
 
 from experiment.report import atomic_write
+from experiment.stats import format_p
 
 HEADER = "# Results\n\nEvery figure here was measured by the committed command shown with it.\n"
 
@@ -110,7 +111,7 @@ def _method_rows(s) -> list[str]:  # type: ignore[no-untyped-def]
         versus = (
             "—"
             if r.method == "large@1"
-            else (f"+{r.wins_vs_large}/-{r.losses_vs_large}, p={r.mcnemar_p:.3f}")
+            else (f"+{r.wins_vs_large}/-{r.losses_vs_large}, p {format_p(r.mcnemar_p)}")
         )
         rows.append(
             f"| {r.method} | {r.accuracy:.3f} [{r.ci_low:.2f}, {r.ci_high:.2f}] | "
@@ -132,7 +133,7 @@ def _verdict(s, k: int, where: str) -> str:  # type: ignore[no-untyped-def]
         verdict = "scores above, but not significantly above,"
     return (
         f"**small-verified@{k} {verdict} large@1 {where}**: {verified.accuracy:.3f} "
-        f"against {large.accuracy:.3f} (exact McNemar p = {verified.mcnemar_p:.3f}). "
+        f"against {large.accuracy:.3f} (exact McNemar p {format_p(verified.mcnemar_p)}). "
         f"Of the {round(verified.coverage * verified.questions)} answers it kept, "
         f"{int(verified.in_text_wrong)} ({verified.in_text_wrong_rate:.1%}) were confirmed by the "
         "article and still wrong: a figure that appears in the text is not always the answer."
@@ -285,7 +286,7 @@ def benchmark_summary(runs: dict[str, Path]) -> str:
             f"| {label} | {m['questions']} | {large.accuracy:.3f} [{large.ci_low:.2f}, "
             f"{large.ci_high:.2f}] | {v.accuracy:.3f} [{v.ci_low:.2f}, {v.ci_high:.2f}] | "
             f"{ceiling.accuracy:.3f} | +{int(v.wins_vs_large)}/-{int(v.losses_vs_large)}, "
-            f"p={v.mcnemar_p:.3f} | {int(v.in_text_wrong)} ({v.in_text_wrong_rate:.1%}) | "
+            f"p {format_p(v.mcnemar_p)} | {int(v.in_text_wrong)} ({v.in_text_wrong_rate:.1%}) | "
             f"{verdict} |"
         )
     return "\n".join(

@@ -41,3 +41,8 @@ def mcnemar_exact(a: Sequence[bool], b: Sequence[bool]) -> tuple[int, int, float
         return only_a, only_b, 1.0
     tail = sum(math.comb(n, i) for i in range(min(only_a, only_b) + 1)) / 2**n
     return only_a, only_b, min(1.0, 2 * tail)
+
+
+def format_p(p: float) -> str:
+    """A p-value to follow the letter p: '= 0.010', or '< 0.001'."""
+    return "< 0.001" if p < 0.001 else f"= {p:.3f}"
