@@ -38,6 +38,7 @@ from experiment.models.base import GREEDY, SamplingParams  # noqa: E402
 from experiment.models.openai_compat import OpenAIBackend  # noqa: E402
 from experiment.models.store import resolve  # noqa: E402
 from experiment.prompts import messages_for  # noqa: E402
+from experiment.report import read_cell  # noqa: E402
 from experiment.results_doc import update_section  # noqa: E402
 from experiment.sampling import article_order, derive_seed  # noqa: E402
 
@@ -120,7 +121,9 @@ def main() -> None:
     differ: list[str] = []
     if (args.compare / "attempts.csv").exists():
         ref = pd.read_csv(args.compare / "attempts.csv", keep_default_na=False, dtype=str)
-        ref = dict(ref[ref.role == "large"][["question_id", "raw_text"]].itertuples(index=False))
+        large = ref[ref.role == "large"]
+        # The export quotes text that starts like a formula ("-18%" is written "'-18%").
+        ref = dict(zip(large.question_id, large.raw_text.map(read_cell), strict=True))
         equal = sum(ref.get(q.id) == a for q, a in zip(questions, a1, strict=True))
         in_process = f"{equal}/{len(questions)}"
         differ = [

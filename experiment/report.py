@@ -36,6 +36,13 @@ def safe_cell(value: Any) -> Any:
     return value if _NUMBER.fullmatch(value) else "'" + value
 
 
+def read_cell(value: str) -> str:
+    """The text `safe_cell` neutralized, as it was written (the leading quote removed)."""
+    if value.startswith("'") and value[1:].startswith(FORMULA_START):
+        return value[1:]
+    return value
+
+
 def atomic_write(path: Path, data: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

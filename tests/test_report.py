@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from experiment.report import atomic_write, safe_cell, write_csv
+from experiment.report import atomic_write, read_cell, safe_cell, write_csv
 
 
 @pytest.mark.parametrize(
@@ -30,6 +30,8 @@ from experiment.report import atomic_write, safe_cell, write_csv
 )
 def test_safe_cell(cell: object, expected: object) -> None:
     assert safe_cell(cell) == expected
+    if isinstance(cell, str):
+        assert read_cell(safe_cell(cell)) == cell  # the original text can be read back
 
 
 def test_csv_opens_in_pandas_with_numbers_intact(tmp_path: Path) -> None:
