@@ -18,6 +18,7 @@ passes are identical, and how many equal the in-process answers of the bundled r
 from __future__ import annotations
 
 import argparse
+import os
 import socket
 import subprocess
 import sys
@@ -56,6 +57,8 @@ def start(
     if kind == "llama-server":
         cmd = [binary, "-m", str(model), "--host", "127.0.0.1", "--port", str(port),
                "-np", str(slots), "-c", str(4096 * slots), "-t", "2", "--no-webui"]  # fmt: skip
+        if os.environ.get("FACTQA_LLAMA_REPACK", "") != "1":
+            cmd.append("--no-repack")  # the AMX repack crash, as in experiment/serve.py
     else:
         cmd = [sys.executable, "-m", "experiment.serve", "--model", str(model), "--host",
                "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "2"]  # fmt: skip
