@@ -31,6 +31,15 @@ N_BATCH = 512
 DRAFT_LENGTH = 8  # tokens proposed per verification batch
 
 
+def cut_at_stop(text: str, stops: Sequence[str]) -> str:
+    """`text` up to the first occurrence of any stop string."""
+    for stop in stops:
+        cut = text.find(stop)
+        if cut >= 0:
+            text = text[:cut]
+    return text
+
+
 class BatchedLlamaBackend:
     def __init__(
         self,
@@ -248,22 +257,23 @@ class BatchedLlamaBackend:
         tokens = self.prompt_tokens(messages)
         if len(tokens) + params.max_tokens + DRAFT_LENGTH > self.n_ctx:
             raise ModelError(f"{self.name}: prompt of {len(tokens)} tokens exceeds the context")
-        cur = self._argmax(self._prefill(tokens))
         out: list[int] = []
         text = b""
-        reason = "length"
+
+        def take(tok: int) -> str | None:
+            """Add one answer token; the finish reason once the answer is complete."""
+            nonlocal text
+            if L.llama_vocab_is_eog(self._vocab, tok):
+                return "stop"
+            out.append(tok)
+            text += self._bytes(tok)
+            if any(stop in text.decode("utf-8", "ignore") for stop in params.stop):
+                return "stop"
+            return "length" if len(out) >= params.max_tokens else None
+
+        cur = self._argmax(self._prefill(tokens))
         try:
-            while True:
-                if L.llama_vocab_is_eog(self._vocab, cur):
-                    reason = "stop"
-                    break
-                out.append(cur)
-                text += self._bytes(cur)
-                if any(stop in text.decode("utf-8", "ignore") for stop in params.stop):
-                    reason = "stop"
-                    break
-                if len(out) >= params.max_tokens:
-                    break
+            while (reason := take(cur)) is None:
                 history = tokens + out
                 room = min(DRAFT_LENGTH, params.max_tokens - len(out))
                 if self.drafter is not None:
@@ -275,33 +285,18 @@ class BatchedLlamaBackend:
                 self._decode(batch, [0] * len(batch), list(range(pos, pos + len(batch))),
                              [True] * len(batch))  # fmt: skip
                 target = [self._argmax(i) for i in range(len(batch))]
-                n, nxt = accept_greedy(draft, target)
+                n, cur = accept_greedy(draft, target)
                 self.drafted += len(draft)
                 self.accepted += n
                 L.llama_memory_seq_rm(self._mem, 0, pos + 1 + n, -1)  # drop rejected cells
-                stopped = False
                 for tok in draft[:n]:
-                    if L.llama_vocab_is_eog(self._vocab, tok):
-                        reason, stopped = "stop", True
+                    if (reason := take(tok)) is not None:
                         break
-                    out.append(tok)
-                    text += self._bytes(tok)
-                    if any(stop in text.decode("utf-8", "ignore") for stop in params.stop):
-                        reason, stopped = "stop", True
-                        break
-                    if len(out) >= params.max_tokens:
-                        stopped = True
-                        break
-                if stopped:
+                if reason is not None:
                     break
-                cur = nxt
         finally:
             L.llama_memory_seq_rm(self._mem, 0, len(tokens), -1)  # keep the prompt only
-        answer = text.decode("utf-8", errors="replace")
-        for stop in params.stop:
-            cut = answer.find(stop)
-            if cut >= 0:
-                answer = answer[:cut]
+        answer = cut_at_stop(text.decode("utf-8", errors="replace"), params.stop)
         seconds = time.perf_counter() - t0
         return Generation(answer.strip(), len(tokens), len(out), seconds, reason)
 
@@ -381,10 +376,6 @@ class BatchedLlamaBackend:
         seconds = (time.perf_counter() - t0) / k
         out = []
         for s in range(k):
-            text = texts[s].decode("utf-8", errors="replace")
-            for stop in params.stop:
-                cut = text.find(stop)
-                if cut >= 0:
-                    text = text[:cut]
+            text = cut_at_stop(texts[s].decode("utf-8", errors="replace"), params.stop)
             out.append(Generation(text.strip(), len(tokens), counts[s], seconds, reasons[s]))
         return out
