@@ -18,13 +18,9 @@ import runpy
 def _repack_off() -> None:
     import llama_cpp
 
-    original = llama_cpp.llama_model_default_params
+    from experiment.models.llama import default_params_with
 
-    def params():  # type: ignore[no-untyped-def]
-        p = original()
-        p.use_extra_bufts = False
-        return p
-
+    params = default_params_with(False, llama_cpp.llama_model_default_params)
     llama_cpp.llama_model_default_params = params
     llama_cpp.llama_cpp.llama_model_default_params = params
 

@@ -27,18 +27,24 @@ from experiment.records import Generation
 DEFAULT_CONTEXT = 4096
 
 
-@contextlib.contextmanager
-def _model_params(use_extra_bufts: bool) -> Iterator[None]:
-    import llama_cpp
-    from llama_cpp import llama as high_level
-
-    original = llama_cpp.llama_model_default_params
+def default_params_with(use_extra_bufts: bool, original):  # type: ignore[no-untyped-def]
+    """llama.cpp's default model parameters, with weight repacking set as asked."""
 
     def params():  # type: ignore[no-untyped-def]
         p = original()
         p.use_extra_bufts = use_extra_bufts
         return p
 
+    return params
+
+
+@contextlib.contextmanager
+def _model_params(use_extra_bufts: bool) -> Iterator[None]:
+    import llama_cpp
+    from llama_cpp import llama as high_level
+
+    original = llama_cpp.llama_model_default_params
+    params = default_params_with(use_extra_bufts, original)
     high_level.llama_cpp.llama_model_default_params = params
     try:
         yield
