@@ -8,6 +8,7 @@ from typing import Literal
 
 Kind = Literal["figure", "date"]
 UNANSWERABLE = "unanswerable"
+ERROR_PREFIX = "error"  # the finish reason of a sample whose generation raised
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,11 @@ class Generation:
     completion_tokens: int
     seconds: float
     finish_reason: str = "stop"
+
+    @property
+    def failed(self) -> bool:
+        """The model raised instead of answering (see `sampling.failed`)."""
+        return self.finish_reason.startswith(ERROR_PREFIX)
 
 
 @dataclass(frozen=True)

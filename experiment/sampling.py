@@ -17,7 +17,7 @@ from experiment.cache import GenerationCache, cache_key
 from experiment.errors import ModelError
 from experiment.models.base import Backend, SamplingParams
 from experiment.prompts import messages_for
-from experiment.records import Article, Generation, Question
+from experiment.records import ERROR_PREFIX, Article, Generation, Question
 from experiment.windows import fit_article
 
 log = logging.getLogger("factqa")
@@ -61,7 +61,7 @@ def _budget(backend: Backend, article: Article, question: Question, k: int, para
 
 def failed(error: Exception, n: int) -> list[Generation]:
     """What a sample records when the model raised: no text, and the error as finish reason."""
-    reason = f"error: {type(error).__name__}: {error}".replace("\n", " ")[:300]
+    reason = f"{ERROR_PREFIX}: {type(error).__name__}: {error}".replace("\n", " ")[:300]
     return [Generation("", 0, 0, 0.0, reason) for _ in range(n)]
 
 
@@ -116,7 +116,7 @@ def _finish(
     backend: Backend, plan: _Plan, generations: list[Generation], cache: GenerationCache | None
 ) -> list[Sample]:
     fresh = dict(zip(plan.missing, generations, strict=True))
-    good = [i for i in plan.missing if not fresh[i].finish_reason.startswith("error")]
+    good = [i for i in plan.missing if not fresh[i].failed]
     if cache is not None and good:
         cache.put_many(backend.name, [(plan.keys[i], fresh[i]) for i in good])
     return [
@@ -188,7 +188,7 @@ def sample_all(
             for plan in plans:
                 q = plan.question
                 out[q.id] = _finish(backend, plan, done.get(q.id, []), cache)
-                errors = [s for s in out[q.id] if s.generation.finish_reason.startswith("error")]
+                errors = [s for s in out[q.id] if s.generation.failed]
                 in_a_row = in_a_row + 1 if errors else 0
                 if in_a_row >= FAILURES_IN_A_ROW:
                     raise ModelError(

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from experiment.records import ERROR_PREFIX
+
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -26,7 +28,7 @@ def _latin_share(text: str) -> float:
 
 def output_trouble(text: str, finish_reason: str) -> str:
     """A reason for an output with no usable answer, or "" when nothing is wrong with it."""
-    if finish_reason.startswith("error"):
+    if finish_reason.startswith(ERROR_PREFIX):
         return f"model {finish_reason}"
     if text == "":
         return "empty output"
