@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from experiment.config import RunConfig  # noqa: E402
 from experiment.importers.service import import_dataset  # noqa: E402
-from experiment.results_doc import benchmark_summary, update_section  # noqa: E402
+from experiment.report.markdown import benchmark_summary, update_section  # noqa: E402
 from experiment.runner import run_experiment  # noqa: E402
 
 
@@ -79,7 +79,7 @@ def main() -> None:
             print(f"[{time.perf_counter() - t0:7.1f}s] {role}: {done}/{total}", flush=True)
 
     result = run_experiment(cfg, progress=progress)
-    from experiment.results_doc import benchmark_section
+    from experiment.report.markdown import benchmark_section
 
     command = f"python bench/accuracy.py {args.preset} PATH/TO/{args.data.name}" + (
         f" --small {args.small}" if args.small else ""

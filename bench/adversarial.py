@@ -22,10 +22,10 @@ import pandas as pd  # noqa: E402
 
 from experiment.config import RunConfig  # noqa: E402
 from experiment.corpus import load_articles  # noqa: E402
-from experiment.match import verify  # noqa: E402
-from experiment.normalize import parse_value  # noqa: E402
-from experiment.results_doc import update_section  # noqa: E402
+from experiment.report.markdown import update_section  # noqa: E402
 from experiment.runner import run_experiment  # noqa: E402
+from experiment.values.normalize import parse_value  # noqa: E402
+from experiment.verify.match import verify  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "adversarial"
 PLANTED = "1999"

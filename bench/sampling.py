@@ -32,13 +32,13 @@ sys.path.insert(0, str(ROOT))
 
 from experiment.config import RunConfig  # noqa: E402
 from experiment.corpus import load_articles, load_questions  # noqa: E402
-from experiment.models.base import GREEDY, SamplingParams  # noqa: E402
-from experiment.models.catalog import DEFAULT_LARGE, DEFAULT_SMALL  # noqa: E402
-from experiment.prompts import messages_for  # noqa: E402
-from experiment.results_doc import update_section  # noqa: E402
+from experiment.evaluate.check import check_sample  # noqa: E402
+from experiment.generate.models.base import GREEDY, SamplingParams  # noqa: E402
+from experiment.generate.models.catalog import DEFAULT_LARGE, DEFAULT_SMALL  # noqa: E402
+from experiment.generate.prompts import messages_for  # noqa: E402
+from experiment.generate.sampling import Sample, derive_seed  # noqa: E402
+from experiment.report.markdown import update_section  # noqa: E402
 from experiment.runner import llama_factory  # noqa: E402
-from experiment.sampling import Sample, derive_seed  # noqa: E402
-from experiment.scoring import score_sample  # noqa: E402
 
 ARTICLE = "a02-q3-results"
 
@@ -109,7 +109,7 @@ def main() -> int:
         t0 = time.perf_counter()
         dt_gen, gens = timed(small, messages_for(article, q), params, seeds(q), False)
         for i, g in enumerate(gens):
-            score_sample(Sample(q, i, seeds(q)[i], g, False), article, "small", small.name, 0.7)
+            check_sample(Sample(q, i, seeds(q)[i], g, False), article, "small", small.name, 0.7)
         t_pipe += time.perf_counter() - t0
         t_backend += dt_gen
     overhead = t_backend / (small.perf_ms() / 1000)

@@ -5,8 +5,8 @@ requests, and whether its greedy answers equal the in-process ones.
                            [--url URL] [--model qwen2.5-coder-1.5b] [--concurrency 8]
 
 Starts the server on 127.0.0.1 (unless --url points at one already running):
-- `experiment`: llama-cpp-python's server (`python -m experiment.serve`, i.e. `llama_cpp.server`
-  with repacking off). It answers one request at a time;
+- `experiment`: llama-cpp-python's server (`python -m experiment.generate.serve`, i.e.
+  `llama_cpp.server` with repacking off). It answers one request at a time;
 - `llama-server`: llama.cpp's own server (`--binary`), started with `-np CONCURRENCY` parallel
   slots and continuous batching.
 Then asks large@1 (greedy) for every bundled question with 1 request in flight, then with
@@ -35,13 +35,13 @@ import pandas as pd  # noqa: E402
 
 from experiment.config import RunConfig  # noqa: E402
 from experiment.corpus import load_articles, load_questions  # noqa: E402
-from experiment.models.base import GREEDY, SamplingParams  # noqa: E402
-from experiment.models.openai_compat import OpenAIBackend  # noqa: E402
-from experiment.models.store import resolve  # noqa: E402
-from experiment.prompts import messages_for  # noqa: E402
-from experiment.report import read_cell  # noqa: E402
-from experiment.results_doc import update_section  # noqa: E402
-from experiment.sampling import article_order, derive_seed  # noqa: E402
+from experiment.files import read_cell  # noqa: E402
+from experiment.generate.models.base import GREEDY, SamplingParams  # noqa: E402
+from experiment.generate.models.openai_compat import OpenAIBackend  # noqa: E402
+from experiment.generate.models.store import resolve  # noqa: E402
+from experiment.generate.prompts import messages_for  # noqa: E402
+from experiment.generate.sampling import article_order, derive_seed  # noqa: E402
+from experiment.report.markdown import update_section  # noqa: E402
 
 
 def free_port() -> int:
@@ -58,9 +58,9 @@ def start(
         cmd = [binary, "-m", str(model), "--host", "127.0.0.1", "--port", str(port),
                "-np", str(slots), "-c", str(4096 * slots), "-t", "2", "--no-webui"]  # fmt: skip
         if os.environ.get("FACTQA_LLAMA_REPACK", "") != "1":
-            cmd.append("--no-repack")  # the AMX repack crash, as in experiment/serve.py
+            cmd.append("--no-repack")  # the AMX repack crash, as in experiment/generate/serve.py
     else:
-        cmd = [sys.executable, "-m", "experiment.serve", "--model", str(model), "--host",
+        cmd = [sys.executable, "-m", "experiment.generate.serve", "--model", str(model), "--host",
                "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "2"]  # fmt: skip
     proc = subprocess.Popen(cmd, stdout=log.open("wb"), stderr=subprocess.STDOUT, cwd=ROOT)
     url = f"http://127.0.0.1:{port}/v1"
@@ -135,7 +135,7 @@ def main() -> None:
             if ref.get(q.id) != a
         ]
     server = args.url or (
-        "llama-cpp-python server (`python -m experiment.serve`)"
+        "llama-cpp-python server (`python -m experiment.generate.serve`)"
         if args.server == "experiment"
         else f"llama.cpp `llama-server -np {args.concurrency}` (continuous batching)"
     )

@@ -22,12 +22,12 @@ sys.path.insert(0, str(ROOT))
 
 from experiment.config import RunConfig  # noqa: E402
 from experiment.corpus import load_articles, load_questions  # noqa: E402
-from experiment.models.base import GREEDY, SamplingParams  # noqa: E402
-from experiment.models.batched import DRAFT_LENGTH, BatchedLlamaBackend  # noqa: E402
-from experiment.models.store import resolve  # noqa: E402
-from experiment.prompts import messages_for  # noqa: E402
-from experiment.results_doc import update_section  # noqa: E402
-from experiment.sampling import article_order  # noqa: E402
+from experiment.generate.models.base import GREEDY, SamplingParams  # noqa: E402
+from experiment.generate.models.batched import DRAFT_LENGTH, BatchedLlamaBackend  # noqa: E402
+from experiment.generate.models.store import resolve  # noqa: E402
+from experiment.generate.prompts import messages_for  # noqa: E402
+from experiment.generate.sampling import article_order  # noqa: E402
+from experiment.report.markdown import update_section  # noqa: E402
 
 
 def main() -> None:

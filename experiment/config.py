@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from experiment.errors import ConfigError, InputError
-from experiment.models.catalog import DEFAULT_LARGE, DEFAULT_SMALL
+from experiment.generate.models.catalog import DEFAULT_LARGE, DEFAULT_SMALL
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -16,8 +16,8 @@ from pathlib import Path
 import yaml
 
 from experiment.errors import InputError
-from experiment.normalize import parse_value
 from experiment.records import UNANSWERABLE, Article, Question
+from experiment.values.normalize import parse_value
 
 QUESTION_COLUMNS = ("id", "article_id", "question", "answers", "kind")
 OPTIONAL_COLUMNS = ("notes",)

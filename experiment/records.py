@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 Kind = Literal["figure", "date"]
 UNANSWERABLE = "unanswerable"
@@ -80,3 +80,10 @@ class Attempt:
     span: Span | None = None
     reason: str = ""
     context: str = "whole"  # "whole", or the window of a long article the model read
+
+
+def span_cells(span: Span | None) -> dict[str, Any]:
+    """The evidence span as the three CSV cells every export uses; empty when there is none."""
+    if span is None:
+        return {"span_start": "", "span_end": "", "span_text": ""}
+    return {"span_start": span.start, "span_end": span.end, "span_text": span.text}

@@ -20,32 +20,31 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from experiment.blindspot import BlindSpot, blind_spots
-from experiment.cache import GenerationCache
-from experiment.compare import (
+from experiment.config import PROJECT_ROOT, RunConfig
+from experiment.corpus import load_articles, load_questions
+from experiment.evaluate.blindspots import BlindSpot, blind_spots
+from experiment.evaluate.check import check_sample
+from experiment.evaluate.methods import (
     MethodAnswer,
-    MethodSummary,
     Scored,
     answer_methods,
     k_curve,
     method_names,
     question_facts,
-    summarize,
 )
-from experiment.config import PROJECT_ROOT, RunConfig
-from experiment.corpus import load_articles, load_questions
-from experiment.models.base import GREEDY, Backend, SamplingParams
+from experiment.evaluate.summary import MethodSummary, summarize
+from experiment.files import write_csv
+from experiment.generate.cache import GenerationCache
+from experiment.generate.models.base import GREEDY, Backend, SamplingParams
+from experiment.generate.sampling import Sample, article_order, derive_seed, sample_all
 from experiment.records import Article, Question
-from experiment.report import (
+from experiment.report.exports import (
     ATTEMPT_COLUMNS,
     attempt_row,
     question_rows,
-    write_csv,
     write_manifest,
     write_summary,
 )
-from experiment.sampling import Sample, article_order, derive_seed, sample_all
-from experiment.scoring import score_sample
 
 BackendFactory = Callable[[str, RunConfig], Backend]
 Progress = Callable[[str, int, int], None]
@@ -64,7 +63,7 @@ PACKAGES = (
 def llama_factory(spec: str, cfg: RunConfig) -> Backend:
     """The backend for a model spec: `openai:MODEL@URL` is a server, anything else a GGUF file
     run in-process (batched or sequential, by `cfg.backend`)."""
-    from experiment.models.openai_compat import PREFIX, OpenAIBackend
+    from experiment.generate.models.openai_compat import PREFIX, OpenAIBackend
 
     if spec.startswith(PREFIX):
         return OpenAIBackend(
@@ -73,10 +72,10 @@ def llama_factory(spec: str, cfg: RunConfig) -> Backend:
             retries=cfg.server_retries,
             concurrency=cfg.server_concurrency,
         )
-    from experiment.models.store import resolve
+    from experiment.generate.models.store import resolve
 
     if cfg.backend == "batched":
-        from experiment.models.batched import BatchedLlamaBackend
+        from experiment.generate.models.batched import BatchedLlamaBackend
 
         # Drafting applies to the large model's greedy answers; "draft" uses the small model.
         mode = cfg.speculative if spec == cfg.large else "off"
@@ -92,7 +91,7 @@ def llama_factory(spec: str, cfg: RunConfig) -> Backend:
             speculative=mode,
             drafter=drafter,
         )
-    from experiment.models.llama import LlamaBackend
+    from experiment.generate.models.llama import LlamaBackend
 
     return LlamaBackend(resolve(spec), n_ctx=cfg.n_ctx)
 
@@ -217,10 +216,10 @@ def run_experiment(
         art = articles[q.article_id]
         small[q.id] = []
         for s in small_samples[q.id]:
-            a, v = score_sample(s, art, "small", small_info["name"], cfg.temperature)
+            a, v = check_sample(s, art, "small", small_info["name"], cfg.temperature)
             attempts.append(a)
             small[q.id].append(Scored(a, v))
-        a, v = score_sample(large_samples[q.id][0], art, "large", large_info["name"], 0.0)
+        a, v = check_sample(large_samples[q.id][0], art, "large", large_info["name"], 0.0)
         attempts.append(a)
         large[q.id] = Scored(a, v)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from experiment.models.base import Messages, SamplingParams
+from experiment.generate.models.base import Messages, SamplingParams
 from experiment.records import Generation
 
 ARTICLE_A = """---
@@ -160,8 +160,8 @@ def fake_factory(fakes: dict[str, FakeBackend]):  # type: ignore[no-untyped-def]
 @pytest.fixture(scope="session")
 def tiny_model() -> Path:
     """The real SmolLM2-135M GGUF, pulled once into the models folder (FACTQA_MODELS_DIR)."""
-    from experiment.models.catalog import TEST_MODEL
-    from experiment.models.store import models_dir, pull
+    from experiment.generate.models.catalog import TEST_MODEL
+    from experiment.generate.models.store import models_dir, pull
 
     os.environ.setdefault("FACTQA_MODELS_DIR", str(models_dir()))
     return pull(TEST_MODEL)

@@ -8,9 +8,9 @@ import pandas as pd
 from typer.testing import CliRunner
 
 from experiment import cli
-from experiment.injection import instruction_ranges
-from experiment.match import verify
-from experiment.normalize import parse_value
+from experiment.values.normalize import parse_value
+from experiment.verify.injection import instruction_ranges
+from experiment.verify.match import verify
 
 from .conftest import FakeBackend, run_args
 

@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pytest
 
-from experiment.analysis import auroc, cost_table, risk_coverage, squad_em_f1, verifier_cost
+from experiment.report.analysis import auroc, cost_table, risk_coverage, squad_em_f1, verifier_cost
 
 M = "small-verified@4"
 

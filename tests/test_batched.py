@@ -14,10 +14,10 @@ import pytest
 from experiment.config import PROJECT_ROOT
 from experiment.corpus import load_articles, load_questions
 from experiment.errors import ModelError
-from experiment.models.base import GREEDY, SamplingParams
-from experiment.models.catalog import TEST_MODEL
-from experiment.models.store import resolve
-from experiment.prompts import messages_for
+from experiment.generate.models.base import GREEDY, SamplingParams
+from experiment.generate.models.catalog import TEST_MODEL
+from experiment.generate.models.store import resolve
+from experiment.generate.prompts import messages_for
 
 pytestmark = pytest.mark.model
 
@@ -34,8 +34,8 @@ def prompts(tiny_model: Path) -> list:  # type: ignore[type-arg]
 
 
 def test_reproducible_and_matches_sequential_greedy(prompts) -> None:  # type: ignore[no-untyped-def]
-    from experiment.models.batched import BatchedLlamaBackend
-    from experiment.models.llama import LlamaBackend
+    from experiment.generate.models.batched import BatchedLlamaBackend
+    from experiment.generate.models.llama import LlamaBackend
 
     model = resolve(TEST_MODEL)
     a, b = BatchedLlamaBackend(model, n_seq_max=4), BatchedLlamaBackend(model, n_seq_max=4)
@@ -54,7 +54,7 @@ def test_reproducible_and_matches_sequential_greedy(prompts) -> None:  # type: i
 
 
 def test_prefix_of_the_article_is_reused(prompts) -> None:  # type: ignore[no-untyped-def]
-    from experiment.models.batched import BatchedLlamaBackend
+    from experiment.generate.models.batched import BatchedLlamaBackend
 
     backend = BatchedLlamaBackend(resolve(TEST_MODEL), n_seq_max=2)
     backend.generate(prompts[0], GREEDY, [0])

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from experiment.blindspot import _cause
-from experiment.normalize import parse_value
+from experiment.evaluate.blindspots import _cause
 from experiment.records import Question
+from experiment.values.normalize import parse_value
 
 
 @pytest.mark.parametrize(

@@ -217,7 +217,7 @@ def test_interrupted_run_resumes_to_the_same_files(corpus, tmp_path: Path, monke
 
 
 def test_benchmark_section_has_every_statistic(patched, corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from experiment.results_doc import benchmark_section
+    from experiment.report.markdown import benchmark_section
 
     assert run_cli(corpus, tmp_path / "out").exit_code == 0
     text = benchmark_section(tmp_path / "out" / "t", "Fixture", "python bench/accuracy.py x y")

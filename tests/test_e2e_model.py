@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from experiment import cli
 from experiment.config import PROJECT_ROOT
-from experiment.models.catalog import CATALOG, TEST_MODEL
+from experiment.generate.models.catalog import CATALOG, TEST_MODEL
 
 from .conftest import run_args
 

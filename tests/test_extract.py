@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from experiment.extract import extract
+from experiment.values.extract import extract
 
 
 @pytest.mark.parametrize(

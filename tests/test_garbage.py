@@ -19,9 +19,9 @@ from experiment.config import build_config
 from experiment.corpus import load_articles, load_questions, parse_article
 from experiment.errors import InputError
 from experiment.importers.service import import_dataset
-from experiment.match import verify
-from experiment.normalize import parse_value
-from experiment.verify_csv import ArticleSource, verify_file
+from experiment.values.normalize import parse_value
+from experiment.verify.batch import ArticleSource, verify_file
+from experiment.verify.match import verify
 
 SETTINGS = settings(
     max_examples=500,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from experiment.match import verify
-from experiment.normalize import parse_value
+from experiment.values.normalize import parse_value
+from experiment.verify.match import verify
 
 ARTICLE = (
     "OrigoTech shipped 13,200 units in 2021 and 1,300 in January. Revenue was $3bn in March "

@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from experiment import cli
+from experiment.generate.trouble import output_trouble
 from experiment.records import Generation
-from experiment.trouble import output_trouble
 
 from .conftest import LARGE_ANSWERS, FakeBackend, keyword_script, run_args
 
@@ -99,9 +99,9 @@ def test_a_model_that_always_fails_stops_the_run_with_a_clear_message(
 
 
 def test_generation_count_mismatch_is_an_error() -> None:
-    from experiment.models.base import SamplingParams
+    from experiment.generate.models.base import SamplingParams
+    from experiment.generate.sampling import sample_question
     from experiment.records import Article, Question
-    from experiment.sampling import sample_question
 
     class Short(FakeBackend):
         def generate(self, messages, params, seeds):  # type: ignore[no-untyped-def]

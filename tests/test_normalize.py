@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from experiment.normalize import parse_value, scan
+from experiment.values.normalize import parse_value, scan
 
 FIGURES = [
     # separators and decimals
@@ -284,7 +284,7 @@ def test_year_has_both_readings() -> None:
 
 def test_pattern_triggers_change_nothing() -> None:
     from experiment.config import PROJECT_ROOT
-    from experiment.dates import scan_dates
+    from experiment.values.dates import scan_dates
 
     texts = [p.read_text(encoding="utf-8") for p in (PROJECT_ROOT / "articles").glob("*.md")]
     texts += [text for text, _ in FIGURES + DATES]

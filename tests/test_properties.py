@@ -7,11 +7,11 @@ import datetime as dt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from experiment.extract import extract
-from experiment.match import verify
-from experiment.normalize import parse_value
-from experiment.numbers import ONES, TENS
-from experiment.values import same_value
+from experiment.values.canonical import same_value
+from experiment.values.extract import extract
+from experiment.values.normalize import parse_value
+from experiment.values.numbers import ONES, TENS
+from experiment.verify.match import verify
 
 SETTINGS = settings(max_examples=500, derandomize=True, deadline=None)
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from experiment.dates import parse_date_fallback
-from experiment.match import verify
-from experiment.normalize import parse_value
-from experiment.question_kind import question_kind
+from experiment.values.dates import parse_date_fallback
+from experiment.values.normalize import parse_value
+from experiment.values.question_kind import question_kind
+from experiment.verify.match import verify
 
 
 @pytest.mark.parametrize(

@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from experiment import cli
 from experiment.errors import ModelError
-from experiment.models.base import GREEDY, SamplingParams
-from experiment.models.openai_compat import OpenAIBackend, ServerSpec
+from experiment.generate.models.base import GREEDY, SamplingParams
+from experiment.generate.models.openai_compat import OpenAIBackend, ServerSpec
 from experiment.runner import llama_factory
 
 from .conftest import LARGE_ANSWERS, SMALL_ANSWERS, run_args

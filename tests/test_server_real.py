@@ -38,7 +38,7 @@ def server(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
         [
             sys.executable,
             "-m",
-            "experiment.serve",
+            "experiment.generate.serve",
             "--model",
             str(tiny_model),
             "--host",

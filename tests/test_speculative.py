@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare
 
-from experiment.speculative import accept_greedy, accept_sampled, lookup_draft
+from experiment.generate.speculative import accept_greedy, accept_sampled, lookup_draft
 
 
 def test_lookup_proposes_what_followed_the_last_ngram() -> None:
@@ -53,14 +53,14 @@ def test_drafting_on_the_real_model(tiny_model: Path, monkeypatch: pytest.Monkey
     """The verify loop itself (stops, end of text, token limit, KV bookkeeping) changes nothing:
     with empty drafts the answers are plain greedy's exactly. With real drafts, llama.cpp computes
     a row of a batch not bit for bit as alone, so a near tie can flip: measured, not assumed."""
-    import experiment.speculative as spec
+    import experiment.generate.speculative as spec
     from experiment.config import PROJECT_ROOT
     from experiment.corpus import load_articles, load_questions
-    from experiment.models.base import SamplingParams
-    from experiment.models.batched import BatchedLlamaBackend
-    from experiment.models.store import resolve
-    from experiment.prompts import messages_for
-    from experiment.sampling import article_order
+    from experiment.generate.models.base import SamplingParams
+    from experiment.generate.models.batched import BatchedLlamaBackend
+    from experiment.generate.models.store import resolve
+    from experiment.generate.prompts import messages_for
+    from experiment.generate.sampling import article_order
 
     model = resolve(str(tiny_model))
     articles = load_articles(PROJECT_ROOT / "articles")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from experiment.stats import bootstrap_ci, mcnemar_exact
+from experiment.evaluate.stats import bootstrap_ci, mcnemar_exact
 
 
 def test_mcnemar_known_values() -> None:

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from experiment.errors import ModelError
-from experiment.models import store
-from experiment.models.catalog import CATALOG, CatalogModel, Part
+from experiment.generate.models import store
+from experiment.generate.models.catalog import CATALOG, CatalogModel, Part
 
 CHUNKS = [b"GGUF" + b"a" * 1000, b"b" * 1500]
 BLOB = b"".join(CHUNKS)

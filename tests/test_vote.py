@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from experiment.normalize import parse_value
-from experiment.vote import majority
+from experiment.evaluate.vote import majority
+from experiment.values.normalize import parse_value
 
 
 def v(text: str):  # type: ignore[no-untyped-def]

@@ -7,11 +7,11 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from experiment.models.base import SamplingParams
+from experiment.evaluate.check import check_sample
+from experiment.generate.models.base import SamplingParams
+from experiment.generate.sampling import sample_question
+from experiment.generate.windows import best_window, fit_article, split_windows
 from experiment.records import Article, Generation, Question
-from experiment.sampling import sample_question
-from experiment.scoring import score_sample
-from experiment.windows import best_window, fit_article, split_windows
 
 
 def words(text: str) -> int:
@@ -93,7 +93,7 @@ def test_long_article_run_reads_one_window_and_verifies_against_the_whole() -> N
     assert samples[0].context.startswith("window ") and "tf-idf" in samples[0].context
     assert all(words(s) <= backend.n_ctx for s in backend.shown)  # the prompt fits
     assert "Karvik cost 4.2 million euros" in backend.shown[0]
-    attempt, _ = score_sample(samples[0], art, "small", "counting", 0.7)
+    attempt, _ = check_sample(samples[0], art, "small", "counting", 0.7)
     assert attempt.confirmed and attempt.context == samples[0].context
     start = int(samples[0].context.split("[")[1].split(":")[0])
     assert attempt.span is not None and attempt.span.start >= start  # offsets in the whole article

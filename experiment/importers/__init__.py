@@ -1,4 +1,12 @@
-"""Importers: public reading-comprehension sets into the articles/ + questions/ layout."""
+"""Importers: public reading-comprehension sets into the articles/ + questions/ layout.
+
+Enters: a data set file as its authors publish it (SQuAD, DROP, TAT-QA).
+Leaves: one Markdown article per passage and one questions CSV that `factqa run` loads unchanged,
+with the figure/date questions kept (`experiment.values.question_kind`) and the source ids kept.
+
+Trade-offs: a reader per format (`readers`) and one shared filter, sampler and writer (`layout`);
+a foreign or broken file is refused with the record and field, and nothing is written.
+"""
 
 from experiment.importers.layout import Imported, ImportStats, write_layout
 from experiment.importers.readers import READERS, read_dataset

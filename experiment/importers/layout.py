@@ -1,8 +1,8 @@
 """The shared half of every importer: filter, stratified sample, and write the layout.
 
 An importer reader yields `Imported` rows (one question with its passage); this module keeps the
-figure/date questions (`experiment.question_kind`), samples them evenly across articles, and writes
-one Markdown file per passage plus one questions CSV that `factqa run` loads unchanged.
+figure/date questions (`experiment.values.question_kind`), samples them evenly across articles,
+and writes one Markdown file per passage plus one questions CSV that `factqa run` loads unchanged.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from pathlib import Path
 import yaml
 
 from experiment.corpus import ANSWER_SEPARATOR, QUESTION_COLUMNS
-from experiment.question_kind import question_kind, wording_kind
+from experiment.files import atomic_write
 from experiment.records import UNANSWERABLE
-from experiment.report import atomic_write
+from experiment.values.question_kind import question_kind, wording_kind
 
 UNKNOWN_DATE = "unknown"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")

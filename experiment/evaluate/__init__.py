@@ -1,0 +1,18 @@
+"""Stage 4, evaluate: samples become checked attempts, the methods' answers, and their scores.
+
+Enters: samples (`experiment.generate`), articles, and questions with gold answers.
+Leaves: `Attempt` records (value, confirmed or not, evidence span), each method's answer per
+question, one summary row per method, accuracy against k, and the confirmed-but-wrong answers.
+
+- `check`: a sample as an `Attempt` (no gold involved);
+- `judge`: the one rule that says whether a value is right against gold;
+- `vote`: k answers to one, by value;
+- `methods`: large@1, small@1, small-maj@k, small-verified@k, small-pass@k, cascade, all from
+  the same samples;
+- `summary`, `stats`: accuracy with article-clustered bootstrap intervals, exact McNemar against
+  large@1, and the verdict rule every output states;
+- `blindspots`: why each confirmed answer was still wrong.
+
+Trade-offs: every method is a pure function of the same samples, so methods are compared on the
+same questions and draws (paired), and adding one costs no generation.
+"""

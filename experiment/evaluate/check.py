@@ -1,0 +1,45 @@
+"""A model's sample as an `Attempt` record: the figure or date it gives, and whether the article
+confirms it (no gold is used here; judging against gold is `experiment.evaluate.judge`)."""
+
+from __future__ import annotations
+
+from experiment.generate.sampling import Sample
+from experiment.generate.trouble import output_trouble
+from experiment.records import Article, Attempt
+from experiment.values.canonical import Value
+from experiment.verify.answer import check_text
+
+
+def check_sample(
+    sample: Sample, article: Article, role: str, model: str, temperature: float
+) -> tuple[Attempt, Value | None]:
+    q = sample.question
+    g = sample.generation
+    check = check_text(g.text, article.text, q.text, q.kind)
+    best = check.best
+    value = best.value if best else None
+    reason = check.reason
+    if not best:
+        reason = output_trouble(g.text, g.finish_reason) or reason
+    attempt = Attempt(
+        question_id=q.id,
+        article_id=q.article_id,
+        role=role,
+        model=model,  # type: ignore[arg-type]
+        sample_index=sample.sample_index,
+        seed=sample.seed,
+        temperature=temperature,
+        raw_text=g.text,
+        prompt_tokens=g.prompt_tokens,
+        completion_tokens=g.completion_tokens,
+        seconds=round(g.seconds, 4),
+        cached=sample.cached,
+        answer=best.text if best else "",
+        value=value.canonical() if value else "",
+        candidates=tuple(c.value.canonical() for c in check.extraction.candidates),
+        confirmed=check.confirmed,
+        span=check.span,
+        reason=reason,
+        context=sample.context,
+    )
+    return attempt, value

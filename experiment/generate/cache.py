@@ -1,0 +1,79 @@
+"""A SQLite cache of generations: resumable runs, and re-scoring without calling a model.
+
+The key covers everything that decides a generation: the model's fingerprint (SHA-256 of the
+weights, or server URL and model name), the full prompt, the sampling parameters and the seed.
+Each question's samples are committed in one transaction, so a kill at any moment leaves either
+all of them or none; WAL mode keeps readers and a writer apart.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from pathlib import Path
+
+from experiment.generate.models.base import Messages, SamplingParams
+from experiment.records import Generation
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS generations (
+    key TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    text TEXT NOT NULL,
+    prompt_tokens INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL,
+    seconds REAL NOT NULL,
+    finish_reason TEXT NOT NULL
+)
+"""
+
+
+def cache_key(fingerprint: str, messages: Messages, params: SamplingParams, seed: int) -> str:
+    blob = json.dumps(
+        [fingerprint, messages, params.key(), seed], sort_keys=True, ensure_ascii=False
+    )
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+class GenerationCache:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._db = sqlite3.connect(path)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(SCHEMA)
+        self._db.commit()
+
+    def get(self, key: str) -> Generation | None:
+        row = self._db.execute(
+            "SELECT text, prompt_tokens, completion_tokens, seconds, finish_reason "
+            "FROM generations WHERE key = ?",
+            (key,),
+        ).fetchone()
+        return Generation(*row) if row else None
+
+    def put_many(self, model: str, items: list[tuple[str, Generation]]) -> None:
+        with self._db:  # one transaction
+            self._db.executemany(
+                "INSERT OR REPLACE INTO generations VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        k,
+                        model,
+                        g.text,
+                        g.prompt_tokens,
+                        g.completion_tokens,
+                        g.seconds,
+                        g.finish_reason,
+                    )
+                    for k, g in items
+                ],
+            )
+
+    def __len__(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM generations").fetchone()[0])
+
+    def close(self) -> None:
+        self._db.close()

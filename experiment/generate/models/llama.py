@@ -1,0 +1,130 @@
+"""In-process llama.cpp backend through llama-cpp-python's high-level `Llama`.
+
+Samples for one prompt run one after another; `Llama` keeps the KV cache of the longest common
+token prefix with the previous call, so the article is read once per run of questions about it and
+each further sample costs only its own decoding; the work is ordered article by article for that.
+
+Weight repacking into "extra buffer types" is off by default: with the llama.cpp bundled in
+llama-cpp-python 0.3.36, the AMX repack of q8_0/q6_K tensors crashes in decode on CPUs with AMX
+(seen on this project's machines with the default Qwen2.5 models). `FACTQA_LLAMA_REPACK=1` turns it
+back on. The high-level `Llama` does not expose the flag, so it is set on the default model
+parameters for the duration of the load only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import time
+from collections.abc import Iterator, Sequence
+
+from experiment.errors import ModelError
+from experiment.generate.models.base import Messages, SamplingParams
+from experiment.generate.models.store import ModelFile
+from experiment.records import Generation
+
+DEFAULT_CONTEXT = 4096
+
+
+def default_params_with(use_extra_bufts: bool, original):  # type: ignore[no-untyped-def]
+    """llama.cpp's default model parameters, with weight repacking set as asked."""
+
+    def params():  # type: ignore[no-untyped-def]
+        p = original()
+        p.use_extra_bufts = use_extra_bufts
+        return p
+
+    return params
+
+
+@contextlib.contextmanager
+def _model_params(use_extra_bufts: bool) -> Iterator[None]:
+    import llama_cpp
+    from llama_cpp import llama as high_level
+
+    original = llama_cpp.llama_model_default_params
+    params = default_params_with(use_extra_bufts, original)
+    high_level.llama_cpp.llama_model_default_params = params
+    try:
+        yield
+    finally:
+        high_level.llama_cpp.llama_model_default_params = original
+
+
+class LlamaBackend:
+    def __init__(
+        self, model: ModelFile, n_ctx: int = DEFAULT_CONTEXT, n_threads: int | None = None
+    ) -> None:
+        from llama_cpp import Llama
+
+        self.name = model.name
+        self.fingerprint = f"sha256:{model.sha256}"
+        self.n_ctx = n_ctx
+        try:
+            # llama.cpp prints its load log to stderr even with verbose=False on some builds.
+            repack = os.environ.get("FACTQA_LLAMA_REPACK", "") == "1"
+            with contextlib.redirect_stderr(io.StringIO()), _model_params(repack):
+                self._llm = Llama(
+                    model_path=str(model.path),
+                    n_ctx=n_ctx,
+                    n_threads=n_threads or os.cpu_count() or 1,
+                    verbose=False,
+                )
+        except (ValueError, RuntimeError) as e:
+            raise ModelError(f"llama.cpp could not load {model.path}: {e}") from e
+
+    def reset(self) -> None:
+        """Forget the KV cache: the next prompt is decoded from the start."""
+        self._llm.reset()
+
+    def perf_ms(self) -> float:
+        """llama.cpp's own prompt-eval + eval milliseconds since the last `reset_perf`."""
+        import llama_cpp
+
+        perf = llama_cpp.llama_perf_context(self._llm._ctx.ctx)
+        return float(perf.t_p_eval_ms + perf.t_eval_ms)
+
+    def reset_perf(self) -> None:
+        import llama_cpp
+
+        llama_cpp.llama_perf_context_reset(self._llm._ctx.ctx)
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._llm.tokenize(text.encode(), add_bos=False, special=True))
+
+    def prompt_limit(self, k: int, max_tokens: int) -> int:
+        """Prompt tokens that fit beside one answer (samples are generated one at a time)."""
+        return self.n_ctx - max_tokens
+
+    def generate(
+        self, messages: Messages, params: SamplingParams, seeds: Sequence[int]
+    ) -> list[Generation]:
+        out: list[Generation] = []
+        for seed in seeds:
+            t0 = time.perf_counter()
+            try:
+                res = self._llm.create_chat_completion(
+                    messages=messages,  # type: ignore[arg-type]
+                    temperature=params.temperature,
+                    top_p=params.top_p,
+                    top_k=params.top_k,
+                    max_tokens=params.max_tokens,
+                    stop=list(params.stop),
+                    seed=seed,
+                )
+            except ValueError as e:  # llama-cpp-python raises ValueError when the prompt overflows
+                raise ModelError(f"{self.name}: {e}") from e
+            seconds = time.perf_counter() - t0
+            choice = res["choices"][0]  # type: ignore[index]
+            usage = res["usage"]  # type: ignore[index]
+            out.append(
+                Generation(
+                    text=choice["message"]["content"] or "",
+                    prompt_tokens=int(usage["prompt_tokens"]),
+                    completion_tokens=int(usage["completion_tokens"]),
+                    seconds=seconds,
+                    finish_reason=str(choice.get("finish_reason") or ""),
+                )
+            )
+        return out

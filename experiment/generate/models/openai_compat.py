@@ -1,0 +1,246 @@
+"""A model behind any OpenAI-compatible `/v1/chat/completions` server (llama.cpp's server, vLLM,
+Ollama, a hosted API).
+
+Spec: `openai:MODEL@BASE_URL`, e.g. `openai:qwen2.5-coder-1.5b@http://127.0.0.1:8080/v1`. The
+API key is read from `$FACTQA_API_KEY` (else `$OPENAI_API_KEY`) and only ever sent in the
+Authorization header: it is never in the fingerprint, the records, the manifest or a log line.
+
+- k samples: the first request asks for `n = k`. A server that honours `n` returns k choices; one
+  that ignores it (llama-cpp-python's server) returns one, and the other k - 1 samples are asked
+  for one request each, with their own seeds, at most `concurrency` at a time. Which it is is
+  remembered for the rest of the run.
+- Failures: 429, 5xx, connection errors, timeouts and malformed bodies are retried up to
+  `retries` times with exponential backoff (0.5 s, 1 s, 2 s, ... capped at 8 s, or the server's
+  Retry-After). Other 4xx answers are not retried. When the tries run out, `ModelError` says why;
+  the run records it for that question and stops after 5 questions in a row (`sampling.py`).
+- Sampling matches the in-process backends: top_k is sent, and the repetition penalty is set to
+  1.0 (none), since llama.cpp's servers default to 1.1 and that changes greedy answers.
+- Tokens and latency come from the response's `usage` block and the request's wall time; with
+  `n = k`, each choice gets an equal share.
+- The generation cache keys on `openai:MODEL@URL`, not a file hash: point two runs at the same
+  server and model name and they share generations.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import random
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from experiment.errors import ModelError
+from experiment.generate.models.base import Messages, SamplingParams
+from experiment.records import Generation
+
+log = logging.getLogger("factqa")
+PREFIX = "openai:"
+KEY_VARS = ("FACTQA_API_KEY", "OPENAI_API_KEY")
+RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+MAX_BACKOFF = 8.0
+# Sampling fields beyond the OpenAI API that llama.cpp's and vLLM's servers read; dropped for the
+# rest of the run if a server refuses one with HTTP 400.
+EXTRAS = ("top_k", "repeat_penalty")
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    model: str
+    base_url: str
+
+    @classmethod
+    def parse(cls, spec: str) -> ServerSpec:
+        body = spec[len(PREFIX) :] if spec.startswith(PREFIX) else spec
+        model, sep, url = body.rpartition("@")
+        if not sep or not model or not url.startswith(("http://", "https://")):
+            raise ModelError(
+                f"server model '{spec}' is not openai:MODEL@URL. "
+                "Fix: e.g. openai:qwen2.5-coder-1.5b@http://127.0.0.1:8080/v1"
+            )
+        url = url.rstrip("/")
+        if not url.endswith("/v1"):
+            url += "/v1"
+        return cls(model, url)
+
+
+class Transient(Exception):
+    """A failure worth another try."""
+
+
+class OpenAIBackend:
+    def __init__(
+        self,
+        spec: str,
+        timeout: float = 120.0,
+        retries: int = 4,
+        concurrency: int = 4,
+        backoff: float = 0.5,
+    ) -> None:
+        self.server = ServerSpec.parse(spec)
+        self.name = self.server.model
+        self.fingerprint = f"{PREFIX}{self.server.model}@{self.server.base_url}"
+        self.timeout = timeout
+        self.retries = retries
+        self.concurrency = max(1, concurrency)
+        self.backoff = backoff
+        self.honours_n: bool | None = None  # unknown until the first k > 1 request
+        self.extras_off: set[str] = set()  # EXTRAS this server refused
+        self.requests = 0
+        self.retried = 0
+        self._key = next((os.environ[v] for v in KEY_VARS if os.environ.get(v)), "")
+        self._slots = threading.BoundedSemaphore(self.concurrency)  # requests in flight
+
+    @property
+    def parallel(self) -> int:
+        """Questions `sample_all` may send at once (each with its own requests)."""
+        return self.concurrency
+
+    # -- HTTP -------------------------------------------------------------------------------
+
+    def _post(self, body: dict[str, Any]) -> dict[str, Any]:
+        req = urllib.request.Request(
+            f"{self.server.base_url}/chat/completions",
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json"}
+            | ({"Authorization": f"Bearer {self._key}"} if self._key else {}),
+            method="POST",
+        )
+        self.requests += 1
+        try:
+            with self._slots, urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                raw = resp.read()
+        except urllib.error.HTTPError as e:
+            detail = e.read()[:300].decode("utf-8", "replace")
+            if e.code in RETRY_STATUS:
+                retry_after = e.headers.get("Retry-After") if e.headers else None
+                raise Transient(f"HTTP {e.code}: {detail}", retry_after) from None
+            named = [k for k in EXTRAS if k in detail and k not in self.extras_off]
+            if e.code == 400 and named:
+                self.extras_off.update(named)  # a strict server: ask again without them
+                raise Transient(f"HTTP 400 about {', '.join(named)}; without it", "0") from None
+            hint = {
+                401: "check $FACTQA_API_KEY",
+                403: "check $FACTQA_API_KEY",
+                404: "check the model name and that the URL ends in /v1",
+            }.get(e.code, "check the request and the server log")
+            raise ModelError(f"{self.fingerprint}: HTTP {e.code}: {detail}. Fix: {hint}") from None
+        except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as e:
+            reason = getattr(e, "reason", e)
+            raise Transient(f"no answer ({reason})") from None
+        try:
+            data = json.loads(raw)
+            choices = data["choices"]
+            if not isinstance(choices, list) or not choices:
+                raise ValueError("no choices")
+            for c in choices:
+                if not isinstance(c["message"]["content"], str | None):
+                    raise ValueError("content is not text")
+            return data
+        except (ValueError, KeyError, TypeError) as e:
+            raise Transient(f"malformed response ({e}): {raw[:120]!r}") from None
+
+    def _call(self, body: dict[str, Any]) -> tuple[dict[str, Any], float]:
+        """One request with retries; (response, seconds of the successful request)."""
+        last = ""
+        for attempt in range(self.retries + 1):
+            body = {k: v for k, v in body.items() if k not in self.extras_off}
+            t0 = time.perf_counter()
+            try:
+                return self._post(body), time.perf_counter() - t0
+            except Transient as e:
+                last = str(e.args[0])
+                if attempt == self.retries:
+                    break
+                self.retried += 1
+                wait = self._wait(attempt, e.args[1] if len(e.args) > 1 else None)
+                log.warning(
+                    "%s: %s; try %d of %d in %.1f s",
+                    self.name,
+                    last,
+                    attempt + 2,
+                    self.retries + 1,
+                    wait,
+                )
+                time.sleep(wait)
+        raise ModelError(
+            f"{self.fingerprint} did not answer after {self.retries + 1} tries: {last}"
+        )
+
+    def _wait(self, attempt: int, retry_after: str | None) -> float:
+        if retry_after is not None:
+            try:
+                return min(MAX_BACKOFF, max(0.0, float(retry_after)))
+            except ValueError:
+                pass
+        return min(MAX_BACKOFF, self.backoff * 2**attempt) * (0.75 + 0.5 * random.random())
+
+    # -- samples ----------------------------------------------------------------------------
+
+    def _body(self, messages: Messages, params: SamplingParams, seed: int, n: int) -> dict:  # type: ignore[type-arg]
+        body: dict[str, Any] = {
+            "model": self.server.model,
+            "messages": messages,
+            "temperature": params.temperature,
+            "top_p": params.top_p,
+            "max_tokens": params.max_tokens,
+            "stop": list(params.stop),
+            "seed": seed,
+        }
+        if params.top_k > 0:
+            body["top_k"] = params.top_k
+        body["repeat_penalty"] = 1.0  # llama.cpp servers default to 1.1; in-process has none
+        if n > 1:
+            body["n"] = n
+        return body
+
+    @staticmethod
+    def _generations(data: dict[str, Any], seconds: float) -> list[Generation]:
+        choices = data["choices"]
+        usage = data.get("usage") or {}
+        n = len(choices)
+        prompt = int(usage.get("prompt_tokens") or 0)
+        completion = int(usage.get("completion_tokens") or 0)
+        return [
+            Generation(
+                text=(c["message"]["content"] or "").strip(),
+                prompt_tokens=prompt,
+                completion_tokens=completion // n + (i < completion % n),
+                seconds=seconds / n,
+                finish_reason=str(c.get("finish_reason") or ""),
+            )
+            for i, c in enumerate(sorted(choices, key=lambda c: c.get("index", 0)))
+        ]
+
+    def generate(
+        self, messages: Messages, params: SamplingParams, seeds: Sequence[int]
+    ) -> list[Generation]:
+        k = len(seeds)
+        if k == 1 or self.honours_n is False:
+            return self._one_each(messages, params, seeds)
+        data, seconds = self._call(self._body(messages, params, seeds[0], k))
+        got = self._generations(data, seconds)
+        if self.honours_n is None:
+            self.honours_n = len(got) == k
+            log.info("%s: server %s n", self.name, "honours" if self.honours_n else "ignores")
+        if len(got) == k:
+            return got
+        return got[:1] + self._one_each(messages, params, seeds[1:])
+
+    def _one_each(
+        self, messages: Messages, params: SamplingParams, seeds: Sequence[int]
+    ) -> list[Generation]:
+        def one(seed: int) -> Generation:
+            data, seconds = self._call(self._body(messages, params, seed, 1))
+            return self._generations(data, seconds)[0]
+
+        if len(seeds) == 1 or self.concurrency == 1:
+            return [one(s) for s in seeds]
+        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(seeds))) as pool:
+            return list(pool.map(one, seeds))

@@ -1,0 +1,103 @@
+"""A run's exports: attempts.csv, questions.csv, summary.csv and manifest.json, as rows.
+
+Every file goes through `experiment.files` (atomic, spreadsheet-safe); this module decides only
+which columns each file has and how a record becomes a row.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, fields
+from pathlib import Path
+from typing import Any
+
+from experiment.evaluate.methods import MethodAnswer
+from experiment.evaluate.summary import MethodSummary
+from experiment.files import atomic_write, write_csv
+from experiment.records import Attempt, Question, span_cells
+
+# `cached` stays out of the export: a resumed run must write the same file as an uninterrupted
+# one. The manifest counts the generations that came from the cache.
+ATTEMPT_COLUMNS = [f.name for f in fields(Attempt) if f.name not in ("span", "cached")] + [
+    "span_start",
+    "span_end",
+    "span_text",
+]
+
+
+def attempt_row(a: Attempt) -> dict[str, Any]:
+    row = {f.name: getattr(a, f.name) for f in fields(Attempt) if f.name != "span"}
+    row["candidates"] = " | ".join(a.candidates)
+    row.update(span_cells(a.span))
+    return row
+
+
+def question_rows(
+    questions: Sequence[Question],
+    answers: dict[str, dict[str, MethodAnswer]],
+    methods: Sequence[str],
+    verified: str,
+    extra: Mapping[str, Mapping[str, Any]] | None = None,
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """One row per question: gold, the kept span, then each method's answer and verdict.
+
+    `extra[question_id]` adds per-question cells (gold_in_text, sample counts) after the gold.
+    """
+    extra_columns = list(next(iter(extra.values())).keys()) if extra else []
+    columns = [
+        "question_id",
+        "article_id",
+        "kind",
+        "question",
+        "gold",
+        "unanswerable",
+        *extra_columns,
+        "agreement",
+        "span_start",
+        "span_end",
+        "span_text",
+    ]
+    for m in methods:
+        columns += [
+            f"{m}.answer",
+            f"{m}.value",
+            f"{m}.correct",
+            f"{m}.abstained",
+            f"{m}.agreement",
+        ]
+    rows = []
+    for q in questions:
+        per = answers[q.id]
+        kept = per[verified].chosen
+        row: dict[str, Any] = {
+            "question_id": q.id,
+            "article_id": q.article_id,
+            "kind": q.kind,
+            "question": q.text,
+            "gold": " | ".join(q.gold),
+            "unanswerable": q.unanswerable,
+            **(extra[q.id] if extra else {}),
+            "agreement": per[verified].agreement,
+            **span_cells(kept.attempt.span if kept else None),
+        }
+        for m in methods:
+            a = per[m]
+            row[f"{m}.answer"] = a.chosen.attempt.answer if a.chosen else ""
+            row[f"{m}.value"] = a.chosen.attempt.value if a.chosen else ""
+            row[f"{m}.correct"] = a.correct
+            row[f"{m}.abstained"] = a.abstained
+            row[f"{m}.agreement"] = a.agreement
+        rows.append(row)
+    return rows, columns
+
+
+SUMMARY_COLUMNS = [f.name for f in fields(MethodSummary)]
+
+
+def write_summary(path: Path, summary: Sequence[MethodSummary]) -> None:
+    write_csv(path, [asdict(s) for s in summary], SUMMARY_COLUMNS)
+
+
+def write_manifest(path: Path, manifest: Mapping[str, Any]) -> None:
+    atomic_write(path, json.dumps(manifest, indent=2, sort_keys=True, default=str) + "\n")

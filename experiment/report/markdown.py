@@ -1,0 +1,275 @@
+"""Markdown for docs/RESULTS.md and the README: each run or benchmark rewrites only its own
+marked section, so results written by different commands live side by side in one file."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from experiment.evaluate.summary import verdict
+from experiment.files import atomic_write
+from experiment.report.analysis import auroc, cost_table, risk_coverage, squad_em_f1, verifier_cost
+from experiment.report.run import Run, load_run
+from experiment.report.tables import COLUMNS, SHORT, VERSUS, format_p, markdown_table, method_cells
+
+HEADER = "# Results\n\nEvery figure here was measured by the committed command shown with it.\n"
+
+
+def update_section(path: Path, name: str, body: str) -> None:
+    """Replace the text between `<!-- name:start -->` and `<!-- name:end -->`, or append it."""
+    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+    text = path.read_text(encoding="utf-8") if path.exists() else HEADER
+    block = f"{start}\n{body.strip()}\n{end}"
+    if start in text and end in text:
+        before, rest = text.split(start, 1)
+        _, after = rest.split(end, 1)
+        text = before + block + after
+    else:
+        text = text.rstrip() + "\n\n" + block + "\n"
+    atomic_write(path, text)
+
+
+def _timing(m: dict) -> str:
+    full = [h for h in m.get("history", []) if h.get("cached_attempts") == 0]
+    if full:
+        first = full[0]
+        return (
+            f"The run that generated every answer took {first['wall_seconds']:,.0f} s "
+            f"({first['wall_seconds'] / 60:.1f} min) wall time on 2 CPU cores, models loaded "
+            f"included (started {first['started']}, commit `{first['git_commit'][:12]}`)."
+        )
+    return (
+        f"Wall time {m['wall_seconds']:,.0f} s, {m['cached_attempts']} of {m['attempts']} "
+        "generations from cache."
+    )
+
+
+def _report_command(m: dict) -> str:
+    return f"factqa report outputs/{m['run_id']} --results docs/RESULTS.md --readme README.md"
+
+
+def readme_section(run_dir: Path) -> str:
+    """A short form of `run_section` for the README: accuracy, coverage, blind spot."""
+    run = load_run(run_dir)
+    m = run.manifest
+    lines = [
+        f"{m['questions']} questions on {m['articles']} articles, k={m['config']['k']}, "
+        f"small `{m['models']['small']['name']}`, large `{m['models']['large']['name']}`; "
+        "measured by `factqa run` (the first command above) and recorded with "
+        f"`{_report_command(m)}`. " + _timing(m),
+        "",
+        *markdown_table(*method_cells(run.summary.itertuples(), SHORT)),
+    ]
+    return "\n".join(lines)
+
+
+def _blind_spot_lines(run: Run, examples: int = 10) -> list[str]:
+    b = run.blindspots
+    if not (run.path / "blindspots.csv").exists():
+        return []
+    if b.empty:
+        return ["No kept answer was confirmed by the article and wrong."]
+    counts = ", ".join(f"{cause}: {n}" for cause, n in b.cause.value_counts().items())
+    lines = [
+        f"Why the confirmed answers were wrong ({len(b)}; `blindspots.csv`): {counts}.",
+        "",
+        *markdown_table(
+            ["question", "gold", "kept answer", "evidence in the article", "cause"],
+            (
+                [r.question, r.gold, r.answer, r.evidence, r.cause]
+                for r in b.head(examples).itertuples()
+            ),
+        ),
+    ]
+    return lines
+
+
+def _verdict(s, k: int, where: str) -> str:  # type: ignore[no-untyped-def]
+    by = s.set_index("method")
+    verified, large = by.loc[f"small-verified@{k}"], by.loc["large@1"]
+    said = verdict(verified.accuracy, large.accuracy, verified.mcnemar_p)
+    return (
+        f"**small-verified@{k} {said} large@1 {where}**: {verified.accuracy:.3f} "
+        f"against {large.accuracy:.3f} (exact McNemar p {format_p(verified.mcnemar_p)}). "
+        f"Of the {round(verified.coverage * verified.questions)} answers it kept, "
+        f"{int(verified.in_text_wrong)} ({verified.in_text_wrong_rate:.1%}) were confirmed by the "
+        "article and still wrong: a figure that appears in the text is not always the answer."
+    )
+
+
+def _models_line(m: dict) -> str:
+    cfg, models = m["config"], m["models"]
+    return (
+        f"Small: `{models['small']['name']}` ({models['small']['fingerprint'][:19]}…), "
+        f"temperature {cfg['temperature']}, top-p {cfg['top_p']}, seed {cfg['seed']}. "
+        f"Large: `{models['large']['name']}` ({models['large']['fingerprint'][:19]}…), greedy."
+    )
+
+
+COST_NOTE = (
+    "Seconds are the models' generation time summed over the calls each method needs, and "
+    "tokens count the whole prompt of each call (the article prefix is read once per article "
+    "by llama.cpp, so far fewer are evaluated); the same samples serve every method."
+)
+
+
+def run_section(run_dir: Path) -> str:
+    """Markdown for one run: the method table, the command, models, time, and what went wrong."""
+    run = load_run(run_dir)
+    m, s, k = run.manifest, run.summary, run.k
+    lines = [
+        f"## Bundled OrigoTech corpus: {m['questions']} questions, {m['articles']} articles, k={k}",
+        "",
+        f"Command: `factqa run` (defaults; run id `{m['run_id']}`), then `{_report_command(m)}`.",
+        f"Commit `{m['git_commit'][:12]}`, scored {m['started']}. " + _timing(m),
+        _models_line(m),
+        "",
+        *markdown_table(*method_cells(s.itertuples())),
+        "",
+        _verdict(s, k, "on this corpus"),
+        "",
+        *_blind_spot_lines(run),
+        "",
+        COST_NOTE,
+    ]
+    return "\n".join(lines)
+
+
+BENCH_EXTRA_COLUMNS = (
+    "method",
+    "SQuAD EM",
+    "SQuAD F1",
+    "AUROC of agreement",
+    "tokens per correct",
+    "model s per correct",
+)
+CLAIM_COLUMNS = (
+    "data set",
+    "questions",
+    "large@1",
+    "small-verified@10",
+    "small-pass@10",
+    VERSUS,
+    "kept answers in text but wrong",
+    "verdict",
+)
+
+
+def _fmt(x: float, digits: int = 3) -> str:
+    return "—" if x != x else f"{x:.{digits}f}"  # NaN shows as a dash
+
+
+def benchmark_section(run_dir: Path, title: str, command: str) -> str:
+    """Markdown for a benchmark run: the method table with intervals and p-values, SQuAD EM/F1,
+    AUROC, cost per correct, risk-coverage, accuracy against k and the error analysis."""
+    run = load_run(run_dir)
+    m, s, q, k = run.manifest, run.summary, run.questions, run.k
+    unanswerable = int(q.unanswerable.str.lower().eq("true").sum())
+    cost = cost_table(s).set_index("method")
+    extra = []
+    for method in run.methods:
+        # pass@k names no single answer, so it has no EM/F1
+        em, f1 = (math.nan, math.nan) if "pass@" in method else squad_em_f1(q, method)
+        au = auroc(q, method) if method.startswith(("small-maj", "small-verified")) else math.nan
+        c = cost.loc[method]
+        extra.append(
+            [
+                method,
+                _fmt(em),
+                _fmt(f1),
+                _fmt(au),
+                _fmt(c.tokens_per_correct, 0),
+                _fmt(c.seconds_per_correct),
+            ]
+        )
+    rc = risk_coverage(q, run.verified)
+    rc_rows = [
+        [f"{r.threshold:.1f}", f"{r.coverage:.3f}", f"{r.accuracy:.3f}"] for r in rc.itertuples()
+    ]
+    curve = run.curves.pivot(index="k", columns="method", values="accuracy")
+    k_rows = [
+        [str(kk), *(f"{v:.3f}" for v in r)] for kk, r in curve.iterrows() if kk in (1, 2, 3, 5, k)
+    ]
+    vc = verifier_cost(q, run.verified)
+    lines = [
+        f"## {title}: {m['questions']} questions ({unanswerable} unanswerable), "
+        f"{m['articles']} articles, k={k}",
+        "",
+        f"Command: `{command}` (imports the sample, runs, writes this section; run folder "
+        f"`outputs/bench/{m['run_id']}`).",
+        f"Commit `{m['git_commit'][:12]}`, scored {m['started'][:10]}. " + _timing(m),
+        _models_line(m),
+        "",
+        *markdown_table(*method_cells(s.itertuples())),
+        "",
+        _verdict(s, k, "on this data set"),
+        "",
+        *markdown_table(
+            BENCH_EXTRA_COLUMNS,
+            extra,
+        ),
+        "",
+        f"What the verifier cost: a gold value is stated in the article for "
+        f"{vc.get('gold_in_text', 0)} questions and not for {vc.get('gold_not_in_text', 0)} "
+        "(computed answers, or unanswerable). On "
+        f"{vc.get('lost', 0)} questions the small model sampled a right answer but the article "
+        f"confirmed none, so {run.verified} lost it; {vc.get('lost_gold_not_in_text', 0)} of those "
+        "had a gold answer that is not in the text at all.",
+        "",
+        f"Risk-coverage of {run.verified} (agreement = votes / k among confirmed samples):",
+        "",
+        *markdown_table(["agreement at least", "coverage", "accuracy of answered"], rc_rows),
+        "",
+        "Accuracy against k, from the same samples:",
+        "",
+        *markdown_table(["k", *curve.columns], k_rows),
+        "",
+        *_blind_spot_lines(run),
+        "",
+        COST_NOTE,
+    ]
+    return "\n".join(lines)
+
+
+def benchmark_summary(runs: dict[str, Path]) -> str:
+    """One table over the benchmark runs that exist: the claim, data set by data set."""
+    rows = []
+    for label, run_dir in runs.items():
+        if not (run_dir / "summary.csv").exists():
+            continue
+        run = load_run(run_dir)
+        m, k = run.manifest, run.k
+        by = run.summary.set_index("method")
+        v, large, ceiling = (
+            by.loc[f"small-verified@{k}"],
+            by.loc["large@1"],
+            by.loc[f"small-pass@{k}"],
+        )
+        rows.append(
+            [
+                label,
+                m["questions"],
+                COLUMNS["accuracy [95% CI]"](large),
+                COLUMNS["accuracy [95% CI]"](v),
+                f"{ceiling.accuracy:.3f}",
+                COLUMNS[VERSUS](v),
+                COLUMNS["in text, wrong"](v),
+                f"{verdict(v.accuracy, large.accuracy, v.mcnemar_p)} large@1",
+            ]
+        )
+    return "\n".join(
+        [
+            "## The claim on public data, in one table",
+            "",
+            "Written by `bench/accuracy.py` from every benchmark run present; each data set's "
+            "own section in docs/RESULTS.md has the command, models, intervals, costs and error "
+            "analysis. "
+            "Accuracy with 95 % article-clustered bootstrap intervals; p is the exact McNemar "
+            "test against large@1 on the same questions.",
+            "",
+            *markdown_table(
+                CLAIM_COLUMNS,
+                rows,
+            ),
+        ]
+    )

@@ -1,0 +1,60 @@
+"""The run's figures as PNG files: accuracy against k, risk-coverage, cost against accuracy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from experiment.report.analysis import cost_table, risk_coverage
+from experiment.report.run import Run
+
+
+def plot_files(run: Run, out: Path) -> list[Path]:
+    """accuracy_vs_k.png, risk_coverage.png and cost_vs_accuracy.png into `out`."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    large = float(run.summary.set_index("method").loc["large@1", "accuracy"])
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for method, part in run.curves.groupby("method"):
+        ax.plot(part.k, part.accuracy, marker="o", label=method)
+    ax.axhline(large, color="grey", linestyle="--", label="large@1")
+    ax.set(xlabel="k (small-model samples)", ylabel="accuracy", title="Accuracy against k")
+    ax.legend()
+    written.append(_save(fig, out / "accuracy_vs_k.png"))
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for method in (f"small-maj@{run.k}", run.verified):
+        rc = risk_coverage(run.questions, method)
+        ax.step(rc.coverage, rc.accuracy, where="post", marker=".", label=method)
+    ax.axhline(large, color="grey", linestyle="--", label="large@1")
+    ax.set(
+        xlabel="coverage (answered at agreement >= threshold)",
+        ylabel="accuracy of the answered",
+        title="Risk-coverage, agreement as confidence",
+    )
+    ax.legend()
+    written.append(_save(fig, out / "risk_coverage.png"))
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    cost = cost_table(run.summary)
+    ax.scatter(cost.seconds, cost.accuracy)
+    for r in cost.itertuples():
+        ax.annotate(r.method, (r.seconds, r.accuracy), fontsize=8)
+    ax.set(xlabel="model seconds (all questions)", ylabel="accuracy", title="Cost against accuracy")
+    written.append(_save(fig, out / "cost_vs_accuracy.png"))
+    return written
+
+
+def _save(fig: Any, path: Path) -> Path:
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return path

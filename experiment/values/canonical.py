@@ -1,0 +1,234 @@
+"""Canonical values for figures and dates, and the two comparisons the experiment needs.
+
+`same_value` judges an answer against gold: symmetric, and dates agree at the coarsest granularity
+both sides have ("1969" equals "July 16, 1969").
+
+`supports` is what the verifier uses: the article's value must say at least as much as the
+answer claims. "2021" in the answer is supported by "March 2021" in the text, but "March 2021" in
+the answer is not supported by a bare "2021" in the text, because the text never said March.
+
+Units keep their dimension; values convert only when both sides carry convertible units, with a
+1.5 % tolerance because authors round conversions ("103 miles (166 km)").
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import dataclass
+
+# unit -> (dimension, factor to the dimension's base unit)
+UNITS: dict[str, tuple[str, float]] = {
+    "%": ("percent", 1.0),
+    "pp": ("percentage_point", 1.0),
+    "x": ("multiple", 1.0),
+    "km": ("length", 1000.0),
+    "m": ("length", 1.0),
+    "cm": ("length", 0.01),
+    "mm": ("length", 0.001),
+    "nm": ("length", 1e-9),
+    "mi": ("length", 1609.344),
+    "ft": ("length", 0.3048),
+    "in": ("length", 0.0254),
+    "m2": ("area", 1.0),
+    "km2": ("area", 1e6),
+    "ha": ("area", 1e4),
+    "m3": ("volume", 1.0),
+    "l": ("volume", 0.001),
+    "kg": ("mass", 1.0),
+    "g": ("mass", 0.001),
+    "t": ("mass", 1000.0),
+    "lb": ("mass", 0.45359237),
+    "ms": ("time", 0.001),
+    "s": ("time", 1.0),
+    "min": ("time", 60.0),
+    "h": ("time", 3600.0),
+    "day": ("time", 86400.0),
+    "week": ("time", 604800.0),
+    "month": ("time", 2629746.0),
+    "year": ("time", 31556952.0),
+    "B": ("data", 1.0),
+    "KB": ("data", 1e3),
+    "MB": ("data", 1e6),
+    "GB": ("data", 1e9),
+    "TB": ("data", 1e12),
+    "PB": ("data", 1e15),
+    "Hz": ("frequency", 1.0),
+    "kHz": ("frequency", 1e3),
+    "MHz": ("frequency", 1e6),
+    "GHz": ("frequency", 1e9),
+    "W": ("power", 1.0),
+    "kW": ("power", 1e3),
+    "MW": ("power", 1e6),
+    "GW": ("power", 1e9),
+    "Wh": ("energy", 1.0),
+    "kWh": ("energy", 1e3),
+    "MWh": ("energy", 1e6),
+    "GWh": ("energy", 1e9),
+    "mAh": ("charge", 1.0),
+    "V": ("voltage", 1.0),
+    "°C": ("temperature_c", 1.0),
+    "tok/s": ("throughput", 1.0),
+    "ord": ("ordinal", 1.0),  # "third", "3rd": a rank, kept apart from counts
+}
+CURRENCIES = frozenset(
+    {"USD", "EUR", "GBP", "JPY", "CHF", "CAD", "AUD", "CNY", "INR", "SEK", "NZD", "HKD", "SGD"}
+)
+
+EXACT = 1e-9
+CONVERTED = 0.015
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A number or a range of numbers, with an optional unit or currency and qualifier."""
+
+    low: float
+    high: float
+    unit: str = ""
+    qualifier: str = ""
+
+    @property
+    def is_range(self) -> bool:
+        return self.low != self.high
+
+    def canonical(self) -> str:
+        body = _fmt(self.low) if not self.is_range else f"{_fmt(self.low)}..{_fmt(self.high)}"
+        unit = f" {self.unit}" if self.unit else ""
+        qual = f"{self.qualifier} " if self.qualifier else ""
+        return f"{qual}{body}{unit}"
+
+    def as_year(self) -> DateValue | None:
+        """This number read as a calendar year, where it could be one."""
+        if self.unit or self.is_range or not float(self.low).is_integer():
+            return None
+        year = int(self.low)
+        return year_value(year) if 1000 <= year <= 2199 else None
+
+
+GRANULARITY_ORDER = (
+    "day",
+    "month",
+    "part",
+    "quarter",
+    "season",
+    "half",
+    "year",
+    "decade",
+    "century",
+)
+
+
+@dataclass(frozen=True)
+class DateValue:
+    """A date as the interval of days it names, with its granularity.
+
+    `year_known` is False for "July 16" without a year; such values compare by month and day.
+    `ambiguous` records a numeric date whose day/month order was decided by configuration.
+    """
+
+    start: dt.date
+    end: dt.date
+    granularity: str
+    year_known: bool = True
+    ambiguous: bool = False
+
+    def canonical(self) -> str:
+        s = self.start
+        g = self.granularity
+        if not self.year_known:
+            return f"--{s.month:02d}-{s.day:02d}" if g == "day" else f"--{s.month:02d}"
+        if g == "day":
+            return s.isoformat()
+        if g == "month":
+            return f"{s.year:04d}-{s.month:02d}"
+        if g == "year":
+            return f"{s.year:04d}"
+        if g == "quarter":
+            return f"{s.year:04d}-Q{(s.month - 1) // 3 + 1}"
+        if g == "half":
+            return f"{s.year:04d}-H{1 if s.month <= 6 else 2}"
+        if g == "decade":
+            return f"{s.year:04d}s"
+        if g == "century":
+            return f"century {s.year // 100 + 1}"
+        return f"{self.start.isoformat()}/{self.end.isoformat()}"
+
+
+Value = Quantity | DateValue
+
+
+def year_value(year: int) -> DateValue:
+    return DateValue(dt.date(year, 1, 1), dt.date(year, 12, 31), "year")
+
+
+def _fmt(x: float) -> str:
+    if math.isfinite(x) and float(x).is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    return format(x, ".12g")
+
+
+def _close(a: float, b: float, rel: float) -> bool:
+    return math.isclose(a, b, rel_tol=rel, abs_tol=1e-12)
+
+
+def _unit_scale(a: Quantity, b: Quantity) -> tuple[float, float, float] | None:
+    """Factors that bring both quantities to one unit, and the tolerance; None if incomparable."""
+    if (a.unit == "ord") != (b.unit == "ord"):
+        return None  # a rank is not a count: "second" in a text does not confirm "2"
+    if not a.unit or not b.unit or a.unit == b.unit:
+        return 1.0, 1.0, EXACT
+    if a.unit in CURRENCIES or b.unit in CURRENCIES:
+        return None
+    da, db = UNITS.get(a.unit), UNITS.get(b.unit)
+    if da is None or db is None or da[0] != db[0]:
+        return None
+    return da[1], db[1], CONVERTED
+
+
+def _quantities_equal(a: Quantity, b: Quantity) -> bool:
+    scale = _unit_scale(a, b)
+    if scale is None:
+        return False
+    fa, fb, rel = scale
+    return _close(a.low * fa, b.low * fb, rel) and _close(a.high * fa, b.high * fb, rel)
+
+
+def _md(d: dt.date) -> tuple[int, int]:
+    return d.month, d.day
+
+
+def _within(inner: DateValue, outer: DateValue) -> bool:
+    if inner.year_known and outer.year_known:
+        return outer.start <= inner.start and inner.end <= outer.end
+    if inner.granularity == "year" or outer.granularity == "year":
+        return False
+    # Without a year only month/day can be compared; a range crossing New Year is not handled.
+    return _md(outer.start) <= _md(inner.start) and _md(inner.end) <= _md(outer.end)
+
+
+def as_date(v: Value) -> DateValue | None:
+    """`v` as a date: a date as it is, a number only where it reads as a calendar year."""
+    return v if isinstance(v, DateValue) else v.as_year()
+
+
+def same_value(a: Value, b: Value) -> bool:
+    """Gold judging: equal numbers, or dates that agree at the coarsest shared granularity."""
+    if isinstance(a, Quantity) and isinstance(b, Quantity):
+        return _quantities_equal(a, b)
+    da, db = as_date(a), as_date(b)
+    if da is None or db is None:
+        return False
+    return _within(da, db) or _within(db, da)
+
+
+def supports(text_value: Value, answer: Value) -> bool:
+    """Verification: the article's value says at least what the answer claims."""
+    if isinstance(text_value, Quantity) and isinstance(answer, Quantity):
+        return _quantities_equal(text_value, answer)
+    dt_text, dt_answer = as_date(text_value), as_date(answer)
+    if dt_text is None or dt_answer is None:
+        return False
+    if dt_answer.year_known and not dt_text.year_known:
+        return False  # "September 27" in the text does not say "September 1933"
+    return _within(dt_text, dt_answer)

@@ -1,0 +1,107 @@
+"""Text to values: every figure and date mention in a text, and the value of a short answer.
+
+`scan` reads dates first and then figures outside them, so "July 16, 1969" is one date and not the
+figures 16 and 1969. A bare year keeps both readings (the date 1969 and the number 1969) because the
+question decides which one is meant.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Protocol, TypeVar
+
+from experiment.values.canonical import DateValue, Quantity, Value, as_date
+from experiment.values.dates import parse_date_fallback, scan_dates
+from experiment.values.numbers import scan_numbers
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A located value: text[start:end] reads as each of `values`."""
+
+    start: int
+    end: int
+    text: str
+    values: tuple[Value, ...]
+
+
+class Located(Protocol):
+    start: int
+    end: int
+
+
+L = TypeVar("L", bound=Located)
+
+
+def outermost(items: Sequence[L]) -> list[L]:
+    """The items that no earlier item covers, for items sorted by (start, -end) as `scan` gives
+    them: a range outranks its own bounds ("2 to 3 times" is the range, not "2"), which the
+    number scanner also reports."""
+    kept: list[L] = []
+    reach = -1
+    for item in items:
+        if item.end > reach:
+            kept.append(item)
+            reach = item.end
+    return kept
+
+
+@lru_cache(maxsize=4096)
+def scan(text: str, day_first: bool = False, decimal_comma: bool = False) -> tuple[Mention, ...]:
+    """All mentions in `text`, in order; cached, so an article is read once however often."""
+    mentions: list[Mention] = []
+    dates = scan_dates(text, day_first)
+    masked: list[tuple[int, int]] = []
+    for d in dates:
+        values: tuple[Value, ...] = (d.value,)
+        if d.value.granularity == "year" and text[d.start : d.end].isdigit():
+            year = float(d.value.start.year)
+            values = (d.value, Quantity(year, year))
+        mentions.append(Mention(d.start, d.end, text[d.start : d.end], values))
+        masked.append((d.start, d.end))
+    for n in scan_numbers(text, masked, decimal_comma):
+        mentions.append(Mention(n.start, n.end, text[n.start : n.end], (n.quantity,)))
+    mentions.sort(key=lambda m: (m.start, -m.end))
+    return tuple(mentions)
+
+
+_BARE_ORDINAL = re.compile(r"^(?:the\s+)?\d{1,2}(?:st|nd|rd|th)$", re.IGNORECASE)
+
+
+def with_hint(text: str, question: str) -> str:
+    """Read a bare ordinal ("19th") as a century when the question asks for one."""
+    text = text.strip()
+    if question and "century" in question.lower() and _BARE_ORDINAL.match(text):
+        return f"{text} century"
+    return text
+
+
+def parse_value(text: str, kind: str | None = None, question: str = "") -> Value | None:
+    """The value of a short answer or gold string ("$3bn", "July 1969"), or None.
+
+    With `kind` "date" a date reading is preferred, with "figure" a number reading; `question`
+    supplies context that the bare answer lacks (see `with_hint`).
+    """
+    text = with_hint(text, question)
+    mentions = scan(text)
+    values = [v for m in mentions for v in m.values]
+    if kind == "date":
+        dates = [v for v in values if isinstance(v, DateValue)]
+        if dates:
+            return dates[0]
+        fallback = parse_date_fallback(text)
+        if fallback is not None:
+            return fallback
+        years = [y for v in values if (y := as_date(v))]
+        return years[0] if years else None
+    outer = [v for m in outermost(mentions) for v in m.values]
+    if kind == "figure":
+        outer = [v for v in outer if isinstance(v, Quantity)]
+    elif not outer:
+        return parse_date_fallback(text)
+    # A short answer that states a range means the range ("8, or 9 to 12" is 9..12).
+    ranges = [v for v in outer if isinstance(v, Quantity) and v.is_range]
+    return (ranges or outer or [None])[0]

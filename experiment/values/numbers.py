@@ -1,0 +1,502 @@
+"""Find figures in text: digits, number words, scales, currencies, units, ranges and qualifiers.
+
+Hand-written because the libraries read these forms wrongly for this job: dateparser takes "45%"
+for a date and quantulum3 takes "1.2k" for kibibytes. The scanner walks the text once, left to
+right, so a figure is always read whole: "13,200" is one figure and never contains "3,200".
+
+Readings that are refused or decided by rule (documented in docs/NORMALIZER.md):
+- "m" after a number is million when a currency is present ("$40m"), metres otherwise ("40m").
+- "pounds" is a weight unless written "pounds sterling" or with "£".
+- "3.200" is 3.2 (decimal point) unless `decimal_comma=True`, in which case it is 3200.
+- a bare "3 200" is one figure only when every group after the first has exactly three digits.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from experiment.values.canonical import Quantity
+
+ONES = {
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+}
+TENS = {
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+}
+SCALES = {
+    "thousand": 1e3,
+    "million": 1e6,
+    "billion": 1e9,
+    "trillion": 1e12,
+    "k": 1e3,
+    "mn": 1e6,
+    "mln": 1e6,
+    "bn": 1e9,
+    "b": 1e9,
+    "tn": 1e12,
+}
+FRACTIONS = {
+    "half": 2,
+    "halves": 2,
+    "third": 3,
+    "thirds": 3,
+    "quarter": 4,
+    "quarters": 4,
+    "fifth": 5,
+    "fifths": 5,
+    "tenth": 10,
+    "tenths": 10,
+}
+
+CURRENCY_SYMBOLS = {
+    "$": "USD",
+    "us$": "USD",
+    "€": "EUR",
+    "£": "GBP",
+    "¥": "JPY",
+    "c$": "CAD",
+    "ca$": "CAD",
+    "a$": "AUD",
+    "au$": "AUD",
+    "nz$": "NZD",
+    "hk$": "HKD",
+    "s$": "SGD",
+}
+CURRENCY_WORDS = {
+    "dollars": "USD",
+    "dollar": "USD",
+    "euros": "EUR",
+    "euro": "EUR",
+    "yen": "JPY",
+    "pounds sterling": "GBP",
+    "francs": "CHF",
+    "usd": "USD",
+    "eur": "EUR",
+    "gbp": "GBP",
+    "jpy": "JPY",
+    "chf": "CHF",
+    "cad": "CAD",
+    "aud": "AUD",
+    "cny": "CNY",
+    "inr": "INR",
+    "sek": "SEK",
+}
+UNIT_WORDS = {
+    "%": "%",
+    "percent": "%",
+    "per cent": "%",
+    "pc": "%",
+    "percentage points": "pp",
+    "percentage point": "pp",
+    "times": "x",
+    "x": "x",
+    "fold": "x",
+    "square metres": "m2",
+    "square meters": "m2",
+    "sq m": "m2",
+    "m2": "m2",
+    "m²": "m2",
+    "square kilometres": "km2",
+    "square kilometers": "km2",
+    "km2": "km2",
+    "km²": "km2",
+    "hectares": "ha",
+    "hectare": "ha",
+    "ha": "ha",
+    "cubic metres": "m3",
+    "cubic meters": "m3",
+    "m3": "m3",
+    "m³": "m3",
+    "litres": "l",
+    "liters": "l",
+    "km": "km",
+    "kilometres": "km",
+    "kilometers": "km",
+    "kilometre": "km",
+    "kilometer": "km",
+    "metres": "m",
+    "meters": "m",
+    "metre": "m",
+    "meter": "m",
+    "cm": "cm",
+    "centimetres": "cm",
+    "centimeters": "cm",
+    "mm": "mm",
+    "millimetres": "mm",
+    "millimeters": "mm",
+    "nm": "nm",
+    "nanometres": "nm",
+    "nanometers": "nm",
+    "miles": "mi",
+    "mile": "mi",
+    "mi": "mi",
+    "feet": "ft",
+    "foot": "ft",
+    "ft": "ft",
+    "inches": "in",
+    "inch": "in",
+    "kg": "kg",
+    "kilograms": "kg",
+    "kilogram": "kg",
+    "kilos": "kg",
+    "g": "g",
+    "grams": "g",
+    "gram": "g",
+    "tonnes": "t",
+    "tonne": "t",
+    "tons": "t",
+    "ton": "t",
+    "lb": "lb",
+    "lbs": "lb",
+    "pounds": "lb",
+    "pound": "lb",
+    "ms": "ms",
+    "milliseconds": "ms",
+    "millisecond": "ms",
+    "seconds": "s",
+    "second": "s",
+    "minutes": "min",
+    "minute": "min",
+    "min": "min",
+    "hours": "h",
+    "hour": "h",
+    "days": "day",
+    "day": "day",
+    "weeks": "week",
+    "week": "week",
+    "months": "month",
+    "month": "month",
+    "years": "year",
+    "year": "year",
+    "kb": "KB",
+    "mb": "MB",
+    "gb": "GB",
+    "tb": "TB",
+    "pb": "PB",
+    "hz": "Hz",
+    "khz": "kHz",
+    "mhz": "MHz",
+    "ghz": "GHz",
+    "w": "W",
+    "kw": "kW",
+    "mw": "MW",
+    "gw": "GW",
+    "watts": "W",
+    "kilowatts": "kW",
+    "megawatts": "MW",
+    "gigawatts": "GW",
+    "wh": "Wh",
+    "kwh": "kWh",
+    "mwh": "MWh",
+    "gwh": "GWh",
+    "mah": "mAh",
+    "volts": "V",
+    "v": "V",
+    "°c": "°C",
+    "tokens per second": "tok/s",
+    "tokens/s": "tok/s",
+    "tok/s": "tok/s",
+}
+QUALIFIERS = {
+    "about": "about",
+    "around": "about",
+    "approximately": "about",
+    "roughly": "about",
+    "some": "about",
+    "nearly": "about",
+    "almost": "about",
+    "close to": "about",
+    "an estimated": "about",
+    "estimated": "about",
+    "circa": "about",
+    "c.": "about",
+    "more than": "more than",
+    "over": "more than",
+    "above": "more than",
+    "just over": "more than",
+    "upwards of": "more than",
+    "in excess of": "more than",
+    "at least": "at least",
+    "less than": "less than",
+    "under": "less than",
+    "fewer than": "less than",
+    "below": "less than",
+    "just under": "less than",
+    "up to": "up to",
+    "as many as": "up to",
+    "as much as": "up to",
+}
+
+
+def _alt(words: object) -> str:
+    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))  # type: ignore[arg-type]
+
+
+_WORD = _alt([*ONES, *TENS, "hundred", "thousand", "million", "billion", "trillion", "dozen"])
+_WORDS = (
+    r"(?:(?:an?\s+)(?=(?:hundred|thousand|million|billion|trillion|dozen)\b))?"
+    rf"(?:{_WORD})(?:(?:[\s-]+|\s+and\s+)(?:{_WORD}))*"
+)
+_HALF_A = r"(?:half|a\s+quarter\s+of)\s+an?\s+(?:dozen|hundred|thousand|million|billion|trillion)"
+ORDINALS = {
+    "first": 1,
+    "second": 2,
+    "third": 3,
+    "fourth": 4,
+    "fifth": 5,
+    "sixth": 6,
+    "seventh": 7,
+    "eighth": 8,
+    "ninth": 9,
+    "tenth": 10,
+    "eleventh": 11,
+    "twelfth": 12,
+    "thirteenth": 13,
+    "fourteenth": 14,
+    "fifteenth": 15,
+    "sixteenth": 16,
+    "seventeenth": 17,
+    "eighteenth": 18,
+    "nineteenth": 19,
+    "twentieth": 20,
+    "thirtieth": 30,
+    "fortieth": 40,
+    "fiftieth": 50,
+    "hundredth": 100,
+}
+_ORDINAL = (
+    r"\d{1,3}(?:st|nd|rd|th)|"
+    rf"(?:(?:{_alt(TENS)})[\s-])?(?:{_alt(ORDINALS)})"
+)
+_FRACTION = rf"(?:an?|one|two|three|four|five|six|seven|eight|nine)[\s-]+(?:{_alt(FRACTIONS)})"
+_DIGITS = r"(?:\d{1,3}(?:,\d{3})+|\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?![\d,])|\d+)(?:\.\d+)?|\.\d+"
+_DIGITS_COMMA = r"(?:\d{1,3}(?:\.\d{3})+|\d+)(?:,\d+)?"
+
+_SCALE = r"(?:thousand|million|billion|trillion|mn|mln|bn|tn|k|m|b)"
+_CUR_PREFIX = (
+    r"(?:(?:US|CA|AU|NZ|HK|[CAS])\$|[$€£¥]|(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|CNY|INR|SEK)\s?)"
+)
+_UNIT = _alt(UNIT_WORDS)
+_CUR_SUFFIX = _alt(CURRENCY_WORDS)
+
+
+def _atom_pattern(digits: str) -> re.Pattern[str]:
+    return re.compile(
+        rf"""
+        (?<![\w.,$€£¥])(?<!\d[.,])
+        (?P<cur>{_CUR_PREFIX})?
+        (?P<sign>[-−+])?
+        (?:(?P<digits>{digits})|(?P<half>{_HALF_A})|(?P<frac>{_FRACTION})|(?P<ord>{_ORDINAL})|(?P<words>{_WORDS}))
+        (?:[\s-]?(?P<scale>{_SCALE})(?![\w]))?
+        (?:[\s-]?(?P<unit>{_UNIT})(?![\w]))?
+        (?:\s(?P<cursuf>{_CUR_SUFFIX})(?![\w]))?
+        (?![\w]|[.,]\d)
+        """,
+        re.IGNORECASE | re.VERBOSE,
+    )
+
+
+_ATOM = _atom_pattern(_DIGITS)
+_ATOM_COMMA = _atom_pattern(_DIGITS_COMMA)
+_QUALIFIER_BEFORE = re.compile(rf"(?:^|\W)({_alt(QUALIFIERS)})\s+$", re.IGNORECASE)
+_RANGE_GAP = re.compile(r"^\s*(?:to|-|–|—|and|or)\s*$", re.IGNORECASE)
+_BETWEEN_BEFORE = re.compile(r"(?:between|from)\s+$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class NumberMention:
+    start: int
+    end: int
+    quantity: Quantity
+    raw: float  # the number before its scale, to decide whether a range shares the scale
+    has_scale: bool
+
+
+def words_to_number(text: str) -> float | None:
+    """'one hundred and five' -> 105, 'a dozen' -> 12, 'twenty-one' -> 21; None if not a number."""
+    tokens = [t for t in re.split(r"[\s-]+", text.lower()) if t and t != "and"]
+    if tokens and tokens[0] in ("hundred", "thousand", "million", "billion", "trillion", "dozen"):
+        return None  # a bare "million" is a scale word, not the number one million
+    total, current, seen = 0.0, 0.0, False
+    for tok in tokens:
+        if tok in ("a", "an"):
+            current = max(current, 1.0)
+        elif tok in ONES:
+            current += ONES[tok]
+            seen = True
+        elif tok in TENS:
+            current += TENS[tok]
+            seen = True
+        elif tok == "hundred":
+            current = max(current, 1.0) * 100
+            seen = True
+        elif tok == "dozen":
+            current = max(current, 1.0) * 12
+            seen = True
+        elif tok in ("thousand", "million", "billion", "trillion"):
+            total += max(current, 1.0) * SCALES[tok]
+            current = 0.0
+            seen = True
+        else:
+            return None
+    return total + current if seen else None
+
+
+def _ordinal(text: str) -> float:
+    """'third' -> 3, '21st' -> 21, 'twenty-first' -> 21."""
+    if text[0].isdigit():
+        return float(re.match(r"\d+", text).group())  # type: ignore[union-attr]
+    words = re.split(r"[\s-]+", text.lower())
+    return float(sum(TENS.get(w, 0) for w in words[:-1]) + ORDINALS[words[-1]])
+
+
+def _fraction(text: str) -> float:
+    num_word, den_word = re.split(r"[\s-]+", text.lower())
+    num = 1 if num_word in ("a", "an") else ONES[num_word]
+    return num / FRACTIONS[den_word]
+
+
+def _half_a(text: str) -> float:
+    words = text.lower().split()
+    share = 0.5 if words[0] == "half" else 0.25
+    last = words[-1]
+    return share * (12 if last == "dozen" else 100 if last == "hundred" else SCALES[last])
+
+
+def _parse_digits(text: str, decimal_comma: bool) -> float:
+    if decimal_comma:
+        return float(text.replace(".", "").replace(",", "."))
+    return float(re.sub(r"[,\s\u00a0\u202f]", "", text))
+
+
+def _atom(m: re.Match[str], decimal_comma: bool) -> NumberMention | None:
+    g = m.groupdict()
+    if g["ord"]:
+        return NumberMention(
+            m.start(),
+            m.start("ord") + len(g["ord"]),
+            Quantity(_ordinal(g["ord"]), _ordinal(g["ord"]), "ord"),
+            _ordinal(g["ord"]),
+            False,
+        )
+    if g["digits"]:
+        raw = _parse_digits(g["digits"], decimal_comma)
+    elif g["half"]:
+        raw = _half_a(g["half"])
+    elif g["frac"]:
+        raw = _fraction(g["frac"])
+    else:
+        value = words_to_number(g["words"])
+        if value is None:
+            return None
+        raw = value
+    if g["sign"] and g["sign"] in "-−" and g["digits"]:
+        raw = -raw
+    currency = ""
+    if g["cur"]:
+        currency = CURRENCY_SYMBOLS.get(g["cur"].strip().lower(), g["cur"].strip().upper())
+    if g["cursuf"]:
+        currency = CURRENCY_WORDS[g["cursuf"].lower()]
+    scale_word = (g["scale"] or "").lower()
+    unit = UNIT_WORDS.get((g["unit"] or "").lower(), "") if g["unit"] else ""
+    end = m.end()
+    if scale_word == "m" and not currency:
+        # "40m" without a currency is forty metres, not forty million.
+        scale_word, unit = "", unit or "m"
+    if scale_word == "b" and not currency:
+        scale_word = ""
+        end = m.start("scale")
+    if currency == "GBP" and unit == "lb":
+        unit = ""
+    if currency and unit and unit != "%":
+        unit = ""
+    scale = SCALES.get(scale_word, 1e6 if scale_word == "m" else 1.0)
+    value = raw * scale
+    quantity = Quantity(value, value, currency or unit)
+    return NumberMention(m.start(), end, quantity, raw, scale != 1.0)
+
+
+def _qualify(text: str, mention: NumberMention) -> NumberMention:
+    before = text[max(0, mention.start - 24) : mention.start]
+    q = _QUALIFIER_BEFORE.search(before)
+    if not q:
+        return mention
+    quantity = Quantity(
+        mention.quantity.low,
+        mention.quantity.high,
+        mention.quantity.unit,
+        QUALIFIERS[q.group(1).lower()],
+    )
+    return NumberMention(mention.start, mention.end, quantity, mention.raw, mention.has_scale)
+
+
+def _merge_range(text: str, a: NumberMention, b: NumberMention) -> NumberMention | None:
+    gap = text[a.end : b.start]
+    if not _RANGE_GAP.match(gap):
+        return None
+    word = gap.strip().lower()
+    if word in ("and", "or") and not _BETWEEN_BEFORE.search(text[max(0, a.start - 12) : a.start]):
+        return None
+    qa, qb = a.quantity, b.quantity
+    low = qa.low
+    if not a.has_scale and b.has_scale and a.raw <= b.raw:
+        low = a.raw * (qb.low / b.raw if b.raw else 1.0)  # "40 to 50 million": both millions
+    unit = qa.unit or qb.unit
+    if qa.unit and qb.unit and qa.unit != qb.unit:
+        return None
+    if low > qb.low:
+        return None
+    return NumberMention(a.start, b.end, Quantity(low, qb.low, unit, qa.qualifier), a.raw, True)
+
+
+def scan_numbers(
+    text: str, masked: list[tuple[int, int]] | None = None, decimal_comma: bool = False
+) -> list[NumberMention]:
+    """Every figure in `text`, left to right, skipping the `masked` spans (dates already read).
+
+    Each bound of a range is also reported on its own, since the text does state it.
+    """
+    pattern = _ATOM_COMMA if decimal_comma else _ATOM
+    masked = masked or []
+    atoms: list[NumberMention] = []
+    for m in pattern.finditer(text):
+        if any(s < m.end() and m.start() < e for s, e in masked):
+            continue
+        atom = _atom(m, decimal_comma)
+        if atom is not None:
+            atoms.append(_qualify(text, atom))
+    out: list[NumberMention] = []
+    for i, atom in enumerate(atoms):
+        out.append(atom)
+        if i + 1 < len(atoms):
+            merged = _merge_range(text, atom, atoms[i + 1])
+            if merged is not None:
+                out.append(merged)
+    return out

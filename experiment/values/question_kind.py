@@ -1,0 +1,53 @@
+"""Which questions ask for a figure or a date: the rule importers and benchmarks share.
+
+A question counts when both tests pass:
+- its wording asks for one (date: "when", "what/which year", "what date", "what month",
+  "what decade", "what century"; figure: "how many/much/long/far/old/large/...",
+  "what percentage/share/proportion/number/amount", "what was the population");
+- every gold answer reads as a value of that kind (a date for a date question, a number for a
+  figure question).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from experiment.values.canonical import DateValue, Quantity
+from experiment.values.normalize import parse_value
+
+DATE_Q = re.compile(
+    r"\b(when|what year|which year|what date|what month|what decade|what century|"
+    r"what day|which decade|which century|which month)\b",
+    re.I,
+)
+FIGURE_Q = re.compile(
+    r"\b(how (many|much|long|far|old|large|big|tall|high|deep|heavy|fast|wide|often)|"
+    r"what (percentage|percent|share|proportion|fraction|number|amount|was the population|"
+    r"is the population|population)|by how much)\b",
+    re.I,
+)
+
+
+def wording_kind(question: str) -> str | None:
+    """'date' or 'figure' from the wording alone (for questions without a gold answer)."""
+    if DATE_Q.search(question):
+        return "date"
+    if FIGURE_Q.search(question):
+        return "figure"
+    return None
+
+
+def question_kind(question: str, gold: Sequence[str]) -> str | None:
+    """'date', 'figure' or None for a question and its gold answers."""
+    if not gold:
+        return None
+    if DATE_Q.search(question) and all(
+        isinstance(parse_value(g, "date", question), DateValue) for g in gold
+    ):
+        return "date"
+    if FIGURE_Q.search(question) and all(
+        isinstance(parse_value(g, "figure", question), Quantity) for g in gold
+    ):
+        return "figure"
+    return None

@@ -1,0 +1,14 @@
+"""Stage 2, verify: does the article itself state this value, and where?
+
+Enters: a value (or an answer's text, read by `experiment.values`) and an article's text.
+Leaves: a `Verdict` with every supporting span (offsets into the article), or a reason.
+
+- `match`: locate, then decide by value (fuzzy alignment only locates a near-miss spelling);
+- `injection`: sentences addressed to the model are never evidence;
+- `answer`: one answer text checked end to end (read its value, then confirm it);
+- `batch`: `factqa verify`, a CSV of answers from any system checked row by row.
+
+Trade-offs: the article is the only oracle, so the check is cheap and needs no model, but it says
+that a value is written, not that it answers the question: a confirmed figure can be the wrong
+one (last year's figure, one bound of a range), which `experiment.evaluate` measures.
+"""

@@ -1,0 +1,143 @@
+"""Batch verification: check answers from any system against the articles, row by row.
+
+Input columns: `answer`, and `article_id` (an id in the articles folder) or `article` (a path to
+an article file); optional `question_id`, `question` and `kind`. A row that names an unknown
+article is reported in its own `reason` and the other rows are still verified.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from experiment.corpus import parse_article, read_text
+from experiment.errors import FactQAError, InputError
+from experiment.files import write_csv
+from experiment.records import Article, span_cells
+from experiment.verify.answer import AnswerCheck, check_text
+
+RESULT_COLUMNS = ("confirmed", "value", "span_start", "span_end", "span_text", "reason")
+
+
+@dataclass
+class VerifyStats:
+    rows: int = 0
+    confirmed: int = 0
+    errors: int = 0
+
+
+def check_answer(answer: str, article: Article, question: str = "", kind: str = "") -> dict:
+    """One answer against one article: the result columns of a verified row.
+
+    Without a kind, the figure reading is tried first and the date reading if it is not confirmed.
+    """
+    chosen: AnswerCheck | None = None
+    reason = ""
+    for k in [kind] if kind in ("figure", "date") else ["figure", "date"]:
+        check = check_text(answer, article.text, question, k)
+        if check.best is None:
+            reason = reason or check.reason
+            continue
+        if chosen is None or check.confirmed:
+            chosen = check
+        if check.confirmed:
+            break
+    best = chosen.best if chosen else None
+    return {
+        "confirmed": "true" if chosen and chosen.confirmed else "false",
+        "value": best.value.canonical() if best else "",
+        **span_cells(chosen.span if chosen else None),
+        "reason": chosen.reason if chosen else reason,
+    }
+
+
+class ArticleSource:
+    """Articles by id from a folder, or by path, each read once."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = folder
+        self._by_id: dict[str, Article] | None = None
+        self._by_path: dict[Path, Article] = {}
+
+    def get(self, row: dict[str, str]) -> Article:
+        if row.get("article"):
+            path = Path(row["article"])
+            if path not in self._by_path:
+                self._by_path[path] = parse_article(path)
+            return self._by_path[path]
+        article_id = (row.get("article_id") or "").strip()
+        if self._by_id is None:
+            from experiment.corpus import load_articles
+
+            if self.folder is None:
+                raise FactQAError("rows name article ids: pass --articles with their folder")
+            self._by_id = load_articles(self.folder)
+        if article_id not in self._by_id:
+            raise FactQAError(f"unknown article '{article_id}'")
+        return self._by_id[article_id]
+
+
+def verify_rows(path: Path, articles: ArticleSource) -> Iterator[tuple[dict[str, str], dict]]:
+    with io.StringIO(read_text(path), newline="") as f:
+        reader = csv.DictReader(f, strict=True)
+        try:
+            header = reader.fieldnames or []
+        except csv.Error as e:
+            raise InputError(
+                f"malformed CSV header ({e})", path=path, line=1, fix="close every quoted cell"
+            ) from None
+        if "answer" not in header or not {"article_id", "article"} & set(header):
+            raise InputError(
+                "needs an 'answer' column and an 'article_id' or 'article' column",
+                path=path,
+                line=1,
+                fix="add the columns to the header line",
+            )
+        try:
+            for row in reader:
+                try:
+                    article = articles.get(row)
+                except InputError:
+                    raise
+                except FactQAError as e:
+                    yield (
+                        row,
+                        {c: "" for c in RESULT_COLUMNS}
+                        | {"confirmed": "false", "reason": f"line {reader.line_num}: {e}"},
+                    )
+                    continue
+                yield (
+                    row,
+                    check_answer(
+                        row["answer"] or "",
+                        article,
+                        row.get("question") or "",
+                        (row.get("kind") or "").strip().lower(),
+                    ),
+                )
+        except csv.Error as e:
+            raise InputError(
+                f"malformed CSV ({e})",
+                path=path,
+                line=reader.line_num,
+                fix="close every quoted cell",
+            ) from None
+
+
+def verify_file(path: Path, out: Path, articles: ArticleSource) -> VerifyStats:
+    """Write `out` with every input column plus the result columns; return the counts."""
+    stats = VerifyStats()
+    rows = []
+    columns: list[str] = []
+    for row, result in verify_rows(path, articles):
+        if not columns:
+            columns = [c for c in row if c not in RESULT_COLUMNS] + list(RESULT_COLUMNS)
+        stats.rows += 1
+        stats.confirmed += result["confirmed"] == "true"
+        stats.errors += result["reason"].startswith("line ")
+        rows.append(row | result)
+    write_csv(out, rows, columns or ["answer", *RESULT_COLUMNS])
+    return stats

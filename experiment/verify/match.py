@@ -1,0 +1,80 @@
+"""Confirm an answer's value against an article: every span whose value supports it.
+
+Locate, then decide by value. Candidate spans are the article's mentions (read once per article and
+cached), so token boundaries hold by construction: "3,200" is never found inside "13,200". When no
+mention supports the answer, rapidfuzz aligns the answer text with the article to find a near-miss
+spelling the scanner may have split differently; that region is scanned and, again, only its value
+can confirm. Fuzzy similarity never confirms anything on its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz
+
+from experiment.records import Span
+from experiment.values.canonical import Value, supports
+from experiment.values.normalize import Mention, scan
+from experiment.verify.injection import in_instruction, instruction_ranges
+
+FUZZY_MIN_SCORE = 85.0
+
+
+@dataclass(frozen=True)
+class Verdict:
+    confirmed: bool
+    spans: tuple[Span, ...]
+    reason: str
+
+    @property
+    def span(self) -> Span | None:
+        return self.spans[0] if self.spans else None
+
+
+def _supporting(mentions: tuple[Mention, ...], value: Value, offset: int = 0) -> list[Span]:
+    return [
+        Span(m.start + offset, m.end + offset, m.text)
+        for m in mentions
+        if any(supports(v, value) for v in m.values)
+    ]
+
+
+def find_spans(value: Value, article: str, answer_text: str = "", guard: bool = True) -> list[Span]:
+    """Spans of `article` whose value supports `value`, in text order; with `guard`, never one
+    inside a sentence that addresses the model (`experiment.verify.injection`)."""
+    spans = _find(value, article, answer_text)
+    return _guarded(spans, article) if guard else spans
+
+
+def _guarded(spans: list[Span], article: str) -> list[Span]:
+    if not spans or not instruction_ranges(article):
+        return spans
+    return [s for s in spans if not in_instruction(article, s.start, s.end)]
+
+
+def _find(value: Value, article: str, answer_text: str) -> list[Span]:
+    spans = _supporting(scan(article), value)
+    if spans or len(answer_text) < 4:
+        return spans
+    hit = fuzz.partial_ratio_alignment(answer_text, article, score_cutoff=FUZZY_MIN_SCORE)
+    if hit is None:
+        return []
+    start = max(0, article.rfind(" ", 0, max(0, hit.dest_start - 1)) + 1)
+    end = article.find(" ", hit.dest_end + 1)
+    end = len(article) if end < 0 else end
+    return _supporting(scan(article[start:end]), value, start)
+
+
+def verify(value: Value | None, article: str, answer_text: str = "", guard: bool = True) -> Verdict:
+    """Whether the article confirms `value`, with the evidence spans. `guard=False` also accepts
+    evidence inside instructions addressed to the model (only to measure what the guard does)."""
+    if value is None:
+        return Verdict(False, (), "nothing to verify")
+    found = _find(value, article, answer_text)
+    spans = _guarded(found, article) if guard else found
+    if not spans:
+        if found:
+            return Verdict(False, (), "value only in a sentence addressed to the model")
+        return Verdict(False, (), "value not found in article")
+    return Verdict(True, tuple(spans), "")
