@@ -210,6 +210,14 @@ def run(
                 result.summary, f"{m['questions']} questions, {m['articles']} articles, k={cfg.k}"
             )
         )
+        if any(m["failures"].values()):
+            _out().print(
+                "failures (empty or repetitive output, errors, no value of the asked kind; "
+                f"counted wrong): small model {m['failures']['small']} of "
+                f"{m['questions'] * cfg.k} samples, large model {m['failures']['large']} of "
+                f"{m['questions']} answers",
+                highlight=False,
+            )
         _out().print(
             f"wrote {result.run_dir}  ({m['wall_seconds']} s, "
             f"{m['cached_attempts']} of {m['attempts']} generations from cache)"

@@ -20,7 +20,7 @@ from experiment.records import UNANSWERABLE, Article, Question
 from experiment.values.normalize import parse_value
 
 QUESTION_COLUMNS = ("id", "article_id", "question", "answers", "kind")
-OPTIONAL_COLUMNS = ("notes",)
+OPTIONAL_COLUMNS = ("notes", "cluster")
 KINDS = ("figure", "date")
 ANSWER_SEPARATOR = "|"
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -178,7 +178,8 @@ def _read_rows(path: Path) -> Iterable[tuple[int, dict[str, str]]]:
                 path=path,
                 line=1,
                 field=missing[0],
-                fix=f"the header must name {', '.join(QUESTION_COLUMNS)} (and optionally notes)",
+                fix=f"the header must name {', '.join(QUESTION_COLUMNS)} "
+                "(and optionally notes, cluster)",
             )
         extra = [c for c in header if c not in QUESTION_COLUMNS + OPTIONAL_COLUMNS]
         if extra:
@@ -278,7 +279,8 @@ def load_questions(path: Path, articles: dict[str, Article] | None = None) -> li
                 )
             gold = _parse_gold(row["answers"], kind, text, file, line)
             notes = (row.get("notes") or "").strip()
-            questions.append(Question(qid, article_id, text, gold, kind, notes))  # type: ignore[arg-type]
+            cluster = (row.get("cluster") or "").strip()
+            questions.append(Question(qid, article_id, text, gold, kind, notes, cluster))  # type: ignore[arg-type]
     if not questions:
         raise InputError("no questions found", path=path, fix="add rows below the header")
     return questions

@@ -28,6 +28,13 @@ class Question:
     gold: tuple[str, ...]
     kind: Kind
     notes: str = ""
+    # The unit of dependence for statistics: questions of one cluster are resampled together
+    # (a SQuAD Wikipedia title, a DROP passage, a TAT-QA document); empty means the article.
+    cluster: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.cluster:
+            object.__setattr__(self, "cluster", self.article_id)
 
     @property
     def unanswerable(self) -> bool:

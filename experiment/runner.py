@@ -240,6 +240,10 @@ def run_experiment(
         run_dir / "blindspots.csv", (asdict(b) for b in spots), [f.name for f in fields(BlindSpot)]
     )
     cached = sum(a.cached for a in attempts)
+    failures = {
+        "small": sum(s.failed for q in questions for s in small[q.id]),
+        "large": sum(large[q.id].failed for q in questions),
+    }
     manifest = {
         "run_id": cfg.resolved_run_id,
         "config": cfg.as_dict(),
@@ -255,6 +259,9 @@ def run_experiment(
         "articles": len({q.article_id for q in questions}),
         "attempts": len(attempts),
         "cached_attempts": cached,
+        # samples with no value and no deliberate abstention (empty, repetitive, an error, the
+        # wrong kind): wrong on every question, unanswerable ones included
+        "failures": failures,
         "resumed": cached > 0,
         "started": started.isoformat(timespec="seconds"),
         "finished": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),

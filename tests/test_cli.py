@@ -166,7 +166,7 @@ def test_report_writes_results_and_readme(patched, corpus, tmp_path: Path) -> No
     res = runner.invoke(cli.app, args)
     assert res.exit_code == 0, res.output
     text = results.read_text()
-    assert "| small-verified@4 | 1.000" in text and "not significantly above" in text
+    assert "| small-verified@4 | 1.000" in text and "no significant difference" in text
     assert "old" not in readme.read_text() and readme.read_text().endswith("rest\n")
     plots = sorted(p.name for p in (tmp_path / "out" / "t" / "plots").glob("*.png"))
     assert plots == ["accuracy_vs_k.png", "cost_vs_accuracy.png", "risk_coverage.png"]

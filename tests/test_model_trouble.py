@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -70,6 +71,13 @@ def test_run_survives_garbage_and_a_crash_mid_batch(corpus, tmp_path: Path, monk
     assert {"empty output", "only whitespace", "text in another script, no figure"} <= reasons
     assert "model error: RuntimeError: CUDA error: illegal memory access" in reasons
     assert len(small_rows) == 5 * 3  # every attempt has its row
+    # Failures are counted apart from deliberate abstentions, in the manifest and the console.
+    failed = small_rows[(small_rows.value == "") & (small_rows.reason != "model abstained")]
+    manifest = json.loads((tmp_path / "t" / "manifest.json").read_text())
+    assert manifest["failures"] == {"small": len(failed), "large": 0} and len(failed) >= 4
+    assert f"small model {len(failed)} of 15 samples" in " ".join(res.output.split())
+    summary = pd.read_csv(tmp_path / "t" / "summary.csv").set_index("method")
+    assert summary.loc["large@1", "failed"] == 0 and summary.loc["small@1", "failed"] >= 1
     # The failed samples were not cached: the same command generates them again, and only them.
     small.calls.clear()
     res = CliRunner().invoke(cli.app, run_args(*corpus, "bad", "large", 3, tmp_path, "t"))

@@ -1,24 +1,141 @@
-"""The gold judge: whether an answer's value is right, the one rule every method and output uses.
+"""The gold judge: whether an answer is right, the one rule every method and output uses.
 
-An answer is right when its value equals a gold value (`experiment.values.canonical.same_value`:
-equal numbers in comparable units, dates that agree at the coarsest granularity both sides have).
-On an unanswerable question, only an abstention is right.
+An answer is right when its value matches some gold answer of the question:
+- **Dates**: the answer's interval lies within the gold's interval, so the answer is at least as
+  precise as that gold and consistent with it. "3 March 2009" is right against gold "2009";
+  "2009", "March 2009", "early 2009" or "the 2000s" are wrong against gold "3 March 2009" unless
+  another gold answer is that coarse (SQuAD often lists "2009" beside "3 March 2009"). An answer
+  without a year ("March 3") never matches a gold with a year; an answer with a year may match a
+  gold without one ("March 3, 2009" against "March 3").
+- **Figures**: equal values in comparable units (`experiment.values.canonical`), and qualifiers
+  that do not point opposite ways: "less than 100" is not "more than 100"; "about 100" and "100"
+  are one value.
+- **Changes**: where the question asks for a change ("by how much", "increase", "decline",
+  "loss"...), figures compare by magnitude and direction. The direction of each side is its sign
+  ("-54.7 million") or a change word in its text ("decreased $54.7 million", "a decline of
+  54.7 million"); the three are one value. A side with no direction matches either way; opposite
+  directions never match.
+- **Unanswerable questions**: only a deliberate abstention is right (the model said the article
+  does not state it, or the method declined to answer). A failure (empty or repetitive output, an
+  error, no value of the asked kind) is wrong everywhere.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from experiment.records import Question
-from experiment.values.canonical import Value, same_value
+from experiment.values.canonical import (
+    DateValue,
+    Quantity,
+    Value,
+    as_date,
+    opposite_bounds,
+    quantities_equal,
+)
 from experiment.values.normalize import parse_value
+
+CHANGE_QUESTION = re.compile(
+    r"\b(chang\w*|increas\w*|decreas\w*|differen\w*|grow\w*|grew|rise|rose|risen|fall|fell|"
+    r"fallen|drop\w*|declin\w*|gain\w*|loss\w*|lost|shr[aiu]nk\w*|by how much)\b",
+    re.IGNORECASE,
+)
+DOWN_WORDS = re.compile(
+    r"\b(decreas\w*|declin\w*|fell|fall(?:s|ing)?|dropp?(?:ed|s|ing)?|lower|los[st]|losses|"
+    r"down|reduc\w*|shr[aiu]nk\w*|negative)\b",
+    re.IGNORECASE,
+)
+UP_WORDS = re.compile(
+    r"\b(increas\w*|r[io]se|risen|rising|grew|grow(?:s|th|n|ing)?|gain\w*|higher|up|positive)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Gold:
+    value: Value
+    text: str
+
+
+def gold_of(q: Question) -> list[Gold]:
+    """The question's gold answers that read as values of its kind."""
+    return [Gold(v, g) for g in q.gold if (v := parse_value(g, q.kind, q.text)) is not None]
 
 
 def gold_values(q: Question) -> list[Value]:
-    return [v for g in q.gold if (v := parse_value(g, q.kind, q.text)) is not None]
+    return [g.value for g in gold_of(q)]
 
 
-def judge(value: Value | None, q: Question, gold: Sequence[Value]) -> bool:
+def direction(value: Quantity, text: str) -> int:
+    """-1 for a fall, +1 for a rise, 0 when the sign and the words do not say."""
+    if value.low < 0 or value.high < 0:
+        return -1
+    down, up = DOWN_WORDS.search(text), UP_WORDS.search(text)
+    if down and not up:
+        return -1
+    if up and not down:
+        return 1
+    return 0
+
+
+def _magnitude(q: Quantity) -> Quantity:
+    low, high = sorted((abs(q.low), abs(q.high)))
+    return Quantity(low, high, q.unit, q.qualifier)
+
+
+def figure_right(
+    answer: Quantity,
+    gold: Quantity,
+    answer_text: str = "",
+    gold_text: str = "",
+    change: bool = False,
+) -> bool:
+    """Figures: equal values, qualifiers not opposite; by magnitude and direction for a change."""
+    if opposite_bounds(answer, gold):
+        return False
+    if not change:
+        return quantities_equal(answer, gold)
+    da, dg = direction(answer, answer_text), direction(gold, gold_text)
+    if da and dg and da != dg:
+        return False
+    return quantities_equal(_magnitude(answer), _magnitude(gold))
+
+
+def date_right(answer: DateValue, gold: DateValue) -> bool:
+    """Dates: the answer's interval within the gold's; a missing year never matches a year."""
+    if gold.year_known and not answer.year_known:
+        return False
+    if answer.year_known and gold.year_known:
+        return gold.start <= answer.start and answer.end <= gold.end
+    if gold.granularity == "year":
+        return False
+    # Month and day alone: the answer's month/day range within the gold's.
+    md = (answer.start.month, answer.start.day), (answer.end.month, answer.end.day)
+    gmd = (gold.start.month, gold.start.day), (gold.end.month, gold.end.day)
+    return gmd[0] <= md[0] and md[1] <= gmd[1]
+
+
+def value_right(answer: Value, gold: Gold, question: str = "", answer_text: str = "") -> bool:
+    """Whether one answer value matches one gold answer of a question."""
+    if isinstance(answer, Quantity) and isinstance(gold.value, Quantity):
+        change = bool(CHANGE_QUESTION.search(question))
+        return figure_right(answer, gold.value, answer_text, gold.text, change)
+    a, g = as_date(answer), as_date(gold.value)
+    return a is not None and g is not None and date_right(a, g)
+
+
+def judge(
+    value: Value | None,
+    q: Question,
+    gold: Sequence[Gold],
+    answer_text: str = "",
+    abstained: bool = False,
+) -> bool:
+    """Whether an answer is right. `value` None with `abstained` is a deliberate abstention
+    (right only on an unanswerable question); `value` None without it is a failure (never right).
+    """
     if q.unanswerable:
-        return value is None
-    return value is not None and any(same_value(value, g) for g in gold)
+        return value is None and abstained
+    return value is not None and any(value_right(value, g, q.text, answer_text) for g in gold)

@@ -8,7 +8,9 @@
 - small-pass@k       right if any sample is right: the ceiling a perfect checker would reach
 - cascade            small-verified@k, falling back to large@1 only when nothing was confirmed
 
-An abstention is wrong on an answerable question and right on an unanswerable one.
+An abstention (the model said "not stated", or the method declined) is wrong on an answerable
+question and right on an unanswerable one; a failure (empty or repetitive output, an error, no
+value of the asked kind) is wrong on both, and is counted apart.
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from experiment.evaluate.judge import gold_values, judge
+from experiment.evaluate.judge import Gold, gold_of, judge
 from experiment.evaluate.vote import majority
 from experiment.records import Article, Attempt, Question
 from experiment.values.canonical import Value
+from experiment.values.extract import ABSTAINED
 from experiment.verify.match import verify
 
 REFERENCE = "large@1"
@@ -42,21 +45,37 @@ class Scored:
     attempt: Attempt
     value: Value | None
 
+    @property
+    def abstained(self) -> bool:
+        """The model said deliberately that the article does not give the answer."""
+        return self.value is None and self.attempt.reason == ABSTAINED
+
+    @property
+    def failed(self) -> bool:
+        """No value and no deliberate abstention: empty, repetitive, an error, the wrong kind."""
+        return self.value is None and not self.abstained
+
 
 @dataclass(frozen=True)
 class MethodAnswer:
     method: str
-    chosen: Scored | None  # the sample whose answer is given; None when the method abstains
+    chosen: Scored | None  # the sample whose answer is given; None when there is none
     correct: bool
     agreement: float
     prompt_tokens: int
     completion_tokens: int
     seconds: float
     large_calls: int
+    failed: bool = False  # no answer because the model failed, not because it abstained
+
+    @property
+    def answered(self) -> bool:
+        return self.chosen is not None
 
     @property
     def abstained(self) -> bool:
-        return self.chosen is None
+        """No answer, deliberately: the model said "not stated" or the method declined."""
+        return self.chosen is None and not self.failed
 
     @property
     def in_text_wrong(self) -> bool:
@@ -72,13 +91,17 @@ def question_facts(q: Question, article: Article, small: Sequence[Scored]) -> di
     - small_correct_confirmed: of those, the ones the article confirmed. A question with
       small_correct > 0 and small_correct_confirmed == 0 is one the verifier cost.
     """
-    gold = gold_values(q)
-    right = [s for s in small if s.value is not None and judge(s.value, q, gold)]
+    gold = gold_of(q)
+    right = [s for s in small if s.value is not None and _right(s, q, gold)]
     return {
-        "gold_in_text": any(verify(g, article.text).confirmed for g in gold),
+        "gold_in_text": any(verify(g.value, article.text).confirmed for g in gold),
         "small_correct": len(right),
         "small_correct_confirmed": sum(s.attempt.confirmed for s in right),
     }
+
+
+def _right(s: Scored, q: Question, gold: Sequence[Gold]) -> bool:
+    return judge(s.value, q, gold, s.attempt.raw_text, s.abstained)
 
 
 def _cost(samples: Sequence[Scored]) -> tuple[int, int, float]:
@@ -93,36 +116,61 @@ def _answer(
     method: str,
     chosen: Scored | None,
     q: Question,
-    gold: Sequence[Value],
+    gold: Sequence[Gold],
     paid: Sequence[Scored],
     agreement: float,
     large_calls: int,
+    failed: bool = False,
     correct: bool | None = None,
 ) -> MethodAnswer:
-    value = chosen.value if chosen else None
-    ok = judge(value, q, gold) if correct is None else correct
-    return MethodAnswer(method, chosen, ok, agreement, *_cost(paid), large_calls)
+    """A method's answer: `chosen` (None: abstained, or `failed`), judged unless `correct` given."""
+    if correct is None:
+        text = chosen.attempt.raw_text if chosen else ""
+        correct = judge(chosen.value if chosen else None, q, gold, text, not failed)
+    return MethodAnswer(method, chosen, correct, agreement, *_cost(paid), large_calls, failed)
+
+
+def _pass_at_k(q: Question, small: Sequence[Scored], gold: Sequence[Gold]) -> MethodAnswer:
+    """Right if any sample is right. The answer shown is the first right sample (None when that
+    is a deliberate abstention on an unanswerable question), else the first that answered, so
+    coverage is "any sample answered" and failures are never a pass."""
+    right = [s for s in small if _right(s, q, gold)]
+    answered = [s for s in small if s.value is not None]
+    chosen = right[0] if right else (answered[0] if answered else None)
+    if chosen is not None and chosen.value is None:
+        chosen = None
+    failed = all(s.failed for s in small)
+    return _answer(f"small-pass@{len(small)}", chosen, q, gold, small, 1.0, 0, failed, bool(right))
 
 
 def answer_methods(
     q: Question, small: Sequence[Scored], large: Scored, k: int
 ) -> dict[str, MethodAnswer]:
     """Every method's answer to one question from its first k small samples and the large one."""
-    gold = gold_values(q)
+    gold = gold_of(q)
     small = list(small[:k])
     values = [s.value for s in small]
+    abstentions = [s.abstained for s in small]
+    all_failed = all(s.failed for s in small)
     large_pick = large if large.value is not None else None
     verified_large = large if large.value is not None and large.attempt.confirmed else None
-    maj = majority(values, abstain_votes=True)
-    ver = majority(values, keep=[s.attempt.confirmed for s in small])
+    maj = majority(values, abstain_votes=True, abstentions=abstentions)
+    ver = majority(values, keep=[s.attempt.confirmed for s in small], abstentions=abstentions)
     ver_pick = small[ver.index] if ver.index is not None else None
-    any_right = any(judge(v, q, gold) for v in values)
-    first = small[0] if small[0].value is not None else None
     fallback = ver_pick is None
     answers = [
-        _answer("large@1", large_pick, q, gold, [large], 1.0, 1),
-        _answer("large-verified@1", verified_large, q, gold, [large], 1.0, 1),
-        _answer("small@1", first, q, gold, small[:1], 1.0, 0),
+        _answer("large@1", large_pick, q, gold, [large], 1.0, 1, large.failed),
+        _answer("large-verified@1", verified_large, q, gold, [large], 1.0, 1, large.failed),
+        _answer(
+            "small@1",
+            small[0] if small[0].value is not None else None,
+            q,
+            gold,
+            small[:1],
+            1.0,
+            0,
+            small[0].failed,
+        ),
         _answer(
             f"small-maj@{k}",
             small[maj.index] if maj.index is not None else None,
@@ -131,9 +179,10 @@ def answer_methods(
             small,
             maj.agreement,
             0,
+            all_failed,
         ),
-        _answer(f"small-verified@{k}", ver_pick, q, gold, small, ver.agreement, 0),
-        _answer(f"small-pass@{k}", first, q, gold, small, 1.0, 0, correct=any_right),
+        _answer(f"small-verified@{k}", ver_pick, q, gold, small, ver.agreement, 0, all_failed),
+        _pass_at_k(q, small, gold),
         _answer(
             "cascade",
             large_pick if fallback else ver_pick,
@@ -142,6 +191,7 @@ def answer_methods(
             [*small, large] if fallback else small,
             1.0 if fallback else ver.agreement,
             1 if fallback else 0,
+            large.failed if fallback else False,
         ),
     ]
     return {a.method: a for a in answers}
@@ -164,7 +214,7 @@ def k_curve(
                     "k": kk,
                     "method": name,
                     "accuracy": sum(a.correct for a in col) / len(col),
-                    "coverage": sum(not a.abstained for a in col) / len(col),
+                    "coverage": sum(a.answered for a in col) / len(col),
                 }
             )
     return rows

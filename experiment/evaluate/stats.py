@@ -1,4 +1,10 @@
-"""Interval and test for paired accuracy: article-clustered bootstrap, exact McNemar."""
+"""Intervals and tests for accuracy on clustered, paired questions.
+
+Questions that share a unit of dependence (a Wikipedia title, a DROP passage, an article) are not
+independent, so every bootstrap here resamples whole clusters. Methods are compared on the same
+questions, so a difference is bootstrapped as pairs (a resampled cluster brings both methods'
+verdicts on its questions), beside the exact McNemar test on the discordant pairs.
+"""
 
 from __future__ import annotations
 
@@ -15,21 +21,48 @@ def bootstrap_ci(
     seed: int = 0,
     level: float = 0.95,
 ) -> tuple[float, float]:
-    """Percentile interval of accuracy, resampling whole articles (questions share an article)."""
+    """Percentile interval of accuracy, resampling whole clusters (their questions are not
+    independent)."""
     if not correct:
         return (math.nan, math.nan)
-    ids = sorted(set(clusters))
-    index = {c: i for i, c in enumerate(ids)}
-    hits = np.zeros(len(ids))
-    totals = np.zeros(len(ids))
-    for ok, c in zip(correct, clusters, strict=True):
-        hits[index[c]] += ok
-        totals[index[c]] += 1
+    (hits,), totals = _cluster_sums([correct], clusters)
     rng = np.random.default_rng(seed)
-    picks = rng.integers(0, len(ids), size=(n_boot, len(ids)))
+    picks = rng.integers(0, len(totals), size=(n_boot, len(totals)))
     acc = hits[picks].sum(axis=1) / totals[picks].sum(axis=1)
     tail = (1 - level) / 2 * 100
     return float(np.percentile(acc, tail)), float(np.percentile(acc, 100 - tail))
+
+
+def _cluster_sums(
+    columns: Sequence[Sequence[bool]], clusters: Sequence[str]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per cluster: the sum of each column (rows: columns) and the question count."""
+    ids = {c: i for i, c in enumerate(sorted(set(clusters)))}
+    where = np.array([ids[c] for c in clusters])
+    sums = np.stack(
+        [np.bincount(where, weights=np.asarray(col, float), minlength=len(ids)) for col in columns]
+    )
+    return sums, np.bincount(where, minlength=len(ids)).astype(float)
+
+
+def paired_difference_ci(
+    a: Sequence[bool],
+    b: Sequence[bool],
+    clusters: Sequence[str],
+    n_boot: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> tuple[float, float, float]:
+    """accuracy(a) - accuracy(b) on the same questions, and its percentile interval from
+    resampling whole clusters with both verdicts of each question kept together."""
+    if not a:
+        return (math.nan, math.nan, math.nan)
+    (sa, sb), n = _cluster_sums([a, b], clusters)
+    picks = np.random.default_rng(seed).integers(0, len(n), size=(n_boot, len(n)))
+    diff = (sa[picks].sum(axis=1) - sb[picks].sum(axis=1)) / n[picks].sum(axis=1)
+    tail = (1 - level) / 2 * 100
+    point = (sum(a) - sum(b)) / len(a)
+    return point, float(np.percentile(diff, tail)), float(np.percentile(diff, 100 - tail))
 
 
 def mcnemar_exact(a: Sequence[bool], b: Sequence[bool]) -> tuple[int, int, float]:
@@ -41,8 +74,3 @@ def mcnemar_exact(a: Sequence[bool], b: Sequence[bool]) -> tuple[int, int, float
         return only_a, only_b, 1.0
     tail = sum(math.comb(n, i) for i in range(min(only_a, only_b) + 1)) / 2**n
     return only_a, only_b, min(1.0, 2 * tail)
-
-
-def format_p(p: float) -> str:
-    """A p-value to follow the letter p: '= 0.010', or '< 0.001'."""
-    return "< 0.001" if p < 0.001 else f"= {p:.3f}"

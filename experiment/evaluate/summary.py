@@ -1,16 +1,25 @@
-"""One row per method over all questions: accuracy with its clustered interval, coverage, the
-confirmed-but-wrong count, cost, and the paired test against large@1; and the one verdict rule
-that every output (console, results file, README) states.
+"""One row per method over all questions, and the one verdict rule every output states.
+
+Each row: accuracy with its cluster-bootstrap interval, coverage, accuracy on the answered, the
+confirmed-but-wrong count (blank for small-pass@k, which keeps no single answer), failures, cost,
+and the comparison with large@1 on the same questions: the paired difference with its
+cluster-bootstrap interval, the exact McNemar test, and the verdict.
+
+The verdict: a method "beats" or "loses to" large@1 only when the paired interval of the
+difference excludes 0; otherwise there is "no significant difference".
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from experiment.evaluate.methods import REFERENCE, MethodAnswer
-from experiment.evaluate.stats import bootstrap_ci, mcnemar_exact
+from experiment.evaluate.stats import bootstrap_ci, mcnemar_exact, paired_difference_ci
 from experiment.records import Question
+
+BEATS, LOSES, TIED = "beats", "loses to", "no significant difference"
 
 
 @dataclass(frozen=True)
@@ -22,8 +31,9 @@ class MethodSummary:
     ci_high: float
     coverage: float
     accuracy_answered: float
-    in_text_wrong: int
-    in_text_wrong_rate: float
+    in_text_wrong: int | None  # None: not defined for the method (small-pass@k)
+    in_text_wrong_rate: float | None
+    failed: int
     prompt_tokens: int
     completion_tokens: int
     seconds: float
@@ -31,6 +41,19 @@ class MethodSummary:
     wins_vs_large: int
     losses_vs_large: int
     mcnemar_p: float
+    diff_vs_large: float
+    diff_ci_low: float
+    diff_ci_high: float
+    verdict: str
+
+
+def verdict(diff_ci_low: float, diff_ci_high: float) -> str:
+    """How a method compares with large@1, from the paired interval of the difference."""
+    if diff_ci_low > 0:
+        return BEATS
+    if diff_ci_high < 0:
+        return LOSES
+    return TIED
 
 
 def summarize(
@@ -39,17 +62,19 @@ def summarize(
     methods: Sequence[str],
 ) -> list[MethodSummary]:
     """One row per method; `answers[question_id][method]`."""
-    clusters = [q.article_id for q in questions]
+    clusters = [q.cluster for q in questions]
     reference = [answers[q.id][REFERENCE].correct for q in questions]
     rows = []
     for m in methods:
         col = [answers[q.id][m] for q in questions]
         correct = [a.correct for a in col]
-        answered = [a for a in col if not a.abstained]
+        answered = [a for a in col if a.answered]
         n = len(col)
         low, high = bootstrap_ci(correct, clusters)
         wins, losses, p = mcnemar_exact(correct, reference)
-        wrong_in_text = sum(a.in_text_wrong for a in col)
+        diff, d_low, d_high = paired_difference_ci(correct, reference, clusters)
+        defined = "pass@" not in m
+        wrong_in_text = sum(a.in_text_wrong for a in col) if defined else None
         rows.append(
             MethodSummary(
                 method=m,
@@ -62,7 +87,10 @@ def summarize(
                 if answered
                 else 0.0,
                 in_text_wrong=wrong_in_text,
-                in_text_wrong_rate=wrong_in_text / len(answered) if answered else 0.0,
+                in_text_wrong_rate=None
+                if wrong_in_text is None
+                else (wrong_in_text / len(answered) if answered else 0.0),
+                failed=sum(a.failed for a in col),
                 prompt_tokens=sum(a.prompt_tokens for a in col),
                 completion_tokens=sum(a.completion_tokens for a in col),
                 seconds=round(sum(a.seconds for a in col), 3),
@@ -70,18 +98,15 @@ def summarize(
                 wins_vs_large=wins,
                 losses_vs_large=losses,
                 mcnemar_p=p,
+                diff_vs_large=diff,
+                diff_ci_low=d_low,
+                diff_ci_high=d_high,
+                verdict="" if m == REFERENCE else verdict(d_low, d_high),
             )
         )
     return rows
 
 
-SIGNIFICANCE = 0.05
-
-
-def verdict(accuracy: float, reference_accuracy: float, p: float) -> str:
-    """How a method compares with large@1, in the words every output uses (exact McNemar p)."""
-    if accuracy <= reference_accuracy:
-        return "does not beat"
-    if p < SIGNIFICANCE:
-        return "beats"
-    return "scores above, but not significantly above,"
+def is_missing(x: object) -> bool:
+    """An undefined cell: None, or NaN as pandas reads a blank one back."""
+    return x is None or (isinstance(x, float) and math.isnan(x))

@@ -147,7 +147,7 @@ def write_layout(
     seen: dict[str, str] = {}
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow([*QUESTION_COLUMNS, "notes"])
+    writer.writerow([*QUESTION_COLUMNS, "notes", "cluster"])
     for row, kind in picked:
         article_id = safe_id(row.passage_id)
         if article_id not in seen:
@@ -157,7 +157,9 @@ def write_layout(
                 _article_text(article_id, row.title, row.passage, source),
             )
         gold = ANSWER_SEPARATOR.join(dict.fromkeys(a.strip() for a in row.answers)) or UNANSWERABLE
-        writer.writerow([safe_id(row.qid), article_id, row.question.strip(), gold, kind, source])
+        writer.writerow(
+            [safe_id(row.qid), article_id, row.question.strip(), gold, kind, source, row.group]
+        )
     questions = questions_dir / f"{name}.csv"
     atomic_write(questions, buf.getvalue())
     stats.written_questions = len(picked)

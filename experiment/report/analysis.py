@@ -22,9 +22,16 @@ import pandas as pd
 from experiment.report.run import flag
 
 
+def answered_mask(q: pd.DataFrame, method: str) -> pd.Series:
+    """Questions the method answered: neither abstained nor failed (runs before failures were
+    counted apart have no `.failed` column)."""
+    failed = flag(q[f"{method}.failed"]) if f"{method}.failed" in q else False
+    return ~flag(q[f"{method}.abstained"]) & ~failed
+
+
 def risk_coverage(q: pd.DataFrame, method: str) -> pd.DataFrame:
     """Per agreement threshold t: coverage (answered with agreement >= t) and accuracy there."""
-    answered = ~flag(q[f"{method}.abstained"])
+    answered = answered_mask(q, method)
     conf = pd.to_numeric(q[f"{method}.agreement"]).where(answered, -1.0)
     correct = flag(q[f"{method}.correct"])
     rows = []
@@ -46,7 +53,7 @@ def auroc(q: pd.DataFrame, method: str) -> float:
     """How well agreement ranks right answers above wrong ones (answered questions only)."""
     from sklearn.metrics import roc_auc_score
 
-    answered = ~flag(q[f"{method}.abstained"])
+    answered = answered_mask(q, method)
     y = flag(q[f"{method}.correct"])[answered]
     if y.nunique() < 2:
         return math.nan

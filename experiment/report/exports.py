@@ -48,6 +48,7 @@ def question_rows(
     columns = [
         "question_id",
         "article_id",
+        "cluster",
         "kind",
         "question",
         "gold",
@@ -64,6 +65,7 @@ def question_rows(
             f"{m}.value",
             f"{m}.correct",
             f"{m}.abstained",
+            f"{m}.failed",
             f"{m}.agreement",
         ]
     rows = []
@@ -73,6 +75,7 @@ def question_rows(
         row: dict[str, Any] = {
             "question_id": q.id,
             "article_id": q.article_id,
+            "cluster": q.cluster,
             "kind": q.kind,
             "question": q.text,
             "gold": " | ".join(q.gold),
@@ -87,6 +90,7 @@ def question_rows(
             row[f"{m}.value"] = a.chosen.attempt.value if a.chosen else ""
             row[f"{m}.correct"] = a.correct
             row[f"{m}.abstained"] = a.abstained
+            row[f"{m}.failed"] = a.failed
             row[f"{m}.agreement"] = a.agreement
         rows.append(row)
     return rows, columns

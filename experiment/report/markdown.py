@@ -5,12 +5,20 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
-from experiment.evaluate.summary import verdict
+from experiment.evaluate.methods import REFERENCE
 from experiment.files import atomic_write
 from experiment.report.analysis import auroc, cost_table, risk_coverage, squad_em_f1, verifier_cost
 from experiment.report.run import Run, load_run
-from experiment.report.tables import COLUMNS, SHORT, VERSUS, format_p, markdown_table, method_cells
+from experiment.report.tables import (
+    COLUMNS,
+    DIFFERENCE,
+    MCNEMAR,
+    SHORT,
+    markdown_table,
+    method_cells,
+)
 
 HEADER = "# Results\n\nEvery figure here was measured by the committed command shown with it.\n"
 
@@ -84,17 +92,22 @@ def _blind_spot_lines(run: Run, examples: int = 10) -> list[str]:
     return lines
 
 
-def _verdict(s, k: int, where: str) -> str:  # type: ignore[no-untyped-def]
-    by = s.set_index("method")
-    verified, large = by.loc[f"small-verified@{k}"], by.loc["large@1"]
-    said = verdict(verified.accuracy, large.accuracy, verified.mcnemar_p)
+def _verdict(run: Run, where: str) -> str:
+    """The claim in one sentence, with only figures that the method table shows."""
+    rows = _by_method(run)
+    verified, large = rows[run.verified], rows[REFERENCE]
     return (
-        f"**small-verified@{k} {said} large@1 {where}**: {verified.accuracy:.3f} "
-        f"against {large.accuracy:.3f} (exact McNemar p {format_p(verified.mcnemar_p)}). "
+        f"**{run.verified} {COLUMNS['verdict'](verified)} {where}**: {verified.accuracy:.3f} "
+        f"against {large.accuracy:.3f}, a paired difference of {COLUMNS[DIFFERENCE](verified)} "
+        f"(cluster bootstrap; exact McNemar {COLUMNS[MCNEMAR](verified)}). "
         f"Of the {round(verified.coverage * verified.questions)} answers it kept, "
         f"{int(verified.in_text_wrong)} ({verified.in_text_wrong_rate:.1%}) were confirmed by the "
         "article and still wrong: a figure that appears in the text is not always the answer."
     )
+
+
+def _by_method(run: Run) -> dict[str, Any]:
+    return {r.method: r for r in run.summary.itertuples()}
 
 
 def _models_line(m: dict) -> str:
@@ -126,7 +139,7 @@ def run_section(run_dir: Path) -> str:
         "",
         *markdown_table(*method_cells(s.itertuples())),
         "",
-        _verdict(s, k, "on this corpus"),
+        _verdict(run, "on this corpus"),
         "",
         *_blind_spot_lines(run),
         "",
@@ -149,7 +162,8 @@ CLAIM_COLUMNS = (
     "large@1",
     "small-verified@10",
     "small-pass@10",
-    VERSUS,
+    DIFFERENCE,
+    MCNEMAR,
     "kept answers in text but wrong",
     "verdict",
 )
@@ -202,7 +216,7 @@ def benchmark_section(run_dir: Path, title: str, command: str) -> str:
         "",
         *markdown_table(*method_cells(s.itertuples())),
         "",
-        _verdict(s, k, "on this data set"),
+        _verdict(run, "on this data set"),
         "",
         *markdown_table(
             BENCH_EXTRA_COLUMNS,
@@ -239,12 +253,8 @@ def benchmark_summary(runs: dict[str, Path]) -> str:
             continue
         run = load_run(run_dir)
         m, k = run.manifest, run.k
-        by = run.summary.set_index("method")
-        v, large, ceiling = (
-            by.loc[f"small-verified@{k}"],
-            by.loc["large@1"],
-            by.loc[f"small-pass@{k}"],
-        )
+        rows_of = _by_method(run)
+        v, large, ceiling = rows_of[run.verified], rows_of[REFERENCE], rows_of[f"small-pass@{k}"]
         rows.append(
             [
                 label,
@@ -252,9 +262,10 @@ def benchmark_summary(runs: dict[str, Path]) -> str:
                 COLUMNS["accuracy [95% CI]"](large),
                 COLUMNS["accuracy [95% CI]"](v),
                 f"{ceiling.accuracy:.3f}",
-                COLUMNS[VERSUS](v),
+                COLUMNS[DIFFERENCE](v),
+                COLUMNS[MCNEMAR](v),
                 COLUMNS["in text, wrong"](v),
-                f"{verdict(v.accuracy, large.accuracy, v.mcnemar_p)} large@1",
+                COLUMNS["verdict"](v),
             ]
         )
     return "\n".join(
@@ -264,8 +275,10 @@ def benchmark_summary(runs: dict[str, Path]) -> str:
             "Written by `bench/accuracy.py` from every benchmark run present; each data set's "
             "own section in docs/RESULTS.md has the command, models, intervals, costs and error "
             "analysis. "
-            "Accuracy with 95 % article-clustered bootstrap intervals; p is the exact McNemar "
-            "test against large@1 on the same questions.",
+            "Accuracy with 95 % cluster-bootstrap intervals (clusters: Wikipedia title, passage "
+            "or article); the difference is small-verified@10 minus large@1 on the same "
+            "questions, with a paired cluster-bootstrap interval; p is the exact McNemar test. "
+            "The verdict says beats or loses to only when that interval excludes 0.",
             "",
             *markdown_table(
                 CLAIM_COLUMNS,

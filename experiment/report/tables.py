@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from experiment.evaluate.methods import REFERENCE
+from experiment.evaluate.summary import is_missing
 
 
 def format_p(p: float) -> str:
@@ -18,26 +19,42 @@ def format_p(p: float) -> str:
     return "< 0.001" if p < 0.001 else f"= {p:.3f}"
 
 
-def _versus(r: Any) -> str:
+def _in_text_wrong(r: Any) -> str:
+    if is_missing(r.in_text_wrong):
+        return "—"  # small-pass@k keeps no single answer
+    return f"{int(r.in_text_wrong)} ({r.in_text_wrong_rate:.1%})"
+
+
+def _difference(r: Any) -> str:
+    if r.method == REFERENCE:
+        return "—"
+    return f"{r.diff_vs_large:+.3f} [{r.diff_ci_low:+.2f}, {r.diff_ci_high:+.2f}]"
+
+
+def _mcnemar(r: Any) -> str:
     if r.method == REFERENCE:
         return "—"
     return f"+{int(r.wins_vs_large)}/-{int(r.losses_vs_large)}, p {format_p(r.mcnemar_p)}"
 
 
-VERSUS = f"vs {REFERENCE} (+/-, exact McNemar p)"
+DIFFERENCE = f"difference vs {REFERENCE} [95% CI]"
+MCNEMAR = "+/-, exact McNemar p"
 COLUMNS: dict[str, Callable[[Any], str]] = {
     "method": lambda r: str(r.method),
     "accuracy [95% CI]": lambda r: f"{r.accuracy:.3f} [{r.ci_low:.2f}, {r.ci_high:.2f}]",
     "coverage": lambda r: f"{r.coverage:.3f}",
     "acc. answered": lambda r: f"{r.accuracy_answered:.3f}",
-    "in text, wrong": lambda r: f"{int(r.in_text_wrong)} ({r.in_text_wrong_rate:.1%})",
+    "in text, wrong": _in_text_wrong,
+    "failed": lambda r: str(int(r.failed)),
     "tokens": lambda r: f"{int(r.prompt_tokens + r.completion_tokens):,}",
     "seconds": lambda r: f"{r.seconds:,.1f}",
     "large calls": lambda r: str(int(r.large_calls)),
-    VERSUS: _versus,
+    DIFFERENCE: _difference,
+    MCNEMAR: _mcnemar,
+    "verdict": lambda r: "—" if r.method == REFERENCE else f"{r.verdict} {REFERENCE}",
 }
 FULL = tuple(COLUMNS)
-SHORT = ("method", "accuracy [95% CI]", "coverage", "in text, wrong")
+SHORT = ("method", "accuracy [95% CI]", "coverage", "in text, wrong", DIFFERENCE)
 
 
 def method_cells(

@@ -1,7 +1,8 @@
-"""Canonical values for figures and dates, and the two comparisons the experiment needs.
+"""Canonical values for figures and dates, and the comparisons the other stages build on.
 
-`same_value` judges an answer against gold: symmetric, and dates agree at the coarsest granularity
-both sides have ("1969" equals "July 16, 1969").
+`same_value` is lenient and symmetric (dates agree at the coarsest granularity both sides have:
+"1969" and "July 16, 1969"); extraction uses it to drop a figure that only echoes the question.
+Judging against gold is stricter and lives in `experiment.evaluate.judge`.
 
 `supports` is what the verifier uses: the article's value must say at least as much as the
 answer claims. "2021" in the answer is supported by "March 2021" in the text, but "March 2021" in
@@ -186,7 +187,19 @@ def _unit_scale(a: Quantity, b: Quantity) -> tuple[float, float, float] | None:
     return da[1], db[1], CONVERTED
 
 
-def _quantities_equal(a: Quantity, b: Quantity) -> bool:
+# +1: the figure is a lower bound ("more than 100"), -1: an upper bound ("less than 100");
+# "about" and no qualifier give no direction.
+QUALIFIER_DIRECTION = {"more than": 1, "at least": 1, "less than": -1, "up to": -1}
+
+
+def opposite_bounds(a: Quantity, b: Quantity) -> bool:
+    """One figure is a lower bound and the other an upper bound: never the same value."""
+    da, db = QUALIFIER_DIRECTION.get(a.qualifier, 0), QUALIFIER_DIRECTION.get(b.qualifier, 0)
+    return da * db < 0
+
+
+def quantities_equal(a: Quantity, b: Quantity) -> bool:
+    """Equal numbers (or ranges) in comparable units; qualifiers are not compared here."""
     scale = _unit_scale(a, b)
     if scale is None:
         return False
@@ -213,9 +226,9 @@ def as_date(v: Value) -> DateValue | None:
 
 
 def same_value(a: Value, b: Value) -> bool:
-    """Gold judging: equal numbers, or dates that agree at the coarsest shared granularity."""
+    """Equal numbers, or dates that agree at the coarsest shared granularity (lenient)."""
     if isinstance(a, Quantity) and isinstance(b, Quantity):
-        return _quantities_equal(a, b)
+        return quantities_equal(a, b)
     da, db = as_date(a), as_date(b)
     if da is None or db is None:
         return False
@@ -225,7 +238,7 @@ def same_value(a: Value, b: Value) -> bool:
 def supports(text_value: Value, answer: Value) -> bool:
     """Verification: the article's value says at least what the answer claims."""
     if isinstance(text_value, Quantity) and isinstance(answer, Quantity):
-        return _quantities_equal(text_value, answer)
+        return quantities_equal(text_value, answer)
     dt_text, dt_answer = as_date(text_value), as_date(answer)
     if dt_text is None or dt_answer is None:
         return False

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from experiment.values.canonical import CURRENCIES, Quantity, Value, as_date, same_value
 from experiment.values.normalize import Mention, outermost, scan, with_hint
 
+ABSTAINED = "model abstained"  # the reason of a deliberate "not stated" answer
 ABSTAIN = re.compile(
     r"\b(unknown|not (?:stated|mentioned|given|specified|provided|say|said|in the article)|"
     r"does not (?:say|mention|state|specify)|cannot be determined|no information|n/?a)\b",
@@ -83,7 +84,7 @@ def extract(answer: str, question: str, kind: str) -> Extraction:
     fresh = [c for c in found if not any(same_value(c.value, q) for q in question_values)]
     if not fresh:
         if ABSTAIN.search(text):
-            return Extraction((), "model abstained")
+            return Extraction((), ABSTAINED)
         if not found:
             return Extraction((), f"no {kind} in answer")
         fresh = found
