@@ -53,6 +53,7 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=0, help="only the first N questions (smoke test)")
     ap.add_argument("--out", type=Path, default=ROOT / "outputs" / "bench")
     ap.add_argument("--results", type=Path, default=ROOT / "docs" / "RESULTS.md")
+    ap.add_argument("--readme", type=Path, default=ROOT / "README.md")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
 
@@ -62,6 +63,7 @@ def main() -> None:
         p.fmt, args.data, data_dir, p.sample, args.seed, p.unanswerable, overwrite=True
     )
     name = args.preset + (f"-{args.small}" if args.small else "")
+    title = p.title + (f", small model {args.small}" if args.small else "")
     base = RunConfig()
     cfg = RunConfig(
         articles=imported.articles,
@@ -71,6 +73,7 @@ def main() -> None:
         run_id=name + (f"-limit{args.limit}" if args.limit else ""),
         limit=args.limit,
         seed=args.seed,
+        label=title,
     )
     t0 = time.perf_counter()
 
@@ -84,7 +87,6 @@ def main() -> None:
     command = f"python bench/accuracy.py {args.preset} PATH/TO/{args.data.name}" + (
         f" --small {args.small}" if args.small else ""
     )
-    title = p.title + (f", small model {args.small}" if args.small else "")
     text = benchmark_section(result.run_dir, title, command)
     print(text)
     if not args.no_write and not args.limit:
@@ -95,8 +97,10 @@ def main() -> None:
             "SQuAD v2.0 (100 unanswerable)": args.out / "squad-v2",
             "DROP": args.out / "drop",
         }
-        update_section(args.results, "bench-summary", benchmark_summary(runs))
-        print(f"updated {args.results}")
+        summary = benchmark_summary(runs)
+        update_section(args.results, "bench-summary", summary)
+        update_section(args.readme, "public", summary)  # the README states the same table
+        print(f"updated {args.results} and {args.readme}")
 
 
 if __name__ == "__main__":

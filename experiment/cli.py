@@ -308,7 +308,13 @@ def report(
 ) -> None:
     """Show a finished run's method table, write its plots (PNG) into RUN_DIR/plots, and
     optionally record it in the results file."""
-    from experiment.report.markdown import readme_section, run_section, update_section
+    from experiment.report.markdown import (
+        is_bundled,
+        readme_section,
+        run_section,
+        section_name,
+        update_section,
+    )
     from experiment.report.plots import plot_files
     from experiment.report.run import load_run
 
@@ -319,9 +325,15 @@ def report(
         for path in plot_files(run, run_dir / "plots"):
             _out().print(f"wrote {path}", highlight=False)
         if results is not None:
-            update_section(results, "bundled", text)
+            update_section(results, section_name(run.manifest), text)
             _out().print(f"updated {results}", highlight=False)
         if readme is not None:
+            if not is_bundled(run.manifest):
+                raise InputError(
+                    "the README's result block is for the bundled corpus",
+                    path=run_dir,
+                    fix="record this run in the results file only (--results)",
+                )
             update_section(readme, "result", readme_section(run_dir))
             _out().print(f"updated {readme}", highlight=False)
 

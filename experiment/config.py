@@ -31,16 +31,50 @@ def _bundled(name: str) -> Path:
 
 # Settings that decide where and how fast results are made, not what they are: left out of the
 # run id, so a run resumed with another timeout or concurrency lands in the same folder.
-# `speculative` is one of them: drafting changes how fast greedy answers come, not which
-# (bench/speculative.py checks that on the whole bundled corpus).
+# `speculative` is not one of them: drafting can flip a near tie in a batched row, so it is in
+# the run id and in the generation cache key.
 TRANSPORT = (
     "out",
     "run_id",
     "server_timeout",
     "server_retries",
     "server_concurrency",
+    "label",
+)
+BUNDLED = "bundled OrigoTech corpus"
+# `factqa run` options that a recorded command names when they differ from the defaults
+COMMAND_OPTIONS = (
+    "small",
+    "large",
+    "k",
+    "temperature",
+    "top_p",
+    "max_tokens",
+    "seed",
+    "limit",
+    "backend",
     "speculative",
 )
+CONTENT = ("articles", "questions")  # in the run id by what they hold, not where they are
+
+
+def content_digest(path: Path) -> str:
+    """SHA-256 of a file's bytes, or of a folder's files (relative name and bytes, in name order,
+    hidden files left out); "missing" when there is nothing at `path`."""
+    if path.is_file():
+        files = [(path.name, path)]
+    elif path.is_dir():
+        files = sorted(
+            (f.relative_to(path).as_posix(), f)
+            for f in path.rglob("*")
+            if f.is_file() and not any(part.startswith(".") for part in f.relative_to(path).parts)
+        )
+    else:
+        return "missing"
+    h = hashlib.sha256()
+    for name, f in files:
+        h.update(name.encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -64,6 +98,7 @@ class RunConfig:
     server_retries: int = 4
     server_concurrency: int = 4
     speculative: str = "off"
+    label: str = ""  # what the data set is called in reports (default: from the articles folder)
 
     def __post_init__(self) -> None:
         if self.k < 1:
@@ -90,9 +125,35 @@ class RunConfig:
             )
 
     def fingerprint(self) -> str:
-        """A short hash of what decides the results (not where they are written)."""
+        """A short hash of what decides the results: the settings and the content of the articles
+        and questions, never a path, so the same command in another checkout gives the same id
+        and an edited questions file a new one."""
         keep = {k: str(v) for k, v in asdict(self).items() if k not in TRANSPORT}
+        keep.update({k: content_digest(getattr(self, k)) for k in CONTENT})
         return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:10]
+
+    @property
+    def dataset(self) -> str:
+        """The data set's name in reports: the label, the bundled corpus, or the folder name
+        (the folder above an `articles` folder, as importers write them)."""
+        if self.label:
+            return self.label
+        folder = self.articles.resolve()
+        if folder == (PROJECT_ROOT / "articles").resolve():
+            return BUNDLED
+        return folder.parent.name if folder.name == "articles" else folder.name
+
+    def command(self) -> str:
+        """The `factqa run` command that reproduces this run: the options that differ from the
+        defaults (a corpus other than the bundled one by placeholder, never by a local path)."""
+        default = RunConfig()
+        parts = ["factqa run"]
+        if self.dataset != BUNDLED:
+            parts.append("--articles ARTICLES --questions QUESTIONS")
+        for name in COMMAND_OPTIONS:
+            if getattr(self, name) != getattr(default, name):
+                parts.append(f"--{name.replace('_', '-')} {getattr(self, name)}")
+        return " ".join(parts)
 
     @property
     def resolved_run_id(self) -> str:

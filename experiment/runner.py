@@ -20,7 +20,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from experiment.config import PROJECT_ROOT, RunConfig
+from experiment.config import BUNDLED, PROJECT_ROOT, RunConfig
 from experiment.corpus import load_articles, load_questions
 from experiment.evaluate.blindspots import BlindSpot, blind_spots
 from experiment.evaluate.check import check_sample
@@ -246,6 +246,9 @@ def run_experiment(
     }
     manifest = {
         "run_id": cfg.resolved_run_id,
+        "dataset": cfg.dataset,
+        "bundled": cfg.dataset == BUNDLED,
+        "command": cfg.command(),
         "config": cfg.as_dict(),
         "git_commit": _git_commit(),
         "versions": _versions(),

@@ -101,21 +101,16 @@ def test_client_errors_are_not_retried() -> None:
         assert len(srv.bodies) == 1
 
 
-def test_n_is_used_when_honoured_and_replaced_by_seeds_when_ignored() -> None:
+def test_every_sample_is_its_own_seeded_request_even_where_n_is_honoured() -> None:
     params = SamplingParams(temperature=0.7)
-    with ScriptedServer(by_keyword(SMALL_ANSWERS), honour_n=True) as srv:
-        backend = OpenAIBackend(f"openai:m@{srv.url}")
-        out = backend.generate(MESSAGES, params, [11, 12, 13, 14])
-        assert len(out) == 4 and backend.honours_n is True
-        assert [b.get("n") for b in srv.bodies] == [4]
-    with ScriptedServer(by_keyword(SMALL_ANSWERS), honour_n=False) as srv:
-        backend = OpenAIBackend(f"openai:m@{srv.url}", concurrency=2)
-        out = backend.generate(MESSAGES, params, [11, 12, 13, 14])
-        assert len(out) == 4 and backend.honours_n is False
-        assert sorted(b["seed"] for b in srv.bodies) == [11, 12, 13, 14]
-        backend.generate(MESSAGES, params, [21, 22])
-        assert all("n" not in b for b in srv.bodies[4:])  # remembered: no more n requests
-        assert srv.max_in_flight <= 2
+    for honour in (True, False):
+        with ScriptedServer(by_keyword(SMALL_ANSWERS), honour_n=honour) as srv:
+            backend = OpenAIBackend(f"openai:m@{srv.url}", concurrency=2)
+            out = backend.generate(MESSAGES, params, [11, 12, 13, 14])
+            assert len(out) == 4
+            assert sorted(b["seed"] for b in srv.bodies) == [11, 12, 13, 14]
+            assert all("n" not in b for b in srv.bodies)
+            assert srv.max_in_flight <= 2
 
 
 def test_concurrency_is_bounded_across_questions(corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

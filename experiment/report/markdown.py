@@ -53,7 +53,27 @@ def _timing(m: dict) -> str:
 
 
 def _report_command(m: dict) -> str:
-    return f"factqa report outputs/{m['run_id']} --results docs/RESULTS.md --readme README.md"
+    readme = " --readme README.md" if is_bundled(m) else ""
+    return f"factqa report outputs/{m['run_id']} --results docs/RESULTS.md{readme}"
+
+
+BUNDLED = "bundled OrigoTech corpus"  # runs recorded before manifests named their data set
+
+
+def is_bundled(m: dict) -> bool:
+    return bool(m.get("bundled", True))
+
+
+def run_command(m: dict) -> str:
+    """The `factqa run` command that reproduces a run, as its manifest recorded it."""
+    return str(m.get("command", "factqa run"))
+
+
+def section_name(m: dict) -> str:
+    """The marked section of docs/RESULTS.md a run writes: one per data set and limit."""
+    if is_bundled(m):
+        return "bundled" + (f"-limit{m['config']['limit']}" if m["config"].get("limit") else "")
+    return f"run-{m['run_id']}"
 
 
 def readme_section(run_dir: Path) -> str:
@@ -63,8 +83,7 @@ def readme_section(run_dir: Path) -> str:
     lines = [
         f"{m['questions']} questions on {m['articles']} articles, k={m['config']['k']}, "
         f"small `{m['models']['small']['name']}`, large `{m['models']['large']['name']}`; "
-        "measured by `factqa run` (the first command above) and recorded with "
-        f"`{_report_command(m)}`. " + _timing(m),
+        f"measured by `{run_command(m)}` and recorded with `{_report_command(m)}`. " + _timing(m),
         "",
         *markdown_table(*method_cells(run.summary.itertuples(), SHORT)),
     ]
@@ -126,20 +145,25 @@ COST_NOTE = (
 )
 
 
+def _title(m: dict) -> str:
+    name = m.get("dataset", BUNDLED)
+    return name[:1].upper() + name[1:]
+
+
 def run_section(run_dir: Path) -> str:
     """Markdown for one run: the method table, the command, models, time, and what went wrong."""
     run = load_run(run_dir)
     m, s, k = run.manifest, run.summary, run.k
     lines = [
-        f"## Bundled OrigoTech corpus: {m['questions']} questions, {m['articles']} articles, k={k}",
+        f"## {_title(m)}: {m['questions']} questions, {m['articles']} articles, k={k}",
         "",
-        f"Command: `factqa run` (defaults; run id `{m['run_id']}`), then `{_report_command(m)}`.",
+        f"Command: `{run_command(m)}` (run id `{m['run_id']}`), then `{_report_command(m)}`.",
         f"Commit `{m['git_commit'][:12]}`, scored {m['started']}. " + _timing(m),
         _models_line(m),
         "",
         *markdown_table(*method_cells(s.itertuples())),
         "",
-        _verdict(run, "on this corpus"),
+        _verdict(run, f"on the {m.get('dataset', BUNDLED)}" if is_bundled(m) else "here"),
         "",
         *_blind_spot_lines(run),
         "",
@@ -270,7 +294,7 @@ def benchmark_summary(runs: dict[str, Path]) -> str:
         )
     return "\n".join(
         [
-            "## The claim on public data, in one table",
+            "## The claim on public data",
             "",
             "Written by `bench/accuracy.py` from every benchmark run present; each data set's "
             "own section in docs/RESULTS.md has the command, models, intervals, costs and error "

@@ -5,18 +5,16 @@ Spec: `openai:MODEL@BASE_URL`, e.g. `openai:qwen2.5-coder-1.5b@http://127.0.0.1:
 API key is read from `$FACTQA_API_KEY` (else `$OPENAI_API_KEY`) and only ever sent in the
 Authorization header: it is never in the fingerprint, the records, the manifest or a log line.
 
-- k samples: the first request asks for `n = k`. A server that honours `n` returns k choices; one
-  that ignores it (llama-cpp-python's server) returns one, and the other k - 1 samples are asked
-  for one request each, with their own seeds, at most `concurrency` at a time. Which it is is
-  remembered for the rest of the run.
+- k samples: one request per sample, each with the sample's own seed, at most `concurrency` at a
+  time. `n = k` is never asked for: a server that honours it draws all k choices from one seed,
+  so a sample could not be reproduced or cached on its own, and a resumed run would mix draws.
 - Failures: 429, 5xx, connection errors, timeouts and malformed bodies are retried up to
   `retries` times with exponential backoff (0.5 s, 1 s, 2 s, ... capped at 8 s, or the server's
   Retry-After). Other 4xx answers are not retried. When the tries run out, `ModelError` says why;
   the run records it for that question and stops after 5 questions in a row (`sampling.py`).
 - Sampling matches the in-process backends: top_k is sent, and the repetition penalty is set to
   1.0 (none), since llama.cpp's servers default to 1.1 and that changes greedy answers.
-- Tokens and latency come from the response's `usage` block and the request's wall time; with
-  `n = k`, each choice gets an equal share.
+- Tokens and latency come from the response's `usage` block and the request's wall time.
 - The generation cache keys on `openai:MODEL@URL`, not a file hash: point two runs at the same
   server and model name and they share generations.
 """
@@ -90,7 +88,6 @@ class OpenAIBackend:
         self.retries = retries
         self.concurrency = max(1, concurrency)
         self.backoff = backoff
-        self.honours_n: bool | None = None  # unknown until the first k > 1 request
         self.extras_off: set[str] = set()  # EXTRAS this server refused
         self.requests = 0
         self.retried = 0
@@ -183,7 +180,7 @@ class OpenAIBackend:
 
     # -- samples ----------------------------------------------------------------------------
 
-    def _body(self, messages: Messages, params: SamplingParams, seed: int, n: int) -> dict:  # type: ignore[type-arg]
+    def _body(self, messages: Messages, params: SamplingParams, seed: int) -> dict:  # type: ignore[type-arg]
         body: dict[str, Any] = {
             "model": self.server.model,
             "messages": messages,
@@ -196,8 +193,6 @@ class OpenAIBackend:
         if params.top_k > 0:
             body["top_k"] = params.top_k
         body["repeat_penalty"] = 1.0  # llama.cpp servers default to 1.1; in-process has none
-        if n > 1:
-            body["n"] = n
         return body
 
     @staticmethod
@@ -221,23 +216,13 @@ class OpenAIBackend:
     def generate(
         self, messages: Messages, params: SamplingParams, seeds: Sequence[int]
     ) -> list[Generation]:
-        k = len(seeds)
-        if k == 1 or self.honours_n is False:
-            return self._one_each(messages, params, seeds)
-        data, seconds = self._call(self._body(messages, params, seeds[0], k))
-        got = self._generations(data, seconds)
-        if self.honours_n is None:
-            self.honours_n = len(got) == k
-            log.info("%s: server %s n", self.name, "honours" if self.honours_n else "ignores")
-        if len(got) == k:
-            return got
-        return got[:1] + self._one_each(messages, params, seeds[1:])
+        return self._one_each(messages, params, seeds)
 
     def _one_each(
         self, messages: Messages, params: SamplingParams, seeds: Sequence[int]
     ) -> list[Generation]:
         def one(seed: int) -> Generation:
-            data, seconds = self._call(self._body(messages, params, seed, 1))
+            data, seconds = self._call(self._body(messages, params, seed))
             return self._generations(data, seconds)[0]
 
         if len(seeds) == 1 or self.concurrency == 1:
