@@ -71,9 +71,9 @@ def _errors() -> Iterator[None]:
 
 
 def summary_table(summary: list[MethodSummary], title: str) -> Table:
-    from experiment.report.tables import method_cells
+    from experiment.report.tables import CONSOLE, method_cells
 
-    header, rows = method_cells(summary)
+    header, rows = method_cells(summary, CONSOLE)
     table = Table(title=title)
     for col in header:
         table.add_column(

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from experiment.evaluate.methods import REFERENCE
-from experiment.evaluate.summary import is_missing
+from experiment.evaluate.summary import TIED, is_missing
 
 
 def format_p(p: float) -> str:
@@ -31,13 +31,19 @@ def _difference(r: Any) -> str:
     return f"{r.diff_vs_large:+.3f} [{r.diff_ci_low:+.2f}, {r.diff_ci_high:+.2f}]"
 
 
+def _verdict(r: Any) -> str:
+    if r.method == REFERENCE:
+        return "—"
+    return r.verdict if r.verdict == TIED else f"{r.verdict} {REFERENCE}"
+
+
 def _mcnemar(r: Any) -> str:
     if r.method == REFERENCE:
         return "—"
     return f"+{int(r.wins_vs_large)}/-{int(r.losses_vs_large)}, p {format_p(r.mcnemar_p)}"
 
 
-DIFFERENCE = f"difference vs {REFERENCE} [95% CI]"
+DIFFERENCE = f"minus {REFERENCE} [95% CI]"
 MCNEMAR = "+/-, exact McNemar p"
 COLUMNS: dict[str, Callable[[Any], str]] = {
     "method": lambda r: str(r.method),
@@ -51,9 +57,21 @@ COLUMNS: dict[str, Callable[[Any], str]] = {
     "large calls": lambda r: str(int(r.large_calls)),
     DIFFERENCE: _difference,
     MCNEMAR: _mcnemar,
-    "verdict": lambda r: "—" if r.method == REFERENCE else f"{r.verdict} {REFERENCE}",
+    "verdict": lambda r: _verdict(r),
 }
 FULL = tuple(COLUMNS)
+# the console: what fits 160 columns; tokens, acc. answered and McNemar are in the files
+CONSOLE = (
+    "method",
+    "accuracy [95% CI]",
+    "coverage",
+    "in text, wrong",
+    "failed",
+    "seconds",
+    "large calls",
+    DIFFERENCE,
+    "verdict",
+)
 SHORT = ("method", "accuracy [95% CI]", "coverage", "in text, wrong", DIFFERENCE)
 
 
