@@ -85,3 +85,33 @@ def test_interrupted_sampling_resumes(corpus: tuple[Path, Path], tmp_path: Path)
     resumed = FakeBackend("m", keyword_script({}))
     sample_all(resumed, articles, questions, 3, SamplingParams(), 0, cache)
     assert len(resumed.calls) == 3 * (len(questions) - 2)
+
+
+def test_everything_that_can_change_a_generation_is_in_the_cache_key(  # type: ignore[no-untyped-def]
+    corpus: tuple[Path, Path], tmp_path: Path
+) -> None:
+    articles = load_articles(corpus[0])
+    questions = article_order(load_questions(corpus[1], articles))[:2]
+    cache = GenerationCache(tmp_path / "c.sqlite")
+    setup = {"backend": "batched", "n_ctx": 4096, "speculative": "off", "llama_cpp": "0.3.36"}
+    params = SamplingParams()
+
+    def calls(backend_setup: dict | None, p: SamplingParams = params) -> int:  # type: ignore[type-arg]
+        backend = FakeBackend("m", keyword_script({"": ["5"]}))
+        if backend_setup is not None:
+            backend.setup = backend_setup  # type: ignore[attr-defined]
+        sample_all(backend, articles, questions, 2, p, 0, cache)
+        return len(backend.calls)
+
+    # 2 questions x 2 samples
+    assert calls(setup) == 4 and calls(setup) == 0  # the same setup: every sample from cache
+    for change in (
+        {"backend": "llama"},
+        {"n_ctx": 2048},
+        {"speculative": "lookup"},
+        {"llama_cpp": "0.3.37"},
+    ):
+        assert calls(setup | change) == 4, change
+    assert calls(setup, SamplingParams(stop=("\n", "."))) == 4  # stop strings
+    assert calls(setup, SamplingParams(max_tokens=16)) == 4  # token limit
+    assert calls(None) == 4  # no setup (a test fake): its own, shorter key

@@ -1,7 +1,9 @@
 """A SQLite cache of generations: resumable runs, and re-scoring without calling a model.
 
 The key covers everything that decides a generation: the model's fingerprint (SHA-256 of the
-weights, or server URL and model name), the full prompt, the sampling parameters and the seed.
+weights, or server URL and model name), the backend's setup (backend, context size, speculative
+mode, llama-cpp-python version), the full prompt (so the template and the article window too),
+the sampling parameters (temperature, top-p, top-k, token limit, stop strings) and the seed.
 Each question's samples are committed in one transaction, so a kill at any moment leaves either
 all of them or none; WAL mode keeps readers and a writer apart.
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+from collections.abc import Mapping
 from pathlib import Path
 
 from experiment.generate.models.base import Messages, SamplingParams
@@ -29,10 +32,17 @@ CREATE TABLE IF NOT EXISTS generations (
 """
 
 
-def cache_key(fingerprint: str, messages: Messages, params: SamplingParams, seed: int) -> str:
-    blob = json.dumps(
-        [fingerprint, messages, params.key(), seed], sort_keys=True, ensure_ascii=False
-    )
+def cache_key(
+    fingerprint: str,
+    messages: Messages,
+    params: SamplingParams,
+    seed: int,
+    setup: Mapping[str, object] | None = None,
+) -> str:
+    parts: list[object] = [fingerprint, messages, params.key(), seed]
+    if setup:  # a backend without a setup (a test fake) keeps the shorter key
+        parts.append(dict(setup))
+    blob = json.dumps(parts, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(blob.encode()).hexdigest()
 
 

@@ -94,7 +94,8 @@ def _plan(
     shown, context = fit_article(article, question.text, budget, count)
     messages = messages_for(shown, question)
     seeds = [derive_seed(base_seed, question.id, i) for i in range(k)]
-    keys = [cache_key(backend.fingerprint, messages, params, s) for s in seeds]
+    setup = getattr(backend, "setup", None)
+    keys = [cache_key(backend.fingerprint, messages, params, s, setup) for s in seeds]
     found = [cache.get(key) if cache is not None else None for key in keys]
     return _Plan(question, messages, context, seeds, keys, found)
 

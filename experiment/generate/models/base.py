@@ -33,7 +33,9 @@ GREEDY = SamplingParams(temperature=0.0, top_p=1.0, top_k=1)
 
 
 class Backend(Protocol):
-    """A model. `fingerprint` identifies its weights for the generation cache."""
+    """A model. `fingerprint` identifies its weights for the generation cache; `setup` (optional)
+    names everything else that can change a generation: the backend, context size, speculative
+    mode, the inference library's version. Both are part of the cache key."""
 
     name: str
     fingerprint: str

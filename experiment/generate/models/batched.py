@@ -93,9 +93,16 @@ class BatchedLlamaBackend:
         )
         self._add_bos = bool(L.llama_vocab_get_add_bos(self._vocab))
         self._n_vocab = L.llama_vocab_n_tokens(self._vocab)
-        # Greedy answers may be drafted ("lookup", or "draft" with `drafter`); outputs stay the
-        # greedy ones, so the fingerprint (and the cache) is shared with plain decoding.
+        # Greedy answers may be drafted ("lookup", or "draft" with `drafter`). Outputs are meant
+        # to stay the greedy ones, but a batched row can flip a near tie, so the mode is in the
+        # cache key.
         self.speculative = speculative
+        self.setup = {
+            "backend": "batched",
+            "n_ctx": self.n_ctx,
+            "speculative": speculative,
+            "llama_cpp": L.__version__,
+        }
         self.drafter = drafter
         self.drafted = 0
         self.accepted = 0

@@ -56,11 +56,13 @@ class LlamaBackend:
     def __init__(
         self, model: ModelFile, n_ctx: int = DEFAULT_CONTEXT, n_threads: int | None = None
     ) -> None:
+        import llama_cpp
         from llama_cpp import Llama
 
         self.name = model.name
         self.fingerprint = f"sha256:{model.sha256}"
         self.n_ctx = n_ctx
+        self.setup = {"backend": "llama", "n_ctx": n_ctx, "llama_cpp": llama_cpp.__version__}
         try:
             # llama.cpp prints its load log to stderr even with verbose=False on some builds.
             repack = os.environ.get("FACTQA_LLAMA_REPACK", "") == "1"

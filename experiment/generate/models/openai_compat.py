@@ -84,6 +84,7 @@ class OpenAIBackend:
         self.server = ServerSpec.parse(spec)
         self.name = self.server.model
         self.fingerprint = f"{PREFIX}{self.server.model}@{self.server.base_url}"
+        self.setup = {"backend": "openai-compatible"}  # the server's own version is not known
         self.timeout = timeout
         self.retries = retries
         self.concurrency = max(1, concurrency)
