@@ -16,6 +16,7 @@ and writes as the section `rescore-NAME` of the results file:
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -163,7 +164,7 @@ def main() -> None:
     text = section(args.name, args.old_run, args.new_run)
     print(text)
     if not args.no_write:
-        slug = "".join(c if c.isalnum() else "-" for c in args.name.lower()).strip("-")
+        slug = re.sub(r"[^a-z0-9]+", "-", args.name.lower()).strip("-")
         update_section(args.results, f"rescore-{slug}", text)
         print(f"updated {args.results}")
 
