@@ -1,4 +1,4 @@
-"""Statistics: exact McNemar and the article-clustered bootstrap."""
+"""Statistics: exact McNemar, the cluster bootstrap and the paired difference, the verdict rule."""
 
 from __future__ import annotations
 

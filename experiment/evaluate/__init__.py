@@ -5,12 +5,15 @@ Leaves: `Attempt` records (value, confirmed or not, evidence span), each method'
 question, one summary row per method, accuracy against k, and the confirmed-but-wrong answers.
 
 - `check`: a sample as an `Attempt` (no gold involved);
-- `judge`: the one rule that says whether a value is right against gold;
-- `vote`: k answers to one, by value;
+- `judge`: the one rule that says whether an answer is right against gold (strict: dates within a
+  gold interval, opposite qualifiers never equal, changes by magnitude and direction, failures
+  never right);
+- `vote`: k answers to one, by value, whatever the order of the samples;
 - `methods`: large@1, small@1, small-maj@k, small-verified@k, small-pass@k, cascade, all from
   the same samples;
-- `summary`, `stats`: accuracy with article-clustered bootstrap intervals, exact McNemar against
-  large@1, and the verdict rule every output states;
+- `summary`, `stats`: accuracy with cluster-bootstrap intervals (the questions' unit of
+  dependence), the paired difference against large@1 with its interval, exact McNemar, and the
+  verdict rule every output states;
 - `blindspots`: why each confirmed answer was still wrong.
 
 Trade-offs: every method is a pure function of the same samples, so methods are compared on the
