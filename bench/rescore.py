@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 from experiment.evaluate.judge import CHANGE_QUESTION, gold_of, judge  # noqa: E402
 from experiment.records import Question  # noqa: E402
 from experiment.report.markdown import update_section  # noqa: E402
-from experiment.report.run import flag, load_run  # noqa: E402
+from experiment.report.run import Run, flag, load_run  # noqa: E402
 from experiment.report.tables import markdown_table  # noqa: E402
 from experiment.values.canonical import (  # noqa: E402
     DateValue,
@@ -89,10 +89,14 @@ def sample_moves(new_run: Path) -> tuple[Counter[str], Counter[str], int]:
     return up, down, len(attempts)
 
 
-def method_moves(old_run: Path, new_run: Path) -> list[list[object]]:
-    old, new = load_run(old_run), load_run(new_run)
+def _paired(old: Run, new: Run) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Both runs' questions.csv, indexed by question id, in the same order."""
     o = old.questions.set_index("question_id")
-    n = new.questions.set_index("question_id").loc[o.index]
+    return o, new.questions.set_index("question_id").loc[o.index]
+
+
+def method_moves(old: Run, new: Run) -> list[list[object]]:
+    o, n = _paired(old, new)
     rows = []
     for method in new.methods:
         before, after = flag(o[f"{method}.correct"]), flag(n[f"{method}.correct"])
@@ -109,10 +113,8 @@ def method_moves(old_run: Path, new_run: Path) -> list[list[object]]:
     return rows
 
 
-def vote_moves(old_run: Path, new_run: Path) -> list[list[object]]:
-    old, new = load_run(old_run), load_run(new_run)
-    o = old.questions.set_index("question_id")
-    n = new.questions.set_index("question_id").loc[o.index]
+def vote_moves(old: Run, new: Run) -> list[list[object]]:
+    o, n = _paired(old, new)
     rows = []
     for method in (f"small-maj@{new.k}", new.verified):
         value = o[f"{method}.value"] != n[f"{method}.value"]
@@ -123,6 +125,7 @@ def vote_moves(old_run: Path, new_run: Path) -> list[list[object]]:
 
 def section(name: str, old_run: Path, new_run: Path) -> str:
     up, down, samples = sample_moves(new_run)
+    old, new = load_run(old_run), load_run(new_run)
     lines = [
         f"### {name}: re-scored under the strict judge",
         "",
@@ -132,7 +135,7 @@ def section(name: str, old_run: Path, new_run: Path) -> str:
         "",
         *markdown_table(
             ["method", "accuracy before", "accuracy after", "change", "questions changed (+/-)"],
-            method_moves(old_run, new_run),
+            method_moves(old, new),
         ),
         "",
         f"Per-sample judgements that moved, of {samples} (small and large samples), by rule:",
@@ -144,7 +147,7 @@ def section(name: str, old_run: Path, new_run: Path) -> str:
         "",
         *markdown_table(
             ["vote", "questions whose kept answer changed", "answer or agreement changed"],
-            vote_moves(old_run, new_run),
+            vote_moves(old, new),
         ),
     ]
     return "\n".join(lines)

@@ -15,6 +15,7 @@ from typing import Any
 
 from experiment.errors import ConfigError, InputError
 from experiment.generate.models.catalog import DEFAULT_LARGE, DEFAULT_SMALL
+from experiment.records import BUNDLED
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -41,7 +42,6 @@ TRANSPORT = (
     "server_concurrency",
     "label",
 )
-BUNDLED = "bundled OrigoTech corpus"
 # `factqa run` options that a recorded command names when they differ from the defaults
 COMMAND_OPTIONS = (
     "small",

@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 Kind = Literal["figure", "date"]
 UNANSWERABLE = "unanswerable"
+BUNDLED = "bundled OrigoTech corpus"  # the data set name of the corpus in articles/
 ERROR_PREFIX = "error"  # the finish reason of a sample whose generation raised
 
 

@@ -11,7 +11,6 @@ difference excludes 0; otherwise there is "no significant difference".
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -105,8 +104,3 @@ def summarize(
             )
         )
     return rows
-
-
-def is_missing(x: object) -> bool:
-    """An undefined cell: None, or NaN as pandas reads a blank one back."""
-    return x is None or (isinstance(x, float) and math.isnan(x))

@@ -9,6 +9,7 @@ from typing import Any
 
 from experiment.evaluate.methods import REFERENCE
 from experiment.files import atomic_write
+from experiment.records import BUNDLED
 from experiment.report.analysis import auroc, cost_table, risk_coverage, squad_em_f1, verifier_cost
 from experiment.report.run import Run, load_run
 from experiment.report.tables import (
@@ -57,10 +58,8 @@ def _report_command(m: dict) -> str:
     return f"factqa report outputs/{m['run_id']} --results docs/RESULTS.md{readme}"
 
 
-BUNDLED = "bundled OrigoTech corpus"  # runs recorded before manifests named their data set
-
-
 def is_bundled(m: dict) -> bool:
+    """Runs recorded before manifests named their data set were of the bundled corpus."""
     return bool(m.get("bundled", True))
 
 

@@ -7,16 +7,22 @@ same numbers the same way.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from experiment.evaluate.methods import REFERENCE
-from experiment.evaluate.summary import TIED, is_missing
+from experiment.evaluate.summary import TIED
 
 
 def format_p(p: float) -> str:
     """A p-value to follow the letter p: '= 0.010', or '< 0.001'."""
     return "< 0.001" if p < 0.001 else f"= {p:.3f}"
+
+
+def is_missing(x: object) -> bool:
+    """An undefined cell: None in a fresh summary, NaN where pandas reads a blank one back."""
+    return x is None or (isinstance(x, float) and math.isnan(x))
 
 
 def _in_text_wrong(r: Any) -> str:

@@ -197,22 +197,20 @@ class OpenAIBackend:
         return body
 
     @staticmethod
-    def _generations(data: dict[str, Any], seconds: float) -> list[Generation]:
-        choices = data["choices"]
+    def _generation(data: dict[str, Any], seconds: float) -> Generation:
+        """The answer of one request. A server that sends more choices than the one asked for:
+        the first by index, with its share of the usage."""
+        choices = sorted(data["choices"], key=lambda c: c.get("index", 0))
         usage = data.get("usage") or {}
         n = len(choices)
-        prompt = int(usage.get("prompt_tokens") or 0)
         completion = int(usage.get("completion_tokens") or 0)
-        return [
-            Generation(
-                text=(c["message"]["content"] or "").strip(),
-                prompt_tokens=prompt,
-                completion_tokens=completion // n + (i < completion % n),
-                seconds=seconds / n,
-                finish_reason=str(c.get("finish_reason") or ""),
-            )
-            for i, c in enumerate(sorted(choices, key=lambda c: c.get("index", 0)))
-        ]
+        return Generation(
+            text=(choices[0]["message"]["content"] or "").strip(),
+            prompt_tokens=int(usage.get("prompt_tokens") or 0),
+            completion_tokens=completion // n + (completion % n > 0),
+            seconds=seconds / n,
+            finish_reason=str(choices[0].get("finish_reason") or ""),
+        )
 
     def generate(
         self, messages: Messages, params: SamplingParams, seeds: Sequence[int]
@@ -224,7 +222,7 @@ class OpenAIBackend:
     ) -> list[Generation]:
         def one(seed: int) -> Generation:
             data, seconds = self._call(self._body(messages, params, seed))
-            return self._generations(data, seconds)[0]
+            return self._generation(data, seconds)
 
         if len(seeds) == 1 or self.concurrency == 1:
             return [one(s) for s in seeds]
