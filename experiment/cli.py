@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 from rich.console import Console
@@ -19,6 +19,10 @@ from rich.table import Table
 from experiment.config import RunConfig, build_config
 from experiment.errors import ConfigError, FactQAError, InputError, ModelError
 from experiment.evaluate.summary import MethodSummary
+
+if TYPE_CHECKING:
+    from experiment.evaluate.scored import Scored
+    from experiment.records import Article, Question
 
 app = typer.Typer(
     help="Answer figure and date questions with a small model, keep the answers "
@@ -205,11 +209,28 @@ def run(
         with bar:
             result = run_experiment(cfg, factory=_factory(), progress=update)
         m = result.manifest
-        _out().print(
-            summary_table(
-                result.summary, f"{m['questions']} questions, {m['articles']} articles, k={cfg.k}"
+        scope = f"{m['articles']} articles, k={cfg.k}"
+        if m["scored_against"] == "large@1":
+            scope += ": no gold answers, so AGREEMENT with large@1, not accuracy"
+        elif m["scored_against"] == "both":
+            scope += f": accuracy on the {m['questions_with_gold']} with gold answers"
+        _out().print(summary_table(result.summary, f"{m['questions']} questions, {scope}"))
+        if m["scored_against"] == "both":
+            from experiment.report.run import read_summary
+
+            _out().print(
+                summary_table(
+                    read_summary(result.run_dir / "agreement.csv"),
+                    f"{m['questions_without_gold']} questions without gold answers: AGREEMENT "
+                    "with large@1, not accuracy",
+                )
             )
-        )
+        if m["questions_without_gold"]:
+            _out().print(
+                f"questions where the small model's kept answer and large@1 disagree, first: "
+                f"{result.run_dir / 'disagreements.csv'}",
+                highlight=False,
+            )
         if any(m["failures"].values()):
             _out().print(
                 "failures (empty or repetitive output, errors, no value of the asked kind; "
@@ -293,6 +314,51 @@ def ask(
         else:
             a = scored[vote.index][0]
             _out().print(f"verified answer: {a.answer} ({a.value}), {vote.votes}/{k} votes")
+        from experiment.evaluate.scored import Scored
+
+        _print_ranked(art, q, [Scored(a, v) for a, v in scored])
+
+
+def _print_ranked(art: Article, q: Question, small: list[Scored]) -> None:
+    """The confirmed candidates as the learned selector ranks them, with their evidence."""
+    from rich.markup import escape
+
+    from experiment.evaluate.features import candidates
+    from experiment.evaluate.selector import learned, select
+
+    model = learned()
+    sel = select(candidates(q, art, small), model)
+    if not sel.ranked:
+        _out().print("selected answer: no confirmed candidate, abstain")
+        return
+    table = Table(title="confirmed candidates, ranked by the selector")
+    for col in ("rank", "answer", "confidence", "votes", "type fit", "evidence sentence"):
+        table.add_column(col)
+    for rank, (c, score) in enumerate(sel.ranked, start=1):
+        start, end = c.sentence
+        sentence = art.text[start:end].replace("\n", " ")
+        local = c.span.start - start
+        end_span = local + len(c.span.text)
+        marked = (
+            f"{escape(sentence[:local])}[bold]{escape(sentence[local:end_span])}[/bold]"
+            f"{escape(sentence[end_span:])}"
+        )
+        table.add_row(
+            str(rank),
+            c.canonical,
+            f"{score:.2f}",
+            str(len(c.samples)),
+            f"{c.features['type_fit']:.1f}",
+            marked[:300],
+        )
+    _out().print(table)
+    if sel.chosen is None:
+        _out().print(
+            f"selected answer: abstain (best confidence {sel.confidence:.2f} is under the "
+            f"threshold {model.threshold:.2f})"
+        )
+    else:
+        _out().print(f"selected answer: {sel.chosen.canonical} (confidence {sel.confidence:.2f})")
 
 
 @app.command()
@@ -305,9 +371,19 @@ def report(
     readme: Annotated[
         Path | None, typer.Option(help="Also write the short result block into this README.")
     ] = None,
+    html: Annotated[
+        bool,
+        typer.Option(
+            "--html", help="Also write RUN_DIR/report.html: one self-contained page to browse."
+        ),
+    ] = False,
+    articles: Annotated[
+        Path | None,
+        typer.Option(help="With --html: the articles folder, if the run's own has moved."),
+    ] = None,
 ) -> None:
     """Show a finished run's method table, write its plots (PNG) into RUN_DIR/plots, and
-    optionally record it in the results file."""
+    optionally record it in the results file and write its HTML page."""
     from experiment.report.markdown import (
         is_bundled,
         readme_section,
@@ -336,6 +412,12 @@ def report(
                 )
             update_section(readme, "result", readme_section(run_dir))
             _out().print(f"updated {readme}", highlight=False)
+        if html:
+            from experiment.report.html import write_html
+
+            page = write_html(run_dir, articles)
+            size = page.stat().st_size / 2**20
+            _out().print(f"wrote {page} ({size:.1f} MiB; open it in a browser)", highlight=False)
 
 
 @app.command("verify")
@@ -355,12 +437,12 @@ def verify_cmd(
     ] = "",
 ) -> None:
     """Check answers against article text: confirmed or not, the value, and the evidence span."""
-    from experiment.corpus import parse_article
+    from experiment.corpus import read_article
     from experiment.verify.batch import ArticleSource, check_answer, verify_file
 
     with _errors():
         if article is not None:
-            result = check_answer(answers, parse_article(article), kind=kind)
+            result = check_answer(answers, read_article(article), kind=kind)
             for key, value in result.items():
                 _out().print(f"{key}: {value}", highlight=False)
             raise typer.Exit(0 if result["confirmed"] == "true" else 3)
@@ -423,17 +505,32 @@ def _import(
     seed: int,
     unanswerable: int | None,
     overwrite: bool,
+    half: str | None = None,
 ) -> None:
     from experiment.importers.service import import_dataset
 
     with _errors():
-        result = import_dataset(fmt, source, out, sample, seed, unanswerable, overwrite)
+        if half is not None and half not in ("fit", "eval"):
+            raise InputError(f"--half must be 'fit' or 'eval', got {half!r}", fix="--half eval")
+        result = import_dataset(
+            fmt,
+            source,
+            out,
+            sample,
+            seed,
+            unanswerable,
+            overwrite,
+            half,  # type: ignore[arg-type]
+        )
         s = result.stats
         _out().print(
             f"read {s.read} questions; kept {s.kept} figure/date questions "
             f"({s.unanswerable} unanswerable) over {s.written_articles} articles; "
             f"left out {s.skipped_not_figure_date} not figure/date, "
-            f"{s.skipped_bad_answer} with unusable answers",
+            f"{s.skipped_bad_answer} with unusable answers"
+            + (f", {s.skipped_other_half} of the other half of the titles" if half else "")
+            + "".join(f", {n} {reason}" for reason, n in sorted(s.skipped.items()))
+            + (f"; {s.computed} kept answers are computed, not stated" if s.computed else ""),
             highlight=False,
         )
         _out().print(
@@ -453,6 +550,13 @@ SeedOpt = Annotated[int, typer.Option(help="Seed of the sample.")]
 OverwriteOpt = Annotated[
     bool, typer.Option(help="Replace what an earlier import wrote into --out.")
 ]
+HalfOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="Only the 'fit' or 'eval' half of the titles (fixed rule: "
+        "experiment/importers/split.py); benchmarks use 'eval', the selector is fitted on 'fit'."
+    ),
+]
 
 
 @import_app.command("squad")
@@ -469,10 +573,11 @@ def import_squad(
         ),
     ] = None,
     overwrite: OverwriteOpt = False,
+    half: HalfOpt = None,
 ) -> None:
     """SQuAD v1.1 or v2.0 JSON: one article per paragraph; v2.0 impossible questions get gold
     'unanswerable'."""
-    _import("squad", source, out, sample, seed, unanswerable, overwrite)
+    _import("squad", source, out, sample, seed, unanswerable, overwrite, half)
 
 
 @import_app.command("drop")
@@ -482,9 +587,12 @@ def import_drop(
     sample: SampleOpt = None,
     seed: SeedOpt = 0,
     overwrite: OverwriteOpt = False,
+    half: HalfOpt = None,
 ) -> None:
-    """DROP as JSON lines (the simple-evals file or its split form), plain or gzip."""
-    _import("drop", source, out, sample, seed, None, overwrite)
+    """DROP in its official layout (one JSON object of passages with qa_pairs) or as JSON lines
+    (the simple-evals file or its split form), plain or gzip; typed answers decide the kind and
+    validated answers become gold variants."""
+    _import("drop", source, out, sample, seed, None, overwrite, half)
 
 
 @import_app.command("tatqa")
@@ -495,5 +603,6 @@ def import_tatqa(
     seed: SeedOpt = 0,
     overwrite: OverwriteOpt = False,
 ) -> None:
-    """TAT-QA JSON: each document's table (as text rows) and paragraphs become one article."""
+    """TAT-QA JSON: each document's table (as text rows) and paragraphs become one article; the
+    kind comes from the answer type, arithmetic and count answers are marked computed."""
     _import("tatqa", source, out, sample, seed, None, overwrite)

@@ -1,4 +1,5 @@
-"""Load articles (Markdown with a YAML front matter block) and questions (CSV), refusing bad input.
+"""Load articles (Markdown with a YAML front matter block, or plain `.txt` files) and questions
+(CSV), refusing bad input.
 
 Every refusal is an `InputError` naming the file, the line, the field and the fix. Loading checks
 the whole corpus before a run writes anything: a question pointing to a missing article, or a gold
@@ -18,9 +19,12 @@ import yaml
 from experiment.errors import InputError
 from experiment.records import UNANSWERABLE, Article, Question
 from experiment.values.normalize import parse_value
+from experiment.values.question_kind import wording_kind
 
-QUESTION_COLUMNS = ("id", "article_id", "question", "answers", "kind")
-OPTIONAL_COLUMNS = ("notes", "cluster")
+QUESTION_COLUMNS = ("id", "article_id", "question", "answers", "kind")  # as importers write them
+REQUIRED_COLUMNS = ("id", "article_id", "question")
+OPTIONAL_COLUMNS = ("notes", "cluster", "computed")
+FLAGS = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False, "": False}
 KINDS = ("figure", "date")
 ANSWER_SEPARATOR = "|"
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -115,31 +119,48 @@ def parse_article(path: Path) -> Article:
     return Article(article_id, str(meta["title"]).strip(), str(published), body, path)
 
 
+def plain_article(path: Path) -> Article:
+    """A plain-text article: the id and title are the file name without `.txt`; no date."""
+    article_id = _check_id(path.stem, path, 1, "file name")
+    body = read_text(path).strip()
+    if not body:
+        raise InputError("article is empty", path=path, line=1, fix="write the article text")
+    return Article(article_id, path.stem, "", body, path)
+
+
+def read_article(path: Path) -> Article:
+    """One article file: `.txt` is plain text, anything else Markdown with front matter."""
+    if not path.is_file():
+        raise InputError("article file not found", path=path, fix="give the path of a .md or .txt")
+    return plain_article(path) if path.suffix.lower() == ".txt" else parse_article(path)
+
+
 def load_articles(folder: Path) -> dict[str, Article]:
-    """All `*.md` articles of a folder, keyed by id."""
+    """All `*.md` (with front matter) and `*.txt` (plain) articles of a folder, keyed by id."""
     if not folder.is_dir():
         raise InputError(
             "articles folder not found",
             path=folder,
-            fix="pass --articles with a folder of .md files",
+            fix="pass --articles with a folder of .md or .txt files",
         )
     articles: dict[str, Article] = {}
-    for path in sorted(folder.glob("*.md")):
-        if path.name.lower() == "readme.md":
+    files = sorted([*folder.glob("*.md"), *folder.glob("*.txt")])
+    for path in files:
+        if path.name.lower() in ("readme.md", "readme.txt"):
             continue
-        article = parse_article(path)
+        article = read_article(path)
         if article.id in articles:
             raise InputError(
                 f"duplicate article id '{article.id}' (also in {articles[article.id].source.name})",
                 path=path,
-                line=2,
+                line=2 if path.suffix.lower() == ".md" else 1,
                 field="id",
-                fix="give each article its own id",
+                fix="give each article its own id (a .txt article's id is its file name)",
             )
         articles[article.id] = article
     if not articles:
         raise InputError(
-            "no .md articles in folder", path=folder, fix="add articles or pass --articles"
+            "no .md or .txt articles in folder", path=folder, fix="add articles or pass --articles"
         )
     return articles
 
@@ -171,15 +192,15 @@ def _read_rows(path: Path) -> Iterable[tuple[int, dict[str, str]]]:
                 fix=f"add a header line: {','.join(QUESTION_COLUMNS)},notes",
             )
         header = [h.strip() for h in header]
-        missing = [c for c in QUESTION_COLUMNS if c not in header]
+        missing = [c for c in REQUIRED_COLUMNS if c not in header]
         if missing:
             raise InputError(
                 f"missing column(s) {', '.join(missing)}",
                 path=path,
                 line=1,
                 field=missing[0],
-                fix=f"the header must name {', '.join(QUESTION_COLUMNS)} "
-                "(and optionally notes, cluster)",
+                fix=f"the header must name {', '.join(REQUIRED_COLUMNS)} (and optionally "
+                "answers, kind, notes, cluster, computed)",
             )
         extra = [c for c in header if c not in QUESTION_COLUMNS + OPTIONAL_COLUMNS]
         if extra:
@@ -268,7 +289,19 @@ def load_questions(path: Path, articles: dict[str, Article] | None = None) -> li
                     field="question",
                     fix="write the question",
                 )
-            kind = row["kind"].strip().lower()
+            raw_gold = (row.get("answers") or "").strip()
+            kind = (row.get("kind") or "").strip().lower()
+            if not kind:
+                kind = wording_kind(text) or ""
+                if not kind:
+                    raise InputError(
+                        "kind is empty and the wording does not say whether a figure or a "
+                        "date is asked",
+                        path=file,
+                        line=line,
+                        field="kind",
+                        fix="write 'figure' or 'date' in the kind column",
+                    )
             if kind not in KINDS:
                 raise InputError(
                     f"kind '{row['kind']}' is unknown",
@@ -277,10 +310,22 @@ def load_questions(path: Path, articles: dict[str, Article] | None = None) -> li
                     field="kind",
                     fix="write 'figure' or 'date'",
                 )
-            gold = _parse_gold(row["answers"], kind, text, file, line)
+            # no gold: scored by agreement with the large model's answer instead
+            gold = _parse_gold(raw_gold, kind, text, file, line) if raw_gold else ()
             notes = (row.get("notes") or "").strip()
             cluster = (row.get("cluster") or "").strip()
-            questions.append(Question(qid, article_id, text, gold, kind, notes, cluster))  # type: ignore[arg-type]
+            flag = (row.get("computed") or "").strip().lower()
+            if flag not in FLAGS:
+                raise InputError(
+                    f"computed '{row['computed']}' is not true or false",
+                    path=file,
+                    line=line,
+                    field="computed",
+                    fix="write 'true' (the gold is derived, not stated) or 'false'",
+                )
+            questions.append(
+                Question(qid, article_id, text, gold, kind, notes, cluster, FLAGS[flag])  # type: ignore[arg-type]
+            )
     if not questions:
         raise InputError("no questions found", path=path, fix="add rows below the header")
     return questions

@@ -32,6 +32,7 @@ class Question:
     # The unit of dependence for statistics: questions of one cluster are resampled together
     # (a SQuAD Wikipedia title, a DROP passage, a TAT-QA document); empty means the article.
     cluster: str = ""
+    computed: bool = False  # the gold is derived from the text (a sum, a count), not stated in it
 
     def __post_init__(self) -> None:
         if not self.cluster:
@@ -51,6 +52,9 @@ class Generation:
     completion_tokens: int
     seconds: float
     finish_reason: str = "stop"
+    # Sum of the answer tokens' log-probabilities under the model's own (untempered) distribution,
+    # where the backend reports it; the selector reads it as the model's confidence in the answer.
+    logprob: float | None = None
 
     @property
     def failed(self) -> bool:
@@ -88,6 +92,7 @@ class Attempt:
     span: Span | None = None
     reason: str = ""
     context: str = "whole"  # "whole", or the window of a long article the model read
+    logprob: float | None = None  # the answer's log-probability under the model, when known
 
 
 def span_cells(span: Span | None) -> dict[str, Any]:

@@ -15,22 +15,32 @@ import platform
 import subprocess
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from experiment.config import BUNDLED, PROJECT_ROOT, RunConfig
 from experiment.corpus import load_articles, load_questions
-from experiment.evaluate.blindspots import BlindSpot, blind_spots
+from experiment.evaluate.agreement import (
+    SCORED_AGAINST,
+    disagreement_columns,
+    disagreements,
+    with_reference,
+)
+from experiment.evaluate.blindspots import COLUMNS as SPOT_COLUMNS
+from experiment.evaluate.blindspots import blind_spots
+from experiment.evaluate.blindspots import row as spot_row
 from experiment.evaluate.check import check_sample
 from experiment.evaluate.methods import (
     MethodAnswer,
     Scored,
+    add_routed,
     answer_methods,
     k_curve,
     method_names,
     question_facts,
+    routing_curve,
 )
 from experiment.evaluate.summary import MethodSummary, summarize
 from experiment.files import write_csv
@@ -179,6 +189,30 @@ def _sample_role(
     return samples, info
 
 
+def small_samples(
+    cfg: RunConfig, factory: BackendFactory = llama_factory, progress: Progress | None = None
+) -> tuple[dict[str, Article], list[Question], dict[str, list[Scored]]]:
+    """Only the small model's k checked samples per question (what the selector is fitted on),
+    through the same cache as a run: a run with the same settings reuses them."""
+    articles, questions = load_corpus(cfg)
+    cache = GenerationCache(cfg.out / ".cache" / "generations.sqlite")
+    params = SamplingParams(cfg.temperature, cfg.top_p, cfg.top_k, cfg.max_tokens)
+    try:
+        samples, info = _sample_role(
+            factory, cfg.small, cfg, articles, questions, cfg.k, params, cache, progress, "small"
+        )
+    finally:
+        cache.close()
+    scored = {
+        q.id: [
+            Scored(*check_sample(s, articles[q.article_id], "small", info["name"], cfg.temperature))
+            for s in samples[q.id]
+        ]
+        for q in questions
+    }
+    return articles, questions, scored
+
+
 def run_experiment(
     cfg: RunConfig, factory: BackendFactory = llama_factory, progress: Progress | None = None
 ) -> RunResult:
@@ -224,21 +258,50 @@ def run_experiment(
         large[q.id] = Scored(a, v)
 
     methods = method_names(cfg.k)
-    answers = {q.id: answer_methods(q, small[q.id], large[q.id], cfg.k) for q in questions}
-    summary = summarize(questions, answers, methods)
-    curves = k_curve(questions, small, large, cfg.k)
+    # questions without gold are scored against large@1's answer: agreement, not accuracy
+    scored_qs = [with_reference(q, large[q.id]) for q in questions]
+    gold_qs = [sq for sq, q in zip(scored_qs, questions, strict=True) if q.gold]
+    free_qs = [sq for sq, q in zip(scored_qs, questions, strict=True) if not q.gold]
+    main = gold_qs or free_qs  # what the summary, curves, routing and blind spots cover
+    t_select = time.perf_counter()
+    answers = {
+        q.id: answer_methods(q, small[q.id], large[q.id], cfg.k, articles[q.article_id])
+        for q in scored_qs
+    }
+    for part in (gold_qs, free_qs):
+        if part:
+            add_routed(part, answers, cfg.k)
+    select_seconds = time.perf_counter() - t_select  # every method, the selectors' features too
+    summary = summarize(main, answers, methods)
+    curves = k_curve(main, small, large, cfg.k, articles)
 
     run_dir = cfg.run_dir
     write_csv(run_dir / "attempts.csv", (attempt_row(a) for a in attempts), ATTEMPT_COLUMNS)
-    facts = {q.id: question_facts(q, articles[q.article_id], small[q.id]) for q in questions}
-    rows, columns = question_rows(questions, answers, methods, f"small-verified@{cfg.k}", facts)
+    facts = {
+        q.id: question_facts(q, articles[q.article_id], small[q.id])
+        | {"scored_against": "gold" if orig.gold else SCORED_AGAINST}
+        for q, orig in zip(scored_qs, questions, strict=True)
+    }
+    rows, columns = question_rows(scored_qs, answers, methods, f"small-verified@{cfg.k}", facts)
     write_csv(run_dir / "questions.csv", rows, columns)
     write_summary(run_dir / "summary.csv", summary)
+    if free_qs:
+        write_summary(run_dir / "agreement.csv", summarize(free_qs, answers, methods))
+        shown = [m for m in methods if m.startswith(("small-verified", "small-selected"))]
+        write_csv(
+            run_dir / "disagreements.csv",
+            disagreements(free_qs, answers, shown),
+            disagreement_columns(shown),
+        )
     write_csv(run_dir / "curves.csv", curves, ["k", "method", "accuracy", "coverage"])
-    spots = blind_spots(questions, answers, f"small-verified@{cfg.k}")
     write_csv(
-        run_dir / "blindspots.csv", (asdict(b) for b in spots), [f.name for f in fields(BlindSpot)]
+        run_dir / "routing.csv",
+        routing_curve(main, answers, cfg.k),
+        ["selector", "share_sent", "sent", "accuracy"],
     )
+    kept = [f"small-verified@{cfg.k}", f"small-rule@{cfg.k}", f"small-selected@{cfg.k}"]
+    spots = blind_spots(main, answers, kept, small, articles)
+    write_csv(run_dir / "blindspots.csv", (spot_row(b) for b in spots), SPOT_COLUMNS)
     cached = sum(a.cached for a in attempts)
     failures = {
         "small": sum(s.failed for q in questions for s in small[q.id]),
@@ -259,6 +322,11 @@ def run_experiment(
             "example": {questions[0].id: derive_seed(cfg.seed, questions[0].id, 0)},
         },
         "questions": len(questions),
+        # "gold": accuracy; "large@1": agreement with large@1 (no question has gold); both
+        # when some have gold (summary.csv: accuracy, agreement.csv: agreement)
+        "scored_against": "gold" if not free_qs else SCORED_AGAINST if not gold_qs else "both",
+        "questions_with_gold": len(gold_qs),
+        "questions_without_gold": len(free_qs),
         "articles": len({q.article_id for q in questions}),
         "attempts": len(attempts),
         "cached_attempts": cached,
@@ -269,6 +337,7 @@ def run_experiment(
         "started": started.isoformat(timespec="seconds"),
         "finished": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "wall_seconds": round(time.perf_counter() - t0, 1),
+        "selection_seconds": round(select_seconds, 3),
     }
     this_run = {
         k: manifest[k] for k in ("started", "wall_seconds", "cached_attempts", "git_commit")

@@ -21,7 +21,7 @@ ALLOWED = {
     "importers": {"values", "corpus"},
     "generate": set(),
     "evaluate": {"values", "verify", "generate"},
-    "report": {"values", "verify", "generate", "evaluate"},
+    "report": {"values", "corpus", "verify", "generate", "evaluate"},
 }
 TOP = {"cli", "runner", "config", "__main__", "__init__"}
 

@@ -138,6 +138,10 @@ def test_ask(patched, corpus) -> None:  # type: ignore[no-untyped-def]
     )
     assert res.exit_code == 0, res.output
     assert "verified answer: 13,200" in res.output and "2/4 votes" in res.output
+    # the confirmed candidates, ranked, each with its confidence and evidence sentence
+    assert "confirmed candidates, ranked by the selector" in res.output
+    ranked = res.output.split("ranked by the selector", 1)[1]
+    assert "13200" in ranked and "selected answer:" in ranked
 
 
 def test_models_list() -> None:
@@ -174,7 +178,12 @@ def test_report_writes_results_and_readme(patched, corpus, tmp_path: Path) -> No
     assert "| small-verified@4 | 1.000" in text and "no significant difference" in text
     assert "old" not in readme.read_text() and readme.read_text().endswith("rest\n")
     plots = sorted(p.name for p in (tmp_path / "out" / "t" / "plots").glob("*.png"))
-    assert plots == ["accuracy_vs_k.png", "cost_vs_accuracy.png", "risk_coverage.png"]
+    assert plots == [
+        "accuracy_vs_k.png",
+        "accuracy_vs_share_sent.png",
+        "cost_vs_accuracy.png",
+        "risk_coverage.png",
+    ]
     assert all((tmp_path / "out" / "t" / "plots" / p).read_bytes()[:4] == b"\x89PNG" for p in plots)
     assert runner.invoke(cli.app, args).exit_code == 0  # rewriting replaces, never duplicates
     assert results.read_text().count("<!-- bundled:start -->") == 1
@@ -229,7 +238,10 @@ def test_benchmark_section_has_every_statistic(patched, corpus, tmp_path: Path) 
     for needle in (
         "exact McNemar p",
         "SQuAD EM",
-        "AUROC of agreement",
+        "AUROC of confidence",
+        "**The selector**",
+        "share sent (B)",
+        "Calibration of small-selected@4",
         "tokens per correct",
         "What the verifier cost",
         "Risk-coverage of small-verified@4",
@@ -241,8 +253,8 @@ def test_benchmark_section_has_every_statistic(patched, corpus, tmp_path: Path) 
 
 def test_a_run_that_cannot_start_writes_nothing(patched, corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     arts, qs = corpus
-    qs.write_text(qs.read_text() + "beta-3,beta,How many desks?,,figure,\n")
+    qs.write_text(qs.read_text() + "beta-3,beta,How many desks?,lots,figure,\n")
     out = tmp_path / "never"
     res = runner.invoke(cli.app, run_args(arts, qs, "fake-small", "fake-large", 2, out, "t"))
-    assert res.exit_code == 2 and "field 'answers': gold answer is empty" in res.output
+    assert res.exit_code == 2 and "field 'answers': gold answer 'lots'" in res.output
     assert not out.exists()

@@ -93,7 +93,8 @@ HEADER = "id,article_id,question,answers,kind,notes\n"
     ("rows", "line", "field", "needle"),
     [
         ("q1,nowhere,How many?,5,figure,\n", 2, "article_id", "article 'nowhere' not found"),
-        ("q1,alpha,How many?,,figure,\n", 2, "answers", "gold answer is empty"),
+        ("q1,alpha,How many?, | ,figure,\n", 2, "answers", "gold answer is empty"),
+        ("q1,alpha,Tell me the figure.,,,\n", 2, "kind", "wording does not say"),
         ("q1,alpha,How many?,lots,figure,\n", 2, "answers", "cannot be read as a figure"),
         ("q1,alpha,How many?,5,colour,\n", 2, "kind", "unknown"),
         ("q1,alpha,,5,figure,\n", 2, "question", "empty"),
@@ -113,9 +114,28 @@ def test_bad_question_rows(
 
 
 def test_missing_column(tmp_path: Path) -> None:
-    path = write(tmp_path, "q.csv", "id,article_id,question,kind\nq1,a,How many?,figure\n")
+    path = write(tmp_path, "q.csv", "id,article_id,kind\nq1,a,figure\n")
     e = _error(load_questions, path)
-    assert (e.line, e.field) == (1, "answers") and "missing column" in str(e)
+    assert (e.line, e.field) == (1, "question") and "missing column" in str(e)
+
+
+def test_questions_without_gold_or_kind_load_with_the_kind_from_the_wording(
+    tmp_path: Path,
+) -> None:
+    path = write(
+        tmp_path,
+        "q.csv",
+        "id,article_id,question\nq1,a,How many stores are there?\nq2,a,When did it open?\n",
+    )
+    q1, q2 = load_questions(path)
+    assert (q1.gold, q1.kind) == ((), "figure") and (q2.gold, q2.kind) == ((), "date")
+    mixed = write(
+        tmp_path,
+        "m.csv",
+        "id,article_id,question,answers,kind\nq1,a,How many?,5,figure\nq2,a,How many?,,\n",
+    )
+    with_gold, without = load_questions(mixed)
+    assert with_gold.gold == ("5",) and without.gold == () and without.kind == "figure"
 
 
 def test_unknown_column(tmp_path: Path) -> None:
@@ -126,3 +146,34 @@ def test_unknown_column(tmp_path: Path) -> None:
 
 def test_empty_questions_file(tmp_path: Path) -> None:
     assert "empty" in str(_error(load_questions, write(tmp_path, "q.csv", "")))
+
+
+def test_plain_text_articles_load_beside_markdown(tmp_path: Path) -> None:
+    (tmp_path / "alpha.md").write_text(ARTICLE_A, encoding="utf-8")
+    (tmp_path / "q3-notes.txt").write_text("\ufeffRevenue rose 12% to €4.1 billion.\n", "utf-8")
+    articles = load_articles(tmp_path)
+    assert sorted(articles) == ["alpha", "q3-notes"]
+    plain = articles["q3-notes"]
+    assert plain.text == "Revenue rose 12% to €4.1 billion." and plain.title == "q3-notes"
+    assert plain.published == ""
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "needle"),
+    [
+        ("bad name!.txt", "Some text.", "not a safe id"),
+        ("empty.txt", "  \n", "article is empty"),
+    ],
+)
+def test_bad_plain_text_article(tmp_path: Path, name: str, text: str, needle: str) -> None:
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    with pytest.raises(InputError, match=needle) as e:
+        load_articles(tmp_path)
+    assert name in str(e.value)
+
+
+def test_a_text_and_a_markdown_article_with_one_id_are_refused(tmp_path: Path) -> None:
+    (tmp_path / "alpha.md").write_text(ARTICLE_A, encoding="utf-8")
+    (tmp_path / "alpha.txt").write_text("Other text.", encoding="utf-8")
+    with pytest.raises(InputError, match="duplicate article id 'alpha'"):
+        load_articles(tmp_path)

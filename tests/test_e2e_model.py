@@ -70,9 +70,18 @@ def test_real_model_end_to_end(tiny_model: Path, two_articles, tmp_path: Path) -
         "small-maj@3",
         "small-verified@3",
         "small-pass@3",
+        "small-rule@3",
+        "small-selected@3",
         "cascade",
+        "cascade@10%",
+        "cascade@20%",
+        "cascade@30%",
     ]
     assert summary.accuracy.between(0, 1).all()
+    # the batched backend sums each answer's token log-probabilities (the selector reads them)
+    small = attempts[attempts.role == "small"]
+    logprob = pd.to_numeric(small.logprob)
+    assert logprob.notna().all() and (logprob <= 0).all() and (logprob < 0).any()
     pass_row = summary.set_index("method").loc["small-pass@3"]
     assert pass_row.accuracy >= summary.set_index("method").loc["small@1"].accuracy
     assert len(pd.read_csv(folder / "questions.csv")) == n
@@ -86,3 +95,35 @@ def test_real_model_end_to_end(tiny_model: Path, two_articles, tmp_path: Path) -
     again = pd.read_csv(tmp_path / "b" / "e2e" / "attempts.csv", keep_default_na=False)
     cols = ["question_id", "sample_index", "seed", "raw_text", "value", "confirmed"]
     assert attempts[cols].equals(again[cols])
+
+
+def test_real_model_on_plain_text_articles_and_questions_without_gold(tmp_path: Path) -> None:
+    """A folder of .txt articles and a questions file with no answers or kinds: the run
+    finishes with the real model and writes agreement with large@1, not accuracy."""
+    arts = tmp_path / "txt"
+    arts.mkdir()
+    body = (PROJECT_ROOT / "articles" / f"{ARTICLES[0]}.md").read_text(encoding="utf-8")
+    (arts / "origins.txt").write_text(body.split("---", 2)[2].strip() + "\n", encoding="utf-8")
+    qs = tmp_path / "questions.csv"
+    qs.write_text(
+        "id,article_id,question\n"
+        "n1,origins,When was OrigoTech founded?\n"
+        "n2,origins,How many employees did OrigoTech have in its first year?\n",
+        encoding="utf-8",
+    )
+    res = CliRunner().invoke(
+        cli.app, run_args(arts, qs, TEST_MODEL, TEST_MODEL, 2, tmp_path / "o", "txt")
+    )
+    assert res.exit_code == 0, res.output
+    run_dir = tmp_path / "o" / "txt"
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["scored_against"] == "large@1" and manifest["questions_without_gold"] == 2
+    agreement = pd.read_csv(run_dir / "agreement.csv").set_index("method")
+    assert agreement.accuracy.between(0, 1).all() and set(agreement.questions) == {2}
+    # large@1 agrees with itself unless it failed
+    assert agreement.loc["large@1", "accuracy"] == 1 - manifest["failures"]["large"] / 2
+    dis = pd.read_csv(run_dir / "disagreements.csv", keep_default_na=False)
+    assert sorted(dis.question_id) == ["n1", "n2"]
+    assert list(dis.disagrees) == sorted(dis.disagrees, reverse=True)  # disagreements first
+    questions = pd.read_csv(run_dir / "questions.csv", keep_default_na=False)
+    assert questions.set_index("question_id").loc["n1", "kind"] == "date"

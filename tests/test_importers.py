@@ -219,3 +219,138 @@ def test_cli_import(tmp_path: Path) -> None:
         cli.app, ["import", "drop", str(tmp_path / "nope.jsonl"), "--out", str(tmp_path / "o")]
     )
     assert bad.exit_code == 2 and "data file not found" in bad.output
+
+
+DROP_PASSAGE = (
+    "The Bears scored 17 points in the first half and 10 in the second half. The game was "
+    "played on 12 October 2008."
+)
+DROP_QUESTIONS = [
+    ("q-total", "How many points did the Bears score in total?", {"number": "27"}, ["27"]),
+    ("q-first", "How many points did the Bears score in the first half?", {"number": "17"}, []),
+    (
+        "q-date",
+        "When was the game played?",
+        {"date": {"day": "12", "month": "October", "year": "2008"}},
+        [],
+    ),
+    ("q-team", "Which team scored?", {"spans": ["Bears"]}, []),
+    ("q-two", "Which halves were played?", {"spans": ["first", "second"]}, []),
+]
+
+
+def _typed(answer: dict) -> dict:
+    return {"number": "", "date": {"day": "", "month": "", "year": ""}, "spans": []} | answer
+
+
+def _drop_official(tmp_path: Path) -> Path:
+    pairs = []
+    for qid, question, answer, _ in DROP_QUESTIONS:
+        pair = {"question": question, "query_id": qid, "answer": _typed(answer)}
+        if qid == "q-first":  # a second annotator's answer becomes another gold variant
+            pair["validated_answers"] = [_typed({"number": "17.0"})]
+        pairs.append(pair)
+    path = tmp_path / "drop_dataset_dev.json.gz"
+    data = {"nfl_1": {"passage": DROP_PASSAGE, "qa_pairs": pairs, "wiki_url": "x"}}
+    path.write_bytes(gzip.compress(json.dumps(data).encode()))
+    return path
+
+
+def test_drop_official_layout_keeps_what_the_json_lines_form_keeps(tmp_path: Path) -> None:
+    res = import_dataset("drop", _drop_official(tmp_path), tmp_path / "official")
+    official = {q.id: q for q in load_questions(res.questions, load_articles(res.articles))}
+    assert set(official) == {"q-total", "q-first", "q-date"}  # spans that are no figure: out
+    assert official["q-date"].kind == "date" and official["q-date"].gold == ("12 October 2008",)
+    assert official["q-first"].gold == ("17", "17.0")  # validated answers are variants
+    assert official["q-total"].computed and not official["q-first"].computed  # 27 is a sum
+    assert official["q-total"].cluster == "nfl_1"
+    assert res.stats.skipped.get("several spans") == 1
+
+    rows = [
+        {"id": qid, "passage_id": "nfl_1", "passage": DROP_PASSAGE, "question": question,
+         "answers": [v for v in (_typed(a)["number"],) if v] or _typed(a)["spans"] or
+         ["12 October 2008"]}
+        for qid, question, a, _ in DROP_QUESTIONS
+    ]  # fmt: skip
+    lines = tmp_path / "drop.jsonl"
+    lines.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    res = import_dataset("drop", lines, tmp_path / "lines")
+    jsonl = {q.id: q for q in load_questions(res.questions, load_articles(res.articles))}
+    assert set(jsonl) == set(official)
+    assert {q: (jsonl[q].kind, jsonl[q].computed) for q in jsonl} == {
+        q: (official[q].kind, official[q].computed) for q in official
+    }
+
+
+def test_drop_official_layout_with_a_broken_record_names_it(tmp_path: Path) -> None:
+    path = tmp_path / "drop.json"
+    path.write_text(json.dumps({"nfl_9": {"passage": "Text."}}), encoding="utf-8")
+    with pytest.raises(InputError, match=r"passage 'nfl_9'.*qa_pairs") as e:
+        import_dataset("drop", path, tmp_path / "out")
+    assert "drop.json" in str(e.value) and "Fix:" in str(e.value)
+
+
+def test_tatqa_kind_comes_from_the_answer_and_the_scale_is_applied_once(tmp_path: Path) -> None:
+    questions = [
+        # no "how many" or "what percentage" in the wording: kept for its typed gold
+        ("u1", "What was the revenue in 2019?", ["1,200"], "span", "table", "thousand"),
+        ("u2", "What was the change in revenue?", 150, "arithmetic", "table", "thousand"),
+        ("u3", "What was the net income?", ["$15.5 million"], "span", "text", "million"),
+        ("u4", "What share of revenue was cloud?", 14.3, "span", "text", "percent"),
+        ("u5", "Which years are shown?", ["2019", "2018"], "multi-span", "table", ""),
+        ("u6", "How many segments are there?", 3, "count", "text", ""),
+        ("u7", "Who audited the accounts?", ["Moss & Co"], "span", "text", ""),
+        ("u8", "When was the plant opened?", ["March 2017"], "span", "text", ""),
+    ]
+    doc = [
+        {
+            "table": {"uid": "t-1", "table": [["", "2019", "2018"], ["Revenue", "1,200", "1,050"]]},
+            "paragraphs": [
+                {"uid": "p1", "order": 1, "text": "Net income was $15.5 million; cloud 14.3%."},
+                {"uid": "p2", "order": 2, "text": "The plant opened in March 2017."},
+            ],
+            "questions": [
+                {
+                    "uid": u,
+                    "question": q,
+                    "answer": a,
+                    "answer_type": t,
+                    "answer_from": f,
+                    "scale": s,
+                    "derivation": "1,200 - 1,050" if t == "arithmetic" else "",
+                }
+                for u, q, a, t, f, s in questions
+            ],
+        }
+    ]
+    path = tmp_path / "tatqa_dataset_dev.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    res = import_dataset("tatqa", path, tmp_path / "out")
+    qs = {q.id: q for q in load_questions(res.questions, load_articles(res.articles))}
+    assert set(qs) == {"u1", "u2", "u3", "u4", "u6", "u8"}
+    assert qs["u1"].gold == ("1,200 thousand",) and qs["u1"].kind == "figure"
+    assert qs["u3"].gold == ("$15.5 million",)  # the scale word once, not "million million"
+    assert qs["u4"].gold == ("14.3%",)
+    assert qs["u2"].computed and qs["u6"].computed and not qs["u1"].computed
+    assert qs["u8"].kind == "date"
+    assert "arithmetic from table" in qs["u2"].notes
+    assert res.stats.skipped == {
+        "multi-span answer": 1,
+        "span answer is not a figure or a date": 1,
+    }
+
+
+def test_cli_import_counts_what_was_left_out_and_why(tmp_path: Path) -> None:
+    res = CliRunner().invoke(
+        cli.app,
+        ["import", "drop", str(_drop_official(tmp_path)), "--out", str(tmp_path / "o")],
+    )
+    assert res.exit_code == 0, res.output
+    out = " ".join(res.output.split())
+    assert "kept 3 figure/date questions" in out and "1 several spans" in out
+    assert "1 kept answers are computed, not stated" in out
+    half = CliRunner().invoke(
+        cli.app,
+        ["import", "squad", str(squad_file(tmp_path)), "--out", str(tmp_path / "h"), "--half", "x"],
+    )
+    assert half.exit_code == 2 and "--half must be 'fit' or 'eval'" in half.output

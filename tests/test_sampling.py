@@ -38,6 +38,26 @@ def test_cache_round_trip(tmp_path: Path) -> None:
     assert GenerationCache(tmp_path / "c.sqlite").get("k1") == g  # persisted
 
 
+def test_cache_keeps_log_probabilities_and_upgrades_an_older_cache(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)  # the layout before log-probabilities were kept
+    db.execute(
+        "CREATE TABLE generations (key TEXT PRIMARY KEY, model TEXT NOT NULL, text TEXT NOT NULL,"
+        " prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL,"
+        " seconds REAL NOT NULL, finish_reason TEXT NOT NULL)"
+    )
+    db.execute("INSERT INTO generations VALUES ('old', 'm', '7', 5, 1, 0.1, 'stop')")
+    db.commit()
+    db.close()
+    cache = GenerationCache(path)
+    assert cache.get("old") == Generation("7", 5, 1, 0.1, "stop", None)  # still readable
+    g = Generation("42", 10, 2, 0.5, "stop", -1.25)
+    cache.put_many("m", [("new", g)])
+    assert cache.get("new") == g and cache.get("new").logprob == -1.25  # type: ignore[union-attr]
+
+
 def test_rerun_makes_no_model_calls(corpus: tuple[Path, Path], tmp_path: Path) -> None:
     articles = load_articles(corpus[0])
     questions = load_questions(corpus[1], articles)

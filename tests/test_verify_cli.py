@@ -66,6 +66,15 @@ def test_verify_one_answer(corpus) -> None:  # type: ignore[no-untyped-def]
     assert no.exit_code == 3 and "confirmed: false" in no.output
 
 
+def test_verify_one_answer_against_a_plain_text_article(tmp_path: Path) -> None:
+    plain = tmp_path / "notes.txt"
+    plain.write_text("The plant cost $250 million and opened in May 2021.\n", encoding="utf-8")
+    ok = runner.invoke(cli.app, ["verify", "$250 million", "--article", str(plain)])
+    assert ok.exit_code == 0 and "span_text: $250 million" in ok.output
+    missing = runner.invoke(cli.app, ["verify", "$250", "--article", str(tmp_path / "no.txt")])
+    assert missing.exit_code == 2 and "no.txt" in missing.output
+
+
 def test_verify_bad_header(tmp_path: Path) -> None:
     src = tmp_path / "x.csv"
     src.write_text("foo,bar\n1,2\n")

@@ -7,6 +7,13 @@ Each confirmed-but-wrong answer gets one cause, tried in this order:
 - "one bound of a range": the low or high end of a range the gold gives whole;
 - "another date in the text" / "another figure in the text": a different value that the article
   does state (last year's figure, the rejected offer, the figure before a correction).
+
+Rows come for small-verified@k and for the selectors (small-rule@k, small-selected@k), a
+`method` column apart. Each row also says where the right answer was: `gold_status` is
+"not sampled" (no sample was right), "sampled, not confirmed" (a right sample that the article
+did not confirm), "confirmed, out-ranked" (a right candidate that the learned selector ranked
+below the kept one) or "unanswerable"; `gold_rank` is the right candidate's rank (1 = first)
+among the learned selector's ranking, and the kept candidate's features follow.
 """
 
 from __future__ import annotations
@@ -15,9 +22,12 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from experiment.evaluate.judge import gold_values
+from experiment.evaluate.features import FEATURES, candidates
+from experiment.evaluate.judge import gold_of, gold_values, judge
 from experiment.evaluate.methods import MethodAnswer
-from experiment.records import Question
+from experiment.evaluate.scored import Scored
+from experiment.evaluate.selector import learned, select
+from experiment.records import Article, Question
 from experiment.values.canonical import DateValue, Quantity, Value
 
 CAUSES = (
@@ -38,6 +48,33 @@ class BlindSpot:
     answer: str
     evidence: str
     cause: str
+    method: str = ""
+    gold_status: str = ""
+    gold_rank: int | None = None
+    confidence: float | None = None  # the learned selector's score of the kept answer
+    features: dict[str, float | None] | None = None  # the kept candidate's
+
+
+def row(b: BlindSpot) -> dict[str, object]:
+    """A CSV row: the fields, then one column per feature of the kept candidate."""
+    out: dict[str, object] = {f: getattr(b, f) for f in COLUMNS[: -len(FEATURES)]}
+    out.update({f: (b.features or {}).get(f) for f in FEATURES})
+    return out
+
+
+COLUMNS = [
+    "method",
+    "question_id",
+    "question",
+    "gold",
+    "answer",
+    "evidence",
+    "cause",
+    "gold_status",
+    "gold_rank",
+    "confidence",
+    *FEATURES,
+]
 
 
 def _cause(value: Value, q: Question, gold: Sequence[Value]) -> str:
@@ -58,24 +95,64 @@ def _cause(value: Value, q: Question, gold: Sequence[Value]) -> str:
     return CAUSES[4] if isinstance(value, DateValue) else CAUSES[5]
 
 
+def _where_gold(
+    q: Question, article: Article, small: Sequence[Scored], chosen: Scored
+) -> tuple[str, int | None, float | None, dict[str, float | None] | None]:
+    """(gold_status, gold_rank, confidence, features of the kept candidate)."""
+    gold = gold_of(q)
+    sel = select(candidates(q, article, small), learned())
+    rank = conf = feats = None
+    for i, (c, score) in enumerate(sel.ranked, start=1):
+        s = small[c.index]
+        if rank is None and judge(s.value, q, gold, s.attempt.raw_text, False):
+            rank = i
+        if any(small[j] is chosen for j in c.samples):
+            conf, feats = score, c.features
+    if q.unanswerable:
+        status = "unanswerable"
+    elif rank is not None:
+        status = "confirmed, out-ranked"
+    elif any(judge(s.value, q, gold, s.attempt.raw_text, s.abstained) for s in small):
+        status = "sampled, not confirmed"
+    else:
+        status = "not sampled"
+    return status, rank, conf, feats
+
+
 def blind_spots(
-    questions: Sequence[Question], answers: dict[str, dict[str, MethodAnswer]], method: str
+    questions: Sequence[Question],
+    answers: dict[str, dict[str, MethodAnswer]],
+    methods: Sequence[str],
+    small: dict[str, Sequence[Scored]] | None = None,
+    articles: dict[str, Article] | None = None,
 ) -> list[BlindSpot]:
-    """The answers of `method` that the article confirmed and that are wrong, with a cause."""
+    """The answers of each of `methods` that the article confirmed and that are wrong, with a
+    cause (and, given the samples and articles, where the right answer was)."""
     out = []
-    for q in questions:
-        a = answers[q.id][method]
-        if not a.in_text_wrong or a.chosen is None or a.chosen.value is None:
-            continue
-        att = a.chosen.attempt
-        out.append(
-            BlindSpot(
-                q.id,
-                q.text,
-                " | ".join(q.gold),
-                att.answer,
-                att.span.text if att.span else "",
-                _cause(a.chosen.value, q, gold_values(q)),
+    for method in methods:
+        for q in questions:
+            a = answers[q.id][method]
+            if not a.in_text_wrong or a.chosen is None or a.chosen.value is None:
+                continue
+            att = a.chosen.attempt
+            where: tuple[str, int | None, float | None, dict[str, float | None] | None] = (
+                "",
+                None,
+                None,
+                None,
             )
-        )
+            if small is not None and articles is not None:
+                where = _where_gold(q, articles[q.article_id], small[q.id], a.chosen)
+            out.append(
+                BlindSpot(
+                    q.id,
+                    q.text,
+                    " | ".join(q.gold),
+                    att.answer,
+                    att.span.text if att.span else "",
+                    _cause(a.chosen.value, q, gold_values(q)),
+                    method,
+                    *where,
+                )
+            )
     return out

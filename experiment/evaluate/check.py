@@ -41,5 +41,6 @@ def check_sample(
         span=check.span,
         reason=reason,
         context=sample.context,
+        logprob=None if g.logprob is None else round(g.logprob, 4),
     )
     return attempt, value

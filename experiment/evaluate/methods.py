@@ -7,6 +7,10 @@
 - small-verified@k   majority among samples the article confirms; abstain when none (the claim)
 - small-pass@k       right if any sample is right: the ceiling a perfect checker would reach
 - cascade            small-verified@k, falling back to large@1 only when nothing was confirmed
+- small-rule@k       the hand-set selector's pick among the confirmed candidates (`selector`)
+- small-selected@k   the learned selector's pick; abstains when no candidate is likely enough
+- cascade@B%         small-selected@k, except that the B % of questions with the lowest selector
+                     confidence get large@1's answer instead (`routed`)
 
 An abstention (the model said "not stated", or the method declined) is wrong on an answerable
 question and right on an unanswerable one; a failure (empty or repetitive output, an error, no
@@ -15,21 +19,26 @@ value of the asked kind) is wrong on both, and is counted apart.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from experiment.evaluate.features import candidates
 from experiment.evaluate.judge import Gold, gold_of, judge
+from experiment.evaluate.scored import Scored
+from experiment.evaluate.selector import RULE, SelectorModel, learned, select
 from experiment.evaluate.vote import majority
-from experiment.records import Article, Attempt, Question
-from experiment.values.canonical import Value
-from experiment.values.extract import ABSTAINED
+from experiment.records import Article, Question
 from experiment.verify.match import verify
 
+__all__ = ["Scored"]  # re-exported: callers import it from here
+
 REFERENCE = "large@1"
+ROUTED_SHARES = (10, 20, 30)  # the B of the cascade@B methods in every table (percent)
 
 
-def method_names(k: int) -> list[str]:
-    return [
+def method_names(k: int, selected: bool = True) -> list[str]:
+    names = [
         "large@1",
         "large-verified@1",
         "small@1",
@@ -38,22 +47,10 @@ def method_names(k: int) -> list[str]:
         f"small-pass@{k}",
         "cascade",
     ]
-
-
-@dataclass(frozen=True)
-class Scored:
-    attempt: Attempt
-    value: Value | None
-
-    @property
-    def abstained(self) -> bool:
-        """The model said deliberately that the article does not give the answer."""
-        return self.value is None and self.attempt.reason == ABSTAINED
-
-    @property
-    def failed(self) -> bool:
-        """No value and no deliberate abstention: empty, repetitive, an error, the wrong kind."""
-        return self.value is None and not self.abstained
+    if selected:
+        names[6:6] = [f"small-rule@{k}", f"small-selected@{k}"]
+        names += [f"cascade@{b}%" for b in ROUTED_SHARES]
+    return names
 
 
 @dataclass(frozen=True)
@@ -144,9 +141,16 @@ def _pass_at_k(q: Question, small: Sequence[Scored], gold: Sequence[Gold]) -> Me
 
 
 def answer_methods(
-    q: Question, small: Sequence[Scored], large: Scored, k: int
+    q: Question,
+    small: Sequence[Scored],
+    large: Scored,
+    k: int,
+    article: Article | None = None,
+    selector: SelectorModel | None = None,
 ) -> dict[str, MethodAnswer]:
-    """Every method's answer to one question from its first k small samples and the large one."""
+    """Every method's answer to one question from its first k small samples and the large one
+    (the selector's methods only when the `article` is given; `selector` replaces the shipped
+    one). The routed cascades need every question's answer: see `routed`."""
     gold = gold_of(q)
     small = list(small[:k])
     values = [s.value for s in small]
@@ -194,7 +198,71 @@ def answer_methods(
             large.failed if fallback else False,
         ),
     ]
+    if article is not None:
+        cands = candidates(q, article, small)
+        for name, model in (("rule", RULE), ("selected", selector or learned())):
+            sel = select(cands, model)
+            pick = small[sel.chosen.index] if sel.chosen is not None else None
+            answers.append(
+                _answer(f"small-{name}@{k}", pick, q, gold, small, sel.confidence, 0, all_failed)
+            )
     return {a.method: a for a in answers}
+
+
+def routed(
+    questions: Sequence[Question],
+    answers: dict[str, dict[str, MethodAnswer]],
+    share: float,
+    base: str,
+) -> dict[str, MethodAnswer]:
+    """`base` for every question, except that the `share` of questions (rounded down) with the
+    lowest confidence (`base`'s agreement field: the selector's score; ties by question id)
+    take large@1's answer, paying for both models."""
+    order = sorted(questions, key=lambda q: (answers[q.id][base].agreement, q.id))
+    sent = {q.id for q in order[: math.floor(share * len(questions) + 1e-9)]}
+    out = {}
+    for q in questions:
+        own, large = answers[q.id][base], answers[q.id][REFERENCE]
+        if q.id not in sent:
+            out[q.id] = replace(own, large_calls=0)
+            continue
+        out[q.id] = replace(
+            large,
+            prompt_tokens=own.prompt_tokens + large.prompt_tokens,
+            completion_tokens=own.completion_tokens + large.completion_tokens,
+            seconds=own.seconds + large.seconds,
+        )
+    return out
+
+
+def add_routed(
+    questions: Sequence[Question], answers: dict[str, dict[str, MethodAnswer]], k: int
+) -> None:
+    """Add cascade@B% (B in `ROUTED_SHARES`) to `answers`, routing by small-selected@k."""
+    for b in ROUTED_SHARES:
+        name = f"cascade@{b}%"
+        for qid, a in routed(questions, answers, b / 100, f"small-selected@{k}").items():
+            answers[qid][name] = replace(a, method=name)
+
+
+def routing_curve(
+    questions: Sequence[Question], answers: dict[str, dict[str, MethodAnswer]], k: int
+) -> list[dict[str, float | int | str]]:
+    """Accuracy against the share of questions sent to the large model, 0 to 100 % in steps of
+    5 %, for each selector's confidence."""
+    rows: list[dict[str, float | int | str]] = []
+    for base in (f"small-selected@{k}", f"small-rule@{k}"):
+        for pct in range(0, 101, 5):
+            got = routed(questions, answers, pct / 100, base)
+            rows.append(
+                {
+                    "selector": base,
+                    "share_sent": pct / 100,
+                    "sent": math.floor(pct / 100 * len(questions) + 1e-9),
+                    "accuracy": sum(a.correct for a in got.values()) / len(questions),
+                }
+            )
+    return rows
 
 
 def k_curve(
@@ -202,12 +270,22 @@ def k_curve(
     small: dict[str, Sequence[Scored]],
     large: dict[str, Scored],
     k: int,
+    articles: dict[str, Article] | None = None,
 ) -> list[dict[str, float | int]]:
-    """Accuracy and coverage of the k-dependent methods for k' = 1..k, from the same samples."""
+    """Accuracy and coverage of the k-dependent methods for k' = 1..k, from the same samples
+    (the selectors' too when `articles` are given)."""
     rows: list[dict[str, float | int]] = []
+    names = ["small-maj", "small-verified", "small-pass"]
+    if articles is not None:
+        names += ["small-rule", "small-selected"]
     for kk in range(1, k + 1):
-        per_q = [answer_methods(q, small[q.id], large[q.id], kk) for q in questions]
-        for name in ("small-maj", "small-verified", "small-pass"):
+        per_q = [
+            answer_methods(
+                q, small[q.id], large[q.id], kk, articles[q.article_id] if articles else None
+            )
+            for q in questions
+        ]
+        for name in names:
             col = [a[f"{name}@{kk}"] for a in per_q]
             rows.append(
                 {

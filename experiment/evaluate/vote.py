@@ -53,7 +53,7 @@ def same_answer(a: Value, b: Value) -> bool:
     return da is not None and db is not None and _date_key(da) == _date_key(db)
 
 
-def _clusters(values: Sequence[Value | None], members: list[int]) -> list[list[int]]:
+def clusters(values: Sequence[Value | None], members: list[int]) -> list[list[int]]:
     parent = {i: i for i in members}
 
     def root(i: int) -> int:
@@ -72,7 +72,7 @@ def _clusters(values: Sequence[Value | None], members: list[int]) -> list[list[i
     return list(groups.values())
 
 
-def _shown(values: Sequence[Value | None], cluster: list[int]) -> tuple[str, int]:
+def shown(values: Sequence[Value | None], cluster: list[int]) -> tuple[str, int]:
     """The cluster's most common canonical value (ties: sorts first) and its earliest sample."""
     counts = Counter(values[i].canonical() for i in cluster)  # type: ignore[union-attr]
     canonical = min(counts, key=lambda c: (-counts[c], c))
@@ -97,7 +97,7 @@ def majority(
     abstained = [i for i in kept if values[i] is None and (abstentions is None or abstentions[i])]
     k = len(values)
     ranked = sorted(
-        ((*_shown(values, c), len(c)) for c in _clusters(values, answered)),
+        ((*shown(values, c), len(c)) for c in clusters(values, answered)),
         key=lambda s: (-s[2], s[0]),
     )
     if not ranked or (abstain_votes and len(abstained) > ranked[0][2]):

@@ -27,7 +27,8 @@ CREATE TABLE IF NOT EXISTS generations (
     prompt_tokens INTEGER NOT NULL,
     completion_tokens INTEGER NOT NULL,
     seconds REAL NOT NULL,
-    finish_reason TEXT NOT NULL
+    finish_reason TEXT NOT NULL,
+    logprob REAL
 )
 """
 
@@ -54,11 +55,14 @@ class GenerationCache:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute(SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(generations)")}
+        if "logprob" not in columns:  # a cache written before log-probabilities were kept
+            self._db.execute("ALTER TABLE generations ADD COLUMN logprob REAL")
         self._db.commit()
 
     def get(self, key: str) -> Generation | None:
         row = self._db.execute(
-            "SELECT text, prompt_tokens, completion_tokens, seconds, finish_reason "
+            "SELECT text, prompt_tokens, completion_tokens, seconds, finish_reason, logprob "
             "FROM generations WHERE key = ?",
             (key,),
         ).fetchone()
@@ -67,7 +71,7 @@ class GenerationCache:
     def put_many(self, model: str, items: list[tuple[str, Generation]]) -> None:
         with self._db:  # one transaction
             self._db.executemany(
-                "INSERT OR REPLACE INTO generations VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO generations VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
                         k,
@@ -77,6 +81,7 @@ class GenerationCache:
                         g.completion_tokens,
                         g.seconds,
                         g.finish_reason,
+                        g.logprob,
                     )
                     for k, g in items
                 ],

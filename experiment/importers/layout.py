@@ -13,14 +13,17 @@ import random
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
 from experiment.corpus import ANSWER_SEPARATOR, QUESTION_COLUMNS
 from experiment.files import atomic_write
+from experiment.importers.split import Half, half_of
 from experiment.records import UNANSWERABLE
+from experiment.values.canonical import supports
+from experiment.values.normalize import parse_value, scan
 from experiment.values.question_kind import question_kind, wording_kind
 
 UNKNOWN_DATE = "unknown"
@@ -38,6 +41,9 @@ class Imported:
     question: str
     answers: tuple[str, ...]  # empty for an unanswerable question
     group: str  # the source article, for stratified sampling (a SQuAD title, a DROP passage)
+    kind: str | None = None  # set where the source types its answers (DROP, TAT-QA)
+    computed: bool = False  # the gold is derived (a sum, a difference, a count), not stated
+    note: str = ""  # what the source says of the answer (TAT-QA: where it comes from)
 
 
 @dataclass
@@ -47,6 +53,13 @@ class ImportStats:
     unanswerable: int = 0
     skipped_not_figure_date: int = 0
     skipped_bad_answer: int = 0
+    skipped_other_half: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)  # other reasons, named by the reader
+    computed: int = 0
+
+    def skip(self, reason: str) -> None:
+        self.skipped[reason] = self.skipped.get(reason, 0) + 1
+
     written_questions: int = 0
     written_articles: int = 0
 
@@ -57,6 +70,15 @@ def safe_id(text: str) -> str:
     return out or "x"
 
 
+def stated(answer: str, kind: str | None, question: str, passage: str) -> bool:
+    """Whether `passage` states the value of `answer` (read as `kind`, or either kind)."""
+    for k in (kind,) if kind else ("figure", "date"):
+        value = parse_value(answer, k, question)
+        if value is not None and any(supports(v, value) for m in scan(passage) for v in m.values):
+            return True
+    return False
+
+
 def classify(row: Imported) -> tuple[str | None, str]:
     """(kind, reason): the kind of a question we keep, or None with why it was left out."""
     if not row.answers:
@@ -64,6 +86,9 @@ def classify(row: Imported) -> tuple[str | None, str]:
         return (kind, "" if kind else "not_figure_date")
     if any(ANSWER_SEPARATOR in a or "\n" in a for a in row.answers):
         return (None, "bad_answer")
+    if row.kind is not None:  # typed by the source: every gold must read as that kind
+        ok = all(parse_value(a, row.kind, row.question) is not None for a in row.answers)
+        return (row.kind, "") if ok else (None, "bad_answer")
     kind = question_kind(row.question, row.answers)
     return (kind, "" if kind else "not_figure_date")
 
@@ -96,12 +121,16 @@ def select(
     seed: int,
     unanswerable: int | None,
     stats: ImportStats,
+    half: Half | None = None,
 ) -> list[tuple[Imported, str]]:
-    """Filter to figure/date questions, then sample: `sample` overall, or `sample` answerable
-    plus `unanswerable` unanswerable when that is given."""
+    """Filter to figure/date questions (of one half of the titles, when `half` is given), then
+    sample: `sample` overall, or `sample` answerable plus `unanswerable` unanswerable."""
     kept: list[tuple[Imported, str]] = []
     for row in rows:
         stats.read += 1
+        if half is not None and half_of(row.group) != half:
+            stats.skipped_other_half += 1
+            continue
         kind, reason = classify(row)
         if kind is None:
             if reason == "bad_answer":
@@ -126,6 +155,7 @@ def select(
     chosen.sort(key=lambda r: (r.group, r.passage_id, r.qid))
     stats.kept = len(chosen)
     stats.unanswerable = sum(not r.answers for r in chosen)
+    stats.computed = sum(r.computed for r in chosen)
     return [(r, kinds[r.qid]) for r in chosen]
 
 
@@ -147,7 +177,7 @@ def write_layout(
     seen: dict[str, str] = {}
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow([*QUESTION_COLUMNS, "notes", "cluster"])
+    writer.writerow([*QUESTION_COLUMNS, "notes", "cluster", "computed"])
     for row, kind in picked:
         article_id = safe_id(row.passage_id)
         if article_id not in seen:
@@ -157,8 +187,18 @@ def write_layout(
                 _article_text(article_id, row.title, row.passage, source),
             )
         gold = ANSWER_SEPARATOR.join(dict.fromkeys(a.strip() for a in row.answers)) or UNANSWERABLE
+        note = f"{source}; {row.note}" if row.note else source
         writer.writerow(
-            [safe_id(row.qid), article_id, row.question.strip(), gold, kind, source, row.group]
+            [
+                safe_id(row.qid),
+                article_id,
+                row.question.strip(),
+                gold,
+                kind,
+                note,
+                row.group,
+                "true" if row.computed else "false",
+            ]
         )
     questions = questions_dir / f"{name}.csv"
     atomic_write(questions, buf.getvalue())

@@ -9,6 +9,7 @@ from pathlib import Path
 from experiment.errors import InputError
 from experiment.importers.layout import ImportStats, select, write_layout
 from experiment.importers.readers import read_dataset
+from experiment.importers.split import Half
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,7 @@ def import_dataset(
     seed: int = 0,
     unanswerable: int | None = None,
     overwrite: bool = False,
+    half: Half | None = None,
 ) -> ImportResult:
     """Import `source` into `out/articles` and `out/questions/<fmt>.csv`.
 
@@ -38,7 +40,7 @@ def import_dataset(
                 f"{name} must be at least 1, got {value}", fix=f"drop {name} or raise it"
             )
     stats = ImportStats()
-    picked = select(read_dataset(fmt, source), sample, seed, unanswerable, stats)
+    picked = select(read_dataset(fmt, source, stats), sample, seed, unanswerable, stats, half)
     if not picked:
         raise InputError(
             "no figure or date questions found", path=source, fix="check the file and the format"

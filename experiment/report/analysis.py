@@ -3,11 +3,14 @@ share, all computed from the run's CSVs (nothing is regenerated).
 
 - risk-coverage: answer only when agreement (votes / k) reaches a threshold; coverage and accuracy
   of what is answered, for every threshold;
-- AUROC of agreement as a confidence for "this answer is right" (scikit-learn), answered only;
+- AUROC of a confidence (agreement, or a selector's score) for "this answer is right" (answered);
 - cost per correct answer: tokens and model seconds divided by correct answers;
 - SQuAD exact match and F1 of each method's answer text (the official normalisation), beside our
   value-based correctness;
-- what the verifier cost: questions where a right answer was sampled but the article confirmed none.
+- what the verifier cost: questions where a right answer was sampled but the article confirmed none;
+- calibration of a confidence: a reliability table and the Brier score;
+- the selector against the vote: how much of the gap to pass@k it closes;
+- accuracy split into questions whose gold is stated in the text and those where it is computed.
 """
 
 from __future__ import annotations
@@ -125,3 +128,54 @@ def verifier_cost(q: pd.DataFrame, method: str) -> dict[str, int]:
         "lost_gold_not_in_text": int((lost & ~in_text).sum()),
         "right_when_gold_not_in_text": int((~in_text & ~wrong).sum()),
     }
+
+
+def calibration(q: pd.DataFrame, method: str, bins: int = 10) -> tuple[pd.DataFrame, float]:
+    """Reliability table (per confidence bin: answers, mean confidence, share right) and the Brier
+    score of `method`'s confidence (its agreement column) over the questions it answered."""
+    answered = answered_mask(q, method)
+    conf = pd.to_numeric(q[f"{method}.agreement"])[answered].clip(0.0, 1.0)
+    right = flag(q[f"{method}.correct"])[answered].astype(float)
+    if conf.empty:
+        return pd.DataFrame(columns=["bin", "answers", "confidence", "right"]), math.nan
+    edges = [i / bins for i in range(bins + 1)]
+    cut = pd.cut(conf, edges, include_lowest=True, right=False)
+    cut = cut.where(conf < 1.0, pd.Interval(edges[-2], edges[-1], closed="left"))
+    rows = []
+    for interval, part in conf.groupby(cut, observed=True):
+        rows.append(
+            {
+                "bin": f"{interval.left:.1f}-{interval.right:.1f}",
+                "answers": len(part),
+                "confidence": part.mean(),
+                "right": right[part.index].mean(),
+            }
+        )
+    return pd.DataFrame(rows), float(((conf - right) ** 2).mean())
+
+
+def gap_closed(summary: pd.DataFrame, method: str, k: int) -> float:
+    """(method - small-verified@k) / (small-pass@k - small-verified@k): the share of the gap
+    between the vote and a perfect checker that `method` closes (NaN when there is no gap)."""
+    acc = summary.set_index("method").accuracy
+    gap = acc[f"small-pass@{k}"] - acc[f"small-verified@{k}"]
+    return float((acc[method] - acc[f"small-verified@{k}"]) / gap) if gap > 0 else math.nan
+
+
+def stated_computed(q: pd.DataFrame, methods: list[str]) -> pd.DataFrame:
+    """Each method's accuracy on questions whose gold the text states and on those whose gold
+    is computed from it (a sum, a count); runs without a `computed` column are all stated."""
+    computed = flag(q["computed"]) if "computed" in q else pd.Series(False, index=q.index)
+    rows = []
+    for m in methods:
+        right = flag(q[f"{m}.correct"])
+        rows.append(
+            {
+                "method": m,
+                "stated": right[~computed].mean() if (~computed).any() else math.nan,
+                "computed": right[computed].mean() if computed.any() else math.nan,
+            }
+        )
+    out = pd.DataFrame(rows)
+    out.attrs["n_stated"], out.attrs["n_computed"] = int((~computed).sum()), int(computed.sum())
+    return out

@@ -7,10 +7,21 @@ import math
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from experiment.evaluate.methods import REFERENCE
 from experiment.files import atomic_write
 from experiment.records import BUNDLED
-from experiment.report.analysis import auroc, cost_table, risk_coverage, squad_em_f1, verifier_cost
+from experiment.report.analysis import (
+    auroc,
+    calibration,
+    cost_table,
+    gap_closed,
+    risk_coverage,
+    squad_em_f1,
+    stated_computed,
+    verifier_cost,
+)
 from experiment.report.run import Run, load_run
 from experiment.report.tables import (
     COLUMNS,
@@ -90,9 +101,10 @@ def readme_section(run_dir: Path) -> str:
 
 
 def _blind_spot_lines(run: Run, examples: int = 10) -> list[str]:
-    b = run.blindspots
+    every = run.blindspots
     if not (run.path / "blindspots.csv").exists():
         return []
+    b = every[every.method == run.verified] if "method" in every.columns else every
     if b.empty:
         return ["No kept answer was confirmed by the article and wrong."]
     counts = ", ".join(f"{cause}: {n}" for cause, n in b.cause.value_counts().items())
@@ -107,7 +119,24 @@ def _blind_spot_lines(run: Run, examples: int = 10) -> list[str]:
             ),
         ),
     ]
-    return lines
+    return lines + _selected_misses(run, every)
+
+
+def _selected_misses(run: Run, every: pd.DataFrame) -> list[str]:
+    """Where the right answer was when the learned selector kept a confirmed wrong one."""
+    name = run.verified.replace("verified", "selected")
+    if "method" not in every.columns or name not in set(run.summary.method):
+        return []
+    b = every[every.method == name]
+    if b.empty:
+        return ["", f"{name} kept no answer that was confirmed and wrong."]
+    status = ", ".join(f"{s}: {n}" for s, n in b.gold_status.value_counts().items())
+    return [
+        "",
+        f"Where the right answer was when {name} kept a confirmed wrong one ({len(b)}): "
+        f'{status}. ("confirmed, out-ranked": the right figure was among the confirmed '
+        "candidates and the selector ranked another above it.)",
+    ]
 
 
 def _verdict(run: Run, where: str) -> str:
@@ -122,6 +151,95 @@ def _verdict(run: Run, where: str) -> str:
         f"{int(verified.in_text_wrong)} ({verified.in_text_wrong_rate:.1%}) were confirmed by the "
         "article and still wrong: a figure that appears in the text is not always the answer."
     )
+
+
+ROUTING_SHOWN = tuple(i / 10 for i in range(11))
+
+
+def _selector_lines(run: Run) -> list[str]:
+    """The selectors against the vote and the ceiling, the routed cascade's curve, calibration."""
+    sel = run.selected
+    if sel is None:
+        return []
+    k, rows = run.k, _by_method(run)
+    v, s, r, ceiling = (
+        rows[run.verified],
+        rows[sel],
+        rows[f"small-rule@{k}"],
+        rows[f"small-pass@{k}"],
+    )
+    closed, closed_rule = gap_closed(run.summary, sel, k), gap_closed(run.summary, r.method, k)
+    table, brier = calibration(run.questions, sel)
+    lines = [
+        f"**The selector** (the learned `{sel}`, fitted on other questions and not refitted here; "
+        f"the hand-set `{r.method}`): {sel} reads {s.accuracy:.3f} against {v.accuracy:.3f} for "
+        f"{run.verified} and {ceiling.accuracy:.3f} for the ceiling {ceiling.method}, so it "
+        f"closes {_pct(closed)} of the gap (the rule: {r.accuracy:.3f}, {_pct(closed_rule)}). "
+        f"Kept answers confirmed by the article and wrong: {int(v.in_text_wrong)} "
+        f"({v.in_text_wrong_rate:.1%}) for {run.verified}, {int(s.in_text_wrong)} "
+        f"({s.in_text_wrong_rate:.1%}) for {sel}. Against large@1: {COLUMNS[DIFFERENCE](s)}, "
+        f"{COLUMNS[MCNEMAR](s)}, **{COLUMNS['verdict'](s)}**.",
+    ]
+    if not run.routing.empty:
+        rt = run.routing
+        shown = []
+        for share in ROUTING_SHOWN:
+            at = rt[(rt.share_sent - share).abs() < 1e-9].set_index("selector")
+            if at.empty:
+                continue
+            shown.append(
+                [
+                    f"{share:.0%}",
+                    str(int(at.sent.iloc[0])),
+                    f"{at.accuracy.get(sel, math.nan):.3f}",
+                    f"{at.accuracy.get(r.method, math.nan):.3f}",
+                ]
+            )
+        lines += [
+            "",
+            f"Accuracy against the share of questions sent to the large model (cascade@B: the "
+            f"least confident answers of each selector go to large@1, which alone reads "
+            f"{rows[REFERENCE].accuracy:.3f}; the full curve in steps of 5 % is `routing.csv`):",
+            "",
+            *markdown_table(
+                ["share sent (B)", "questions sent", f"routed by {sel}", f"routed by {r.method}"],
+                shown,
+            ),
+        ]
+    if not table.empty:
+        lines += [
+            "",
+            f"Calibration of {sel}'s confidence over the answers it gave (Brier score "
+            f"{brier:.3f}; a calibrated confidence has share right = mean confidence):",
+            "",
+            *markdown_table(
+                ["confidence", "answers", "mean confidence", "share right"],
+                (
+                    [t.bin, str(t.answers), f"{t.confidence:.3f}", f"{t.right:.3f}"]
+                    for t in table.itertuples()
+                ),
+            ),
+        ]
+    return lines
+
+
+def _stated_lines(run: Run) -> list[str]:
+    split = stated_computed(run.questions, run.methods)
+    n_stated, n_computed = split.attrs["n_stated"], split.attrs["n_computed"]
+    return [
+        f"Accuracy on questions whose gold the text states ({n_stated}) and on those whose gold "
+        f"is computed from it ({n_computed}: a sum, a difference, a count; the importer marks "
+        "them from the source):",
+        "",
+        *markdown_table(
+            ["method", f"stated ({n_stated})", f"computed ({n_computed})"],
+            ([r.method, _fmt(r.stated), _fmt(r.computed)] for r in split.itertuples()),
+        ),
+    ]
+
+
+def _pct(x: float) -> str:
+    return "—" if x != x else f"{x:.0%}"
 
 
 def _by_method(run: Run) -> dict[str, Any]:
@@ -149,6 +267,28 @@ def _title(m: dict) -> str:
     return name[:1].upper() + name[1:]
 
 
+def _agreement_lines(run: Run) -> list[str]:
+    """What a run without gold can say: agreement with large@1, never called accuracy."""
+    m = run.manifest
+    if run.scored_against == "gold":
+        return []
+    if run.scored_against == "large@1":
+        return [
+            "**No question has a gold answer, so every figure in the table above is agreement "
+            "with large@1, not accuracy**: each method's answer is judged against the large "
+            "model's answer (large@1 agrees with itself unless it failed). The questions where "
+            "they disagree are listed first in `disagreements.csv`.",
+        ]
+    rows = method_cells(run.agreement.itertuples(index=False))
+    return [
+        f"**Agreement with large@1 on the {m['questions_without_gold']} questions without gold "
+        f"answers** (not accuracy; the table above covers the {m['questions_with_gold']} with "
+        "gold; disagreements first in `disagreements.csv`):",
+        "",
+        *markdown_table(*rows),
+    ]
+
+
 def run_section(run_dir: Path) -> str:
     """Markdown for one run: the method table, the command, models, time, and what went wrong."""
     run = load_run(run_dir)
@@ -162,7 +302,16 @@ def run_section(run_dir: Path) -> str:
         "",
         *markdown_table(*method_cells(s.itertuples())),
         "",
-        _verdict(run, f"on the {m.get('dataset', BUNDLED)}" if is_bundled(m) else "here"),
+        *_agreement_lines(run),
+        "",
+        _verdict(run, f"on the {m.get('dataset', BUNDLED)}" if is_bundled(m) else "here")
+        if run.scored_against != "large@1"
+        else f"{run.verified} agrees with large@1 on {_by_method(run)[run.verified].accuracy:.1%} "
+        "of the questions.",
+        "",
+        *_selector_lines(run),
+        "",
+        *_stated_lines(run),
         "",
         *_blind_spot_lines(run),
         "",
@@ -175,7 +324,7 @@ BENCH_EXTRA_COLUMNS = (
     "method",
     "SQuAD EM",
     "SQuAD F1",
-    "AUROC of agreement",
+    "AUROC of confidence",
     "tokens per correct",
     "model s per correct",
 )
@@ -207,7 +356,8 @@ def benchmark_section(run_dir: Path, title: str, command: str) -> str:
     for method in run.methods:
         # pass@k names no single answer, so it has no EM/F1
         em, f1 = (math.nan, math.nan) if "pass@" in method else squad_em_f1(q, method)
-        au = auroc(q, method) if method.startswith(("small-maj", "small-verified")) else math.nan
+        confident = ("small-maj", "small-verified", "small-rule", "small-selected")
+        au = auroc(q, method) if method.startswith(confident) else math.nan
         c = cost.loc[method]
         extra.append(
             [
@@ -261,6 +411,10 @@ def benchmark_section(run_dir: Path, title: str, command: str) -> str:
         "",
         *markdown_table(["k", *curve.columns], k_rows),
         "",
+        *_selector_lines(run),
+        "",
+        *_stated_lines(run),
+        "",
         *_blind_spot_lines(run),
         "",
         COST_NOTE,
@@ -293,19 +447,83 @@ def benchmark_summary(runs: dict[str, Path]) -> str:
         )
     return "\n".join(
         [
-            "## The claim on public data",
+            *_claim_lines(rows),
             "",
-            "Written by `bench/accuracy.py` from every benchmark run present; each data set's "
-            "own section in docs/RESULTS.md has the command, models, intervals, costs and error "
-            "analysis. "
-            "Accuracy with 95 % cluster-bootstrap intervals (clusters: Wikipedia title, passage "
-            "or article); the difference is small-verified@10 minus large@1 on the same "
-            "questions, with a paired cluster-bootstrap interval; p is the exact McNemar test. "
-            "The verdict says beats or loses to only when that interval excludes 0.",
-            "",
-            *markdown_table(
-                CLAIM_COLUMNS,
-                rows,
-            ),
+            *_selector_summary(runs),
         ]
     )
+
+
+SELECTOR_COLUMNS = (
+    "data set",
+    "small-verified@10",
+    "small-rule@10",
+    "small-selected@10",
+    "small-pass@10",
+    "gap closed",
+    "in text, wrong: verified / selected",
+    "selected minus large@1 [95% CI]",
+    "verdict",
+    "cascade@20% minus large@1 [95% CI]",
+    "cascade@20% verdict",
+)
+
+
+def _selector_summary(runs: dict[str, Path]) -> list[str]:
+    """The selector data set by data set: against the vote, the ceiling and the large model."""
+    rows = []
+    for label, run_dir in runs.items():
+        if not (run_dir / "summary.csv").exists():
+            continue
+        run = load_run(run_dir)
+        if run.selected is None:
+            continue
+        k, by = run.k, _by_method(run)
+        v, s, cas = by[run.verified], by[run.selected], by.get("cascade@20%")
+        rows.append(
+            [
+                label,
+                f"{v.accuracy:.3f}",
+                f"{by[f'small-rule@{k}'].accuracy:.3f}",
+                COLUMNS["accuracy [95% CI]"](s),
+                f"{by[f'small-pass@{k}'].accuracy:.3f}",
+                _pct(gap_closed(run.summary, s.method, k)),
+                f"{v.in_text_wrong_rate:.1%} / {s.in_text_wrong_rate:.1%}",
+                COLUMNS[DIFFERENCE](s),
+                COLUMNS["verdict"](s),
+                COLUMNS[DIFFERENCE](cas) if cas is not None else "—",
+                COLUMNS["verdict"](cas) if cas is not None else "—",
+            ]
+        )
+    if not rows:
+        return []
+    return [
+        "## The selector on public data",
+        "",
+        "small-selected@10 is the learned selector's pick among the confirmed candidates "
+        "(fitted once on the other half of SQuAD's titles, never refitted); small-rule@10 the "
+        "hand-set rule; cascade@20% sends the 20 % least confident questions to the large model. "
+        "Gap closed: (selected - verified) / (pass - verified). In text, wrong: the share of "
+        "kept answers that the article confirms and that are wrong.",
+        "",
+        *markdown_table(SELECTOR_COLUMNS, rows),
+    ]
+
+
+def _claim_lines(rows: list[list[Any]]) -> list[str]:
+    return [
+        "## The claim on public data",
+        "",
+        "Written by `bench/accuracy.py` from every benchmark run present; each data set's "
+        "own section in docs/RESULTS.md has the command, models, intervals, costs and error "
+        "analysis. "
+        "Accuracy with 95 % cluster-bootstrap intervals (clusters: Wikipedia title, passage "
+        "or article); the difference is small-verified@10 minus large@1 on the same "
+        "questions, with a paired cluster-bootstrap interval; p is the exact McNemar test. "
+        "The verdict says beats or loses to only when that interval excludes 0.",
+        "",
+        *markdown_table(
+            CLAIM_COLUMNS,
+            rows,
+        ),
+    ]

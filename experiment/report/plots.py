@@ -10,7 +10,8 @@ from experiment.report.run import Run
 
 
 def plot_files(run: Run, out: Path) -> list[Path]:
-    """accuracy_vs_k.png, risk_coverage.png and cost_vs_accuracy.png into `out`."""
+    """accuracy_vs_k.png, risk_coverage.png, cost_vs_accuracy.png and (runs with a selector)
+    accuracy_vs_share_sent.png into `out`."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -29,14 +30,14 @@ def plot_files(run: Run, out: Path) -> list[Path]:
     written.append(_save(fig, out / "accuracy_vs_k.png"))
 
     fig, ax = plt.subplots(figsize=(6, 4))
-    for method in (f"small-maj@{run.k}", run.verified):
+    for method in (f"small-maj@{run.k}", run.verified, *([run.selected] if run.selected else [])):
         rc = risk_coverage(run.questions, method)
         ax.step(rc.coverage, rc.accuracy, where="post", marker=".", label=method)
     ax.axhline(large, color="grey", linestyle="--", label="large@1")
     ax.set(
         xlabel="coverage (answered at agreement >= threshold)",
         ylabel="accuracy of the answered",
-        title="Risk-coverage, agreement as confidence",
+        title="Risk-coverage (confidence: agreement, or the selector's score)",
     )
     ax.legend()
     written.append(_save(fig, out / "risk_coverage.png"))
@@ -48,6 +49,19 @@ def plot_files(run: Run, out: Path) -> list[Path]:
         ax.annotate(r.method, (r.seconds, r.accuracy), fontsize=8)
     ax.set(xlabel="model seconds (all questions)", ylabel="accuracy", title="Cost against accuracy")
     written.append(_save(fig, out / "cost_vs_accuracy.png"))
+
+    if not run.routing.empty:
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for selector, part in run.routing.groupby("selector"):
+            ax.plot(part.share_sent * 100, part.accuracy, marker=".", label=f"routed by {selector}")
+        ax.axhline(large, color="grey", linestyle="--", label="large@1")
+        ax.set(
+            xlabel="questions sent to the large model (%)",
+            ylabel="accuracy",
+            title="Routed cascade: accuracy against the share sent",
+        )
+        ax.legend()
+        written.append(_save(fig, out / "accuracy_vs_share_sent.png"))
     return written
 
 

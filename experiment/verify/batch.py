@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from experiment.corpus import parse_article, read_text
+from experiment.corpus import read_article, read_text
 from experiment.errors import FactQAError, InputError
 from experiment.files import write_csv
 from experiment.records import Article, span_cells
@@ -66,7 +66,7 @@ class ArticleSource:
         if row.get("article"):
             path = Path(row["article"])
             if path not in self._by_path:
-                self._by_path[path] = parse_article(path)
+                self._by_path[path] = read_article(path)
             return self._by_path[path]
         article_id = (row.get("article_id") or "").strip()
         if self._by_id is None:

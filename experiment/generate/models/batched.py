@@ -21,6 +21,7 @@ import ctypes
 import os
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 
 from experiment.errors import ModelError
 from experiment.generate.models.base import Messages, SamplingParams
@@ -58,6 +59,9 @@ class BatchedLlamaBackend:
         self.name = model.name
         # Its samples differ from the sequential backend's for the same seed: cache them apart.
         self.fingerprint = f"sha256:{model.sha256}+batched"
+        # Sum each answer's token log-probabilities (the selector's `logprob` feature); off only
+        # to measure what it costs (bench/selector.py).
+        self.logprobs = True
         self.n_seq_max = n_seq_max
         set_verbose(False)  # llama.cpp's load log only on errors, as Llama(verbose=False) does
         L.llama_backend_init()
@@ -235,6 +239,15 @@ class BatchedLlamaBackend:
 
     # -- speculative greedy decoding (experiment/generate/speculative.py) --------------------
 
+    def _logprob(self, batch_index: int, token: int) -> float:
+        """log P(token) under the model's untempered distribution at `batch_index`."""
+        import numpy as np
+
+        ptr = self._L.llama_get_logits_ith(self._ctx, batch_index)
+        logits = np.ctypeslib.as_array(ptr, shape=(self._n_vocab,))
+        top = float(logits.max())
+        return float(logits[token]) - top - float(np.log(np.exp(logits - top).sum()))
+
     def _argmax(self, batch_index: int) -> int:
         import numpy as np
 
@@ -312,23 +325,13 @@ class BatchedLlamaBackend:
     ) -> list[Generation]:
         if params.temperature <= 0 and self.speculative != "off":
             one = self._speculative(messages, params)
-            return [one] + [
-                Generation(
-                    one.text, one.prompt_tokens, one.completion_tokens, 0.0, one.finish_reason
-                )
-                for _ in seeds[1:]
-            ]
+            return [one] + [replace(one, seconds=0.0) for _ in seeds[1:]]
         if params.temperature <= 0 and len(seeds) > 1:
             # Greedy samples of one prompt are one answer: decode it once. This also makes k
             # greedy samples identical to one decoded alone by construction (see above).
             one = self._generate(messages, params, seeds[:1])[0]
             share = one.seconds / len(seeds)
-            return [
-                Generation(
-                    one.text, one.prompt_tokens, one.completion_tokens, share, one.finish_reason
-                )
-                for _ in seeds
-            ]
+            return [replace(one, seconds=share) for _ in seeds]
         return self._generate(messages, params, seeds)
 
     def _generate(
@@ -351,6 +354,7 @@ class BatchedLlamaBackend:
         samplers = [self._sampler(params, s) for s in seeds]
         texts = [b""] * k
         counts = [0] * k
+        logprobs = [0.0] * k
         reasons = ["length"] * k
         active = list(range(k))
         try:
@@ -367,6 +371,8 @@ class BatchedLlamaBackend:
                     if any(stop in text for stop in params.stop):
                         reasons[s] = "stop"
                         continue
+                    if self.logprobs:
+                        logprobs[s] += self._logprob(idx[j], tok)
                     next_tokens.append((s, tok))
                 active = [s for s, _ in next_tokens]
                 if not active or step == params.max_tokens - 1:
@@ -384,5 +390,14 @@ class BatchedLlamaBackend:
         out = []
         for s in range(k):
             text = cut_at_stop(texts[s].decode("utf-8", errors="replace"), params.stop)
-            out.append(Generation(text.strip(), len(tokens), counts[s], seconds, reasons[s]))
+            out.append(
+                Generation(
+                    text.strip(),
+                    len(tokens),
+                    counts[s],
+                    seconds,
+                    reasons[s],
+                    logprobs[s] if self.logprobs else None,
+                )
+            )
         return out

@@ -1,0 +1,198 @@
+"""Fit the learned selector on the fitting half of SQuAD's titles and ship it in the package.
+
+    python bench/fit_selector.py SQUAD_V1_DEV_JSON SQUAD_V2_DEV_JSON [--out PATH] [--no-write]
+
+Fitting set (never an evaluation question: `experiment/importers/split.py` puts each title in one
+half by a fixed rule, and every benchmark sample comes from the other half):
+- 400 figure/date questions of SQuAD v1.1 dev from the fitting titles (seed 0), and
+- 100 unanswerable and 50 answerable figure/date-looking questions of SQuAD v2.0 dev from the
+  fitting titles (seed 0), so that the selector learns when to abstain.
+
+The small model's 10 samples per question come through the benchmarks' generation cache
+(outputs/bench/.cache). Every distinct confirmed candidate is a row, labelled by the strict judge.
+The model is a scikit-learn logistic regression on the standardised features. Five-fold
+cross-validation grouped by title gives out-of-fold probabilities; on them the threshold is the
+one that maximises the fitting set's question-level accuracy (an abstention is right on an
+unanswerable question), and the reliability table and Brier score are reported. The final model
+is refitted on all rows and written to experiment/evaluate/selector.json with the command, the
+fitting titles' SHA-256 and the cross-validated figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+from experiment.config import RunConfig  # noqa: E402
+from experiment.evaluate.features import FEATURES, candidates  # noqa: E402
+from experiment.evaluate.judge import gold_of, judge  # noqa: E402
+from experiment.evaluate.selector import PACKAGED, RULE, SelectorModel, save  # noqa: E402
+from experiment.importers.service import import_dataset  # noqa: E402
+from experiment.runner import small_samples  # noqa: E402
+
+OUT = ROOT / "outputs" / "bench"
+FOLDS = 5
+
+
+@dataclass
+class Row:
+    question: str
+    cluster: str
+    unanswerable: bool
+    features: dict[str, float | None]
+    right: bool
+
+
+def fitting_rows(v1: Path, v2: Path) -> tuple[list[Row], dict[str, int], list[str]]:
+    """Candidate rows of the fitting questions, the question count per set, and every question id
+    (questions with no confirmed candidate have no row but still count)."""
+    rows: list[Row] = []
+    counts: dict[str, int] = {}
+    qids: list[tuple[str, str, bool]] = []
+    for name, source, sample, unanswerable in (
+        ("squad-v1-fit", v1, 400, None),
+        ("squad-v2-fit", v2, 50, 100),
+    ):
+        imp = import_dataset(
+            "squad", source, OUT / "data" / name, sample, 0, unanswerable, True, "fit"
+        )
+        cfg = RunConfig(articles=imp.articles, questions=imp.questions, out=OUT, run_id=name)
+        articles, questions, small = small_samples(cfg)
+        counts[name] = len(questions)
+        for q in questions:
+            qids.append((f"{name}:{q.id}", q.cluster, q.unanswerable))
+            gold = gold_of(q)
+            for c in candidates(q, articles[q.article_id], small[q.id]):
+                s = small[q.id][c.index]
+                right = judge(s.value, q, gold, s.attempt.raw_text, False)
+                rows.append(Row(f"{name}:{q.id}", q.cluster, q.unanswerable, c.features, right))
+    return rows, counts, [f"{q}\t{c}\t{u}" for q, c, u in qids]
+
+
+def matrix(rows: list[Row], impute: dict[str, float]) -> np.ndarray:
+    return np.array(
+        [
+            [
+                r.features[f] if r.features[f] is not None else impute[f]  # type: ignore[misc]
+                for f in FEATURES
+            ]
+            for r in rows
+        ]
+    )
+
+
+def question_accuracy(
+    rows: list[Row], probs: np.ndarray, threshold: float, questions: list[str]
+) -> float:
+    """Accuracy over every fitting question when the top candidate is kept at `threshold`."""
+    best: dict[str, tuple[float, bool]] = {}
+    for r, p in zip(rows, probs, strict=True):
+        if r.question not in best or p > best[r.question][0]:
+            best[r.question] = (float(p), r.right)
+    right = 0
+    for line in questions:
+        qid, _, unanswerable = line.split("\t")
+        top = best.get(qid)
+        kept = top is not None and top[0] >= threshold
+        right += (kept and top[1]) or (not kept and unanswerable == "True")  # type: ignore[index]
+    return right / len(questions)
+
+
+def reliability(probs: np.ndarray, right: np.ndarray, bins: int = 10) -> list[str]:
+    lines = [
+        "| confidence | candidates | mean confidence | share right |",
+        "| --- | --- | --- | --- |",
+    ]
+    for b in range(bins):
+        lo, hi = b / bins, (b + 1) / bins
+        inside = (probs >= lo) & ((probs < hi) if b < bins - 1 else (probs <= hi))
+        if inside.any():
+            lines.append(
+                f"| {lo:.1f}-{hi:.1f} | {int(inside.sum())} | {probs[inside].mean():.3f} | "
+                f"{right[inside].mean():.3f} |"
+            )
+    return lines
+
+
+def main() -> None:
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GroupKFold
+    from sklearn.preprocessing import StandardScaler
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("squad_v1", type=Path)
+    ap.add_argument("squad_v2", type=Path)
+    ap.add_argument("--out", type=Path, default=PACKAGED)
+    ap.add_argument("--no-write", action="store_true")
+    args = ap.parse_args()
+
+    rows, counts, questions = fitting_rows(args.squad_v1, args.squad_v2)
+    known = [r.features["logprob"] for r in rows if r.features["logprob"] is not None]
+    impute = {f: 0.0 for f in FEATURES}
+    impute["logprob"] = float(np.mean(known)) if known else 0.0
+    x = matrix(rows, impute)
+    y = np.array([r.right for r in rows], dtype=int)
+    groups = np.array([r.cluster for r in rows])
+
+    oof = np.zeros(len(rows))
+    for train, test in GroupKFold(n_splits=FOLDS).split(x, y, groups):
+        scaler = StandardScaler().fit(x[train])
+        clf = LogisticRegression(C=1.0, max_iter=1000).fit(scaler.transform(x[train]), y[train])
+        oof[test] = clf.predict_proba(scaler.transform(x[test]))[:, 1]
+    thresholds = [t / 100 for t in range(0, 100)]
+    accs = [question_accuracy(rows, oof, t, questions) for t in thresholds]
+    threshold = thresholds[int(np.argmax(accs))]
+    brier = float(np.mean((oof - y) ** 2))
+    rule_scores = np.array([RULE.score(r.features) for r in rows])
+    rule_acc = question_accuracy(rows, rule_scores, RULE.threshold, questions)
+
+    scaler = StandardScaler().fit(x)
+    clf = LogisticRegression(C=1.0, max_iter=1000).fit(scaler.transform(x), y)
+    titles = sorted({line.split("\t")[1] for line in questions})
+    model = SelectorModel(
+        name="logistic",
+        kind="logistic",
+        weights={f: round(float(w), 6) for f, w in zip(FEATURES, clf.coef_[0], strict=True)},
+        intercept=round(float(clf.intercept_[0]), 6),
+        threshold=threshold,
+        mean={f: round(float(m), 6) for f, m in zip(FEATURES, scaler.mean_, strict=True)},
+        scale={f: round(float(s), 6) for f, s in zip(FEATURES, scaler.scale_, strict=True)},
+        impute={f: round(v, 6) for f, v in impute.items()},
+        fitted={
+            "command": "python bench/fit_selector.py PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json",
+            "questions": counts,
+            "candidates": len(rows),
+            "right_candidates": int(y.sum()),
+            "title_rule": "experiment/importers/split.py: half 'fit'",
+            "titles_sha256": [hashlib.sha256(t.encode()).hexdigest() for t in titles],
+            "cv": {
+                "folds": FOLDS,
+                "grouped_by": "title",
+                "brier": round(brier, 4),
+                "question_accuracy_at_threshold": round(max(accs), 4),
+                "rule_question_accuracy": round(rule_acc, 4),
+            },
+        },
+    )
+    print(f"fitting questions: {counts}; candidates: {len(rows)} ({int(y.sum())} right)")
+    print(f"titles: {len(titles)}; threshold (cross-validated): {threshold:.2f}")
+    print(
+        f"out-of-fold question accuracy: {max(accs):.3f} (rule: {rule_acc:.3f}); Brier {brier:.4f}"
+    )
+    print("\n".join(reliability(oof, y)))
+    print("weights:", {f: round(w, 3) for f, w in model.weights.items()})
+    if not args.no_write:
+        save(model, args.out)
+        print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

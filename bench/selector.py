@@ -1,0 +1,136 @@
+"""What the question-aware checker costs, measured in one run.
+
+    python bench/selector.py [--candidates 10000] [--questions 12] [--no-model] [RUN_DIR ...]
+
+- features: the selector's features and ranking (`candidates` + `select`) for at least N
+  candidates built from the bundled corpus (every figure or date its articles state, offered as a
+  sample to every question of the article), on one core (the process is pinned to CPU 0);
+- logprob: the small model's k samples of Q bundled questions, decoded with and without the
+  log-probability of each answer token (the selector's `logprob` feature), interleaved;
+- for every RUN_DIR: the run's scoring time (every method, the selectors' features included;
+  `selection_seconds` in its manifest) over its small model's sampling seconds.
+
+The last line is machine-readable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from experiment.config import RunConfig  # noqa: E402
+from experiment.corpus import load_articles, load_questions  # noqa: E402
+from experiment.evaluate.evidence import index  # noqa: E402
+from experiment.evaluate.features import candidates  # noqa: E402
+from experiment.evaluate.scored import Scored  # noqa: E402
+from experiment.evaluate.selector import learned, select  # noqa: E402
+from experiment.records import Attempt, Question  # noqa: E402
+from experiment.values.canonical import DateValue  # noqa: E402
+from experiment.values.normalize import scan  # noqa: E402
+
+
+def offered(q: Question, text: str) -> list[Scored]:
+    """One confirmed sample per value of the question's kind that the article states."""
+    out = []
+    for i, m in enumerate(scan(text)):
+        for v in m.values:
+            if isinstance(v, DateValue) == (q.kind == "date"):
+                attempt = Attempt(
+                    q.id, q.article_id, "small", "m", i, i, 0.7, m.text, 0, 0, 0.0, False,
+                    m.text, v.canonical(), confirmed=True, logprob=-1.0 - i % 7,
+                )  # fmt: skip
+                out.append(Scored(attempt, v))
+                break
+    return out
+
+
+def features_seconds(target: int) -> tuple[int, int, float]:
+    """(candidates, questions, seconds) for the selector on at least `target` candidates."""
+    cfg = RunConfig()
+    articles = load_articles(cfg.articles)
+    questions = load_questions(cfg.questions, articles)
+    work = [(q, articles[q.article_id], offered(q, articles[q.article_id].text)) for q in questions]
+    index.cache_clear()
+    scan.cache_clear()
+    model = learned()
+    n_cands = n_questions = 0
+    t0 = time.perf_counter()
+    while n_cands < target:
+        for q, art, small in work:
+            cands = candidates(q, art, small)
+            select(cands, model)
+            n_cands += len(cands)
+            n_questions += 1
+            if n_cands >= target:
+                break
+    return n_cands, n_questions, time.perf_counter() - t0
+
+
+def logprob_ratio(n: int, k: int) -> tuple[float, float]:
+    """Seconds of k samples for n questions without and with log-probabilities, interleaved."""
+    from experiment.generate.models.base import SamplingParams
+    from experiment.generate.prompts import messages_for
+    from experiment.runner import llama_factory
+
+    cfg = RunConfig()
+    articles = load_articles(cfg.articles)
+    questions = load_questions(cfg.questions, articles)[:n]
+    backend = llama_factory(cfg.small, cfg)
+    params = SamplingParams(cfg.temperature, cfg.top_p, cfg.top_k, cfg.max_tokens)
+    spent = {False: 0.0, True: 0.0}
+    for i, q in enumerate(questions):
+        msgs = messages_for(articles[q.article_id], q)
+        for on in (i % 2 == 0, i % 2 == 1):  # alternate which goes first
+            backend.logprobs = on  # type: ignore[attr-defined]
+            backend.generate(msgs, params, [1])  # the prompt is cached for both
+            t0 = time.perf_counter()
+            backend.generate(msgs, params, list(range(100, 100 + k)))
+            spent[on] += time.perf_counter() - t0
+    return spent[False], spent[True]
+
+
+def run_ratio(run: Path) -> tuple[float, float]:
+    manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+    with (run / "attempts.csv").open(encoding="utf-8") as f:
+        sampling = sum(float(r["seconds"]) for r in csv.DictReader(f) if r["role"] == "small")
+    return float(manifest.get("selection_seconds", "nan")), sampling
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("runs", nargs="*", type=Path)
+    ap.add_argument("--candidates", type=int, default=10_000)
+    ap.add_argument("--questions", type=int, default=12)
+    ap.add_argument("--k", type=int, default=10)
+    ap.add_argument("--no-model", action="store_true", help="skip the log-probability timing")
+    args = ap.parse_args()
+
+    cores = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(cores)})  # one core for the features
+    cands, qs, secs = features_seconds(args.candidates)
+    os.sched_setaffinity(0, cores)
+    print(f"features + ranking: {cands:,} candidates of {qs:,} questions, {secs:.2f} s, one core")
+    line = [f"features_10k_s={secs * 10_000 / cands:.2f}"]
+    if not args.no_model:
+        off, on = logprob_ratio(args.questions, args.k)
+        print(f"k={args.k} samples of {args.questions} questions: {off:.1f} s, {on:.1f} s with "
+              f"log-probabilities ({on / off:.3f}x)")  # fmt: skip
+        line.append(f"logprob_ratio={on / off:.3f}")
+    for run in args.runs:
+        sel, sampling = run_ratio(run)
+        print(f"{run.name}: scoring {sel:.1f} s against sampling {sampling:.1f} s "
+              f"({sel / sampling:.4f})")  # fmt: skip
+        line.append(f"scoring_over_sampling_{run.name}={sel / sampling:.4f}")
+    print(" ".join(line))
+
+
+if __name__ == "__main__":
+    main()

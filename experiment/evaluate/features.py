@@ -1,0 +1,119 @@
+"""The distinct confirmed answers of one question, each with evidence features (no gold used).
+
+A candidate is one cluster of confirmed samples that give the same answer (the clusters of
+`experiment.evaluate.vote`). Its features, all in [0, 1] or [-1, 0]:
+
+| feature          | what it measures                                                          |
+| ---------------- | ------------------------------------------------------------------------- |
+| `type_fit`       | the asked type against the candidate's (`answer_type`): 1, 0.5 or 0       |
+| `overlap`        | share of the question's terms in the evidence sentence (`evidence`)       |
+| `overlap_window` | the same over the sentence and its neighbours                             |
+| `bm25`           | the sentence's BM25 score for the question over the best sentence's       |
+| `best_sentence`  | 1 when the evidence is in the sentence most similar to the question       |
+| `proximity`      | 1 / (1 + words from the span to the nearest question term)                |
+| `in_question`    | 1 when the question itself states the value ("in 2019, how many...")      |
+| `votes`          | the candidate's share of the confirmed samples                            |
+| `share`          | its share of all k samples                                                |
+| `rivals`         | 1 / the number of distinct confirmed candidates                           |
+| `logprob`        | the best log-probability of its samples' text under the small model, /30, |
+|                  | clipped to [-1, 0] (empty when the backend does not report it)            |
+
+Where a candidate is confirmed at several spans, the span with the best alignment counts, and it
+is the evidence shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from experiment.evaluate.answer_type import asked_type, type_fit
+from experiment.evaluate.evidence import Alignment, QuestionView
+from experiment.evaluate.scored import Scored
+from experiment.evaluate.vote import clusters, shown
+from experiment.records import Article, Question, Span
+from experiment.values.canonical import Value, supports
+from experiment.values.normalize import scan
+from experiment.verify.match import find_spans
+
+FEATURES = (
+    "type_fit",
+    "overlap",
+    "overlap_window",
+    "bm25",
+    "best_sentence",
+    "proximity",
+    "in_question",
+    "votes",
+    "share",
+    "rivals",
+    "logprob",
+)
+LOGPROB_SCALE = 30.0
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One distinct confirmed answer of a question, with its evidence and features."""
+
+    value: Value
+    canonical: str
+    index: int  # the sample whose answer is shown (earliest giving the canonical value)
+    samples: tuple[int, ...]  # every sample in the cluster
+    span: Span
+    sentence: tuple[int, int]
+    features: dict[str, float | None]
+
+
+def _in_question(value: Value, question: str) -> float:
+    return float(any(supports(v, value) for m in scan(question) for v in m.values))
+
+
+def _logprob(small: Sequence[Scored], members: Sequence[int]) -> float | None:
+    known = [small[i].attempt.logprob for i in members if small[i].attempt.logprob is not None]
+    if not known:
+        return None
+    return max(-1.0, min(0.0, max(known) / LOGPROB_SCALE))  # type: ignore[type-var]
+
+
+def _best_span(view: QuestionView, spans: Sequence[Span]) -> tuple[Span, Alignment]:
+    aligned = [(s, view.align(s.start, s.end)) for s in spans]
+    return max(aligned, key=lambda sa: (sa[1].score, -sa[0].start))
+
+
+def candidates(q: Question, article: Article, small: Sequence[Scored]) -> list[Candidate]:
+    """The distinct confirmed answers among `small`, in the vote's order of first appearance."""
+    confirmed = [i for i, s in enumerate(small) if s.value is not None and s.attempt.confirmed]
+    if not confirmed:
+        return []
+    values = [s.value for s in small]
+    groups = clusters(values, confirmed)
+    view = QuestionView.of(article.text, q.text)
+    asked = asked_type(q.text)
+    out = []
+    for members in sorted(groups, key=min):
+        canonical, index = shown(values, members)
+        value = values[index]
+        assert value is not None
+        spans = find_spans(value, article.text, small[index].attempt.raw_text)
+        if not spans:  # confirmed at verification: keep the span it was confirmed by
+            first = small[index].attempt.span
+            spans = [first] if first is not None else [Span(0, 0, "")]
+        span, al = _best_span(view, spans)
+        features: dict[str, float | None] = {
+            "type_fit": type_fit(asked, value),
+            "overlap": al.overlap,
+            "overlap_window": al.overlap_window,
+            "bm25": al.bm25,
+            "best_sentence": al.best_sentence,
+            "proximity": al.proximity,
+            "in_question": _in_question(value, q.text),
+            "votes": len(members) / len(confirmed),
+            "share": len(members) / len(small),
+            "rivals": 1.0 / len(groups),
+            "logprob": _logprob(small, members),
+        }
+        out.append(
+            Candidate(value, canonical, index, tuple(sorted(members)), span, al.sentence, features)
+        )
+    return out

@@ -1,0 +1,25 @@
+"""One checked sample: what the model said (`Attempt`) and the value read from it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from experiment.records import Attempt
+from experiment.values.canonical import Value
+from experiment.values.extract import ABSTAINED
+
+
+@dataclass(frozen=True)
+class Scored:
+    attempt: Attempt
+    value: Value | None
+
+    @property
+    def abstained(self) -> bool:
+        """The model said deliberately that the article does not give the answer."""
+        return self.value is None and self.attempt.reason == ABSTAINED
+
+    @property
+    def failed(self) -> bool:
+        """No value and no deliberate abstention: empty, repetitive, an error, the wrong kind."""
+        return self.value is None and not self.abstained

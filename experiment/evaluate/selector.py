@@ -1,0 +1,115 @@
+"""Which confirmed candidate answers the question: rank them by their features, keep the best or
+abstain.
+
+Two selectors share one form, a weighted sum of the features of `experiment.evaluate.features`:
+- **rule** (`RULE`, the hand-set baseline, fixed before any data was looked at):
+  0.35 type_fit + 0.25 bm25 + 0.20 votes + 0.10 proximity + 0.10 overlap_window
+  - 0.50 in_question; abstain when the best candidate scores under 0.40;
+- **logistic** (`load()`, the shipped `selector.json`): a logistic regression of "this candidate
+  is right" on the standardised features, fitted by `bench/fit_selector.py` on the fitting half
+  of SQuAD's titles (`experiment.importers.split`) with its threshold chosen there by
+  cross-validation grouped by title; its score is the probability that the answer is right,
+  which is also the confidence that `cascade@B` routes by.
+
+A feature the backend could not give (`logprob` from a server) is replaced by the value stored
+in the model (the fitting set's mean), so it moves no score.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from experiment.evaluate.features import FEATURES, Candidate
+
+PACKAGED = Path(__file__).with_name("selector.json")
+
+
+@dataclass(frozen=True)
+class SelectorModel:
+    name: str
+    kind: str  # "rule": the weighted sum is the score; "logistic": its sigmoid is
+    weights: dict[str, float]
+    threshold: float  # abstain when the best candidate scores below this
+    intercept: float = 0.0
+    mean: dict[str, float] = field(default_factory=dict)  # standardisation, logistic only
+    scale: dict[str, float] = field(default_factory=dict)
+    impute: dict[str, float] = field(default_factory=dict)  # for a missing feature
+    fitted: dict[str, Any] = field(default_factory=dict)  # what it was fitted on, and how
+
+    def score(self, features: Mapping[str, float | None]) -> float:
+        z = self.intercept
+        for name, w in self.weights.items():
+            x = features.get(name)
+            if x is None:
+                x = self.impute.get(name, 0.0)
+            if self.kind == "logistic":
+                x = (x - self.mean.get(name, 0.0)) / (self.scale.get(name, 1.0) or 1.0)
+            z += w * x
+        if self.kind == "logistic":
+            return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+        return z
+
+
+RULE = SelectorModel(
+    name="rule",
+    kind="rule",
+    weights={
+        "type_fit": 0.35,
+        "bm25": 0.25,
+        "votes": 0.20,
+        "proximity": 0.10,
+        "overlap_window": 0.10,
+        "in_question": -0.50,
+    },
+    threshold=0.40,
+    impute={"logprob": 0.0},
+)
+
+
+def load(path: Path = PACKAGED) -> SelectorModel:
+    """A selector saved by `save` (default: the one shipped in the package)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    unknown = set(data["weights"]) - set(FEATURES)
+    if unknown:
+        raise ValueError(f"{path}: unknown features {sorted(unknown)}; refit the selector")
+    return SelectorModel(**data)
+
+
+@lru_cache(maxsize=1)
+def learned() -> SelectorModel:
+    """The shipped logistic selector, read once."""
+    return load()
+
+
+def save(model: SelectorModel, path: Path) -> None:
+    path.write_text(json.dumps(asdict(model), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class Selection:
+    ranked: tuple[tuple[Candidate, float], ...]  # every candidate with its score, best first
+    chosen: Candidate | None  # None: abstain (no candidate, or none above the threshold)
+    confidence: float  # the best candidate's score; 0.0 when there is none
+
+    @property
+    def best(self) -> Candidate | None:
+        return self.ranked[0][0] if self.ranked else None
+
+
+def select(cands: Sequence[Candidate], model: SelectorModel) -> Selection:
+    """Rank `cands` by `model` (ties: more votes, then first sampled) and keep the best one when
+    it reaches the threshold."""
+    ranked = sorted(
+        ((c, model.score(c.features)) for c in cands),
+        key=lambda cs: (-cs[1], -len(cs[0].samples), cs[0].index),
+    )
+    if not ranked:
+        return Selection((), None, 0.0)
+    top, score = ranked[0]
+    return Selection(tuple(ranked), top if score >= model.threshold else None, score)

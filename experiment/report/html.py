@@ -1,0 +1,211 @@
+"""One self-contained HTML page for a run: provenance, the method table, the plots, and a card per
+question with its samples and the article's evidence spans highlighted.
+
+`write_html(run_dir)` writes `RUN/report.html`. It needs no network and no server: the plots are
+inlined as PNG data, the style and the filtering script are in the page. Rendering goes through a
+Jinja2 template with autoescaping, so text from articles, questions and models shows as text
+(a `<script>` in a question is never run). Every card is in the page; the script shows 50 at a
+time for the chosen filter, so a page of thousands of questions stays usable.
+
+Filters (counts beside each): all, wrong, confirmed but wrong, small and large disagree,
+abstained, failed; all of them for small-verified@k (the method as the user stated it; every
+card shows every method's answer), and a text search over the questions.
+"""
+
+from __future__ import annotations
+
+import base64
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from experiment.corpus import load_articles
+from experiment.errors import InputError
+from experiment.report.markdown import run_command
+from experiment.report.plots import plot_files
+from experiment.report.run import Run, load_run
+from experiment.report.tables import FULL, method_cells
+
+TEMPLATE = "report.html.j2"
+FILTERS = (
+    ("all", "all"),
+    ("wrong", "wrong"),
+    ("in_text_wrong", "confirmed but wrong"),
+    ("disagree", "small and large disagree"),
+    ("abstained", "abstained"),
+    ("failed", "failed"),
+)
+
+
+@dataclass
+class Piece:
+    """A stretch of article text: plain, a confirming span, or the kept answer's span."""
+
+    text: str
+    kind: str = ""  # "", "span" or "kept"
+    start: int = 0
+    end: int = 0
+    anchor: str = ""
+
+
+@dataclass
+class Card:
+    index: int
+    qid: str
+    question: str
+    gold: str
+    methods: list[dict[str, Any]]
+    samples: list[dict[str, Any]]
+    pieces: list[Piece]
+    flags: dict[str, bool] = field(default_factory=dict)
+
+
+def _pieces(
+    text: str, spans: list[tuple[int, int]], kept: tuple[int, int] | None, n: int
+) -> list[Piece]:
+    """The article cut at every span boundary; the kept span is marked apart."""
+    marks = sorted({s for s in spans if 0 <= s[0] < s[1] <= len(text)})
+    out, pos = [], 0
+    for start, end in marks:
+        if start < pos:
+            continue  # overlaps the previous span: keep the first
+        out.append(Piece(text[pos:start]))
+        kind = "kept" if kept == (start, end) else "span"
+        out.append(Piece(text[start:end], kind, start, end, f"q{n}-{start}-{end}"))
+        pos = end
+    out.append(Piece(text[pos:]))
+    return out
+
+
+def _true(cell: object) -> bool:
+    """A true/false CSV cell (written as true/false, read as text)."""
+    return str(cell).lower() == "true"
+
+
+def _span(row: pd.Series) -> tuple[int, int] | None:
+    if str(row.get("span_start", "")).strip() in ("", "nan"):
+        return None
+    return int(float(row["span_start"])), int(float(row["span_end"]))
+
+
+def _cards(run: Run, kept: str, articles: dict[str, Any]) -> list[Card]:
+    attempts = pd.read_csv(run.path / "attempts.csv", keep_default_na=False, dtype=str)
+    small = attempts[attempts.role == "small"]
+    by_q = {qid: g for qid, g in small.groupby("question_id", sort=False)}
+    cards = []
+    for n, row in enumerate(run.questions.to_dict("records")):
+        art = articles.get(row["article_id"])
+        text = art.text if art is not None else ""
+        samples, spans = [], []
+        for sd in by_q.get(row["question_id"], pd.DataFrame()).to_dict("records"):
+            span = _span(pd.Series(sd)) if _true(sd["confirmed"]) else None
+            if span:
+                spans.append(span)
+            samples.append(
+                {
+                    "index": sd["sample_index"],
+                    "raw": sd["raw_text"],
+                    "value": sd["value"],
+                    "confirmed": _true(sd["confirmed"]),
+                    "anchor": f"q{n}-{span[0]}-{span[1]}" if span else "",
+                }
+            )
+        kept_span = _span(pd.Series(row)) if row.get("span_start", "") != "" else None
+        if kept_span:
+            spans.append(kept_span)
+        methods = [
+            {
+                "name": m,
+                "answer": row[f"{m}.answer"]
+                or ("abstained" if _true(row[f"{m}.abstained"]) else "—"),
+                "correct": _true(row[f"{m}.correct"]),
+            }
+            for m in run.methods
+        ]
+        k_answer, large_answer = row[f"{kept}.value"], row["large@1.value"]
+        flags = {
+            "all": True,
+            "wrong": not _true(row[f"{kept}.correct"]),
+            "in_text_wrong": _in_text_wrong(row, kept, small, row["question_id"]),
+            "disagree": k_answer != large_answer,
+            "abstained": _true(row[f"{kept}.abstained"]),
+            "failed": _true(row.get(f"{kept}.failed", "")),
+        }
+        cards.append(
+            Card(
+                n,
+                row["question_id"],
+                row["question"],
+                row["gold"],
+                methods,
+                samples,
+                _pieces(text, spans, kept_span, n),
+                flags,
+            )
+        )
+    return cards
+
+
+def _in_text_wrong(row: dict[str, Any], kept: str, small: pd.DataFrame, qid: str) -> bool:
+    """The kept method's answer is confirmed by the article and wrong."""
+    if _true(row[f"{kept}.correct"]) or not row[f"{kept}.value"]:
+        return False
+    mine = small[(small.question_id == qid) & (small.value == row[f"{kept}.value"])]
+    return bool(mine.confirmed.map(_true).any())
+
+
+def _plots(run: Run) -> list[tuple[str, str]]:
+    with tempfile.TemporaryDirectory() as tmp:
+        return [
+            (p.stem.replace("_", " "), base64.b64encode(p.read_bytes()).decode("ascii"))
+            for p in plot_files(run, Path(tmp))
+        ]
+
+
+def render_html(run_dir: Path, articles_dir: Path | None = None) -> str:
+    """The page of the run in `run_dir` (articles from the run's own articles folder unless
+    `articles_dir` is given)."""
+    import jinja2
+
+    run = load_run(run_dir)
+    m = run.manifest
+    folder = Path(articles_dir or m["config"]["articles"])
+    if not folder.is_dir():
+        raise InputError(
+            "the run's articles folder is not here", path=folder, fix="pass --articles FOLDER"
+        )
+    articles = load_articles(folder)
+    kept = run.verified  # the method as the user stated it
+    header, rows = method_cells(run.summary.itertuples(), FULL)
+    cards = _cards(run, kept, articles)
+    counts = {key: sum(c.flags[key] for c in cards) for key, _ in FILTERS}
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("experiment.report", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    return env.get_template(TEMPLATE).render(
+        title=f"factqa run {m['run_id']}",
+        m=m,
+        command=run_command(m),
+        models=m["models"],
+        header=header,
+        rows=rows,
+        plots=_plots(run),
+        cards=cards,
+        filters=FILTERS,
+        counts=counts,
+        kept=kept,
+        scored_against=run.scored_against,
+    )
+
+
+def write_html(run_dir: Path, articles_dir: Path | None = None) -> Path:
+    from experiment.files import atomic_write
+
+    path = run_dir / "report.html"
+    atomic_write(path, render_html(run_dir, articles_dir))
+    return path

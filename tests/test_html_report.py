@@ -1,0 +1,145 @@
+"""The run's HTML page: structure checked with an HTML parser (one card per question, spans at
+their offsets, hostile text escaped), and the filters checked in headless Chromium."""
+
+from __future__ import annotations
+
+import os
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from experiment import cli
+from experiment.corpus import load_articles
+from experiment.report.browser import chromium_paths, headless
+
+from .conftest import ARTICLE_A, ARTICLE_B, SMALL_ANSWERS, FakeBackend, keyword_script, run_args
+
+runner = CliRunner()
+HOSTILE_ARTICLE = ARTICLE_A.replace(
+    "About 45% of buyers", "<b>About</b> 45% of buyers <script>alert('a')</script>"
+)
+QUESTIONS = (
+    "id,article_id,question,answers,kind\n"
+    'alpha-1,alpha,"How many units were sold <script>alert(1)</script>?","13,200",figure\n'
+    "alpha-2,alpha,When was the Widget launched?,12 March 2024,date\n"
+    "alpha-3,alpha,How much does the Widget cost?,$250,figure\n"
+    "beta-1,beta,How many staff did the office open with?,40,figure\n"
+    "beta-2,beta,What is the CEO's salary?,unanswerable,figure\n"
+    'alpha-4,alpha,What was the sales target?,"10,000",figure\n'
+)
+
+
+class Page(HTMLParser):
+    """Collects the elements the tests look at."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cards: list[dict[str, str | None]] = []
+        self.marks: list[dict[str, str | None]] = []
+        self.scripts = 0
+        self.bold = 0
+        self._mark: dict[str, str | None] | None = None
+        self._text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "article" and "card" in (a.get("class") or ""):
+            self.cards.append(a)
+        elif tag == "mark":
+            self._mark, self._text = a, []
+        elif tag == "script":
+            self.scripts += 1
+        elif tag == "b":
+            self.bold += 1
+
+    def handle_data(self, data: str) -> None:
+        if self._mark is not None:
+            self._text.append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "mark" and self._mark is not None:
+            self.marks.append(self._mark | {"text": "".join(self._text)})
+            self._mark = None
+
+
+@pytest.fixture
+def page(monkeypatch: pytest.MonkeyPatch, fakes, fake_factory, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
+    # every sample of the target question is a figure the article states, and wrong
+    fakes["fake-small"] = FakeBackend(
+        "fake-small", keyword_script({**SMALL_ANSWERS, "target": "13,200"})
+    )
+    monkeypatch.setattr(cli, "_factory", lambda: fake_factory)
+    arts = tmp_path / "articles"
+    arts.mkdir()
+    (arts / "alpha.md").write_text(HOSTILE_ARTICLE, encoding="utf-8")
+    (arts / "beta.md").write_text(ARTICLE_B, encoding="utf-8")
+    qs = tmp_path / "q.csv"
+    qs.write_text(QUESTIONS, encoding="utf-8")
+    res = runner.invoke(cli.app, run_args(arts, qs, "fake-small", "fake-large", 4, tmp_path, "h"))
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(cli.app, ["report", str(tmp_path / "h"), "--html"])
+    assert res.exit_code == 0, res.output
+    return tmp_path / "h" / "report.html"
+
+
+def test_the_page_has_a_card_per_question_spans_at_their_offsets_and_no_raw_html(
+    page: Path,
+) -> None:
+    html = page.read_text(encoding="utf-8")
+    parsed = Page()
+    parsed.feed(html)
+    assert [c["data-qid"] for c in parsed.cards] == [
+        "alpha-1", "alpha-2", "alpha-3", "alpha-4", "beta-1", "beta-2"
+    ]  # fmt: skip
+    texts = {a.id: a.text for a in load_articles(page.parent.parent / "articles").values()}
+    assert parsed.marks
+    for mark in parsed.marks:
+        start, end = int(mark["data-start"]), int(mark["data-end"])  # type: ignore[arg-type]
+        card = int(mark["id"].split("-")[0][1:])  # type: ignore[union-attr]
+        body = texts["alpha"] if card < 4 else texts["beta"]
+        assert body[start:end] == mark["text"]
+    assert any(m["class"] == "kept" for m in parsed.marks)
+    # the page's own script is the only one; the article's <b> and <script> are text
+    assert parsed.scripts == 1 and parsed.bold == 0
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "<script>alert(" not in html
+    assert "http://" not in html and "https://" not in html  # nothing fetched from a network
+    assert html.count('data-in_text_wrong="1"') >= 1  # the verifier's blind spot, filterable
+
+
+def _chrome():  # type: ignore[no-untyped-def]
+    if chromium_paths() is None:
+        if os.environ.get("FACTQA_REQUIRE_BROWSER"):
+            pytest.fail("headless Chromium is required here (.ci/run installs it)")
+        pytest.skip("chromium and chromedriver are not installed")
+    return headless()
+
+
+def test_the_confirmed_but_wrong_filter_works_in_a_real_browser(page: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    html = page.read_text(encoding="utf-8")
+    expected = html.count('data-in_text_wrong="1"')
+    browser = _chrome()
+    try:
+        t0 = time.perf_counter()
+        browser.get(page.resolve().as_uri())
+        load = time.perf_counter() - t0
+        button = browser.find_element(By.CSS_SELECTOR, 'button[data-filter="in_text_wrong"]')
+        assert f"({expected})" in button.text
+        button.click()
+        visible = [c for c in browser.find_elements(By.CSS_SELECTOR, ".card") if c.is_displayed()]
+        assert expected >= 1 and len(visible) == expected
+        assert browser.find_element(By.ID, "shown").text == f"showing {expected} of {expected}"
+        browser.find_element(By.CSS_SELECTOR, 'button[data-filter="all"]').click()
+        assert sum(c.is_displayed() for c in browser.find_elements(By.CSS_SELECTOR, ".card")) == 6
+        search = browser.find_element(By.ID, "search")
+        search.send_keys("staff")
+        assert browser.find_element(By.ID, "shown").text == "showing 1 of 1"
+        assert load < 30
+        if os.environ.get("FACTQA_SCREENSHOT"):  # the README's picture comes from this check
+            browser.save_screenshot(os.environ["FACTQA_SCREENSHOT"])
+    finally:
+        browser.quit()
