@@ -253,6 +253,15 @@ def _parse_gold(raw: str, kind: str, question: str, path: Path, line: int) -> tu
     return gold
 
 
+def _one_of(
+    value: str, allowed: Iterable[str], path: Path, line: int, field: str, raw: str, fix: str
+) -> None:
+    if value not in allowed:
+        raise InputError(
+            f"{field} '{raw}' is unknown", path=path, line=line, field=field, fix=f"write {fix}"
+        )
+
+
 def load_questions(path: Path, articles: dict[str, Article] | None = None) -> list[Question]:
     """Questions from a CSV file or a folder of them, validated against `articles` if given."""
     questions: list[Question] = []
@@ -302,27 +311,16 @@ def load_questions(path: Path, articles: dict[str, Article] | None = None) -> li
                         field="kind",
                         fix="write 'figure' or 'date' in the kind column",
                     )
-            if kind not in KINDS:
-                raise InputError(
-                    f"kind '{row['kind']}' is unknown",
-                    path=file,
-                    line=line,
-                    field="kind",
-                    fix="write 'figure' or 'date'",
-                )
+            _one_of(kind, KINDS, file, line, "kind", row.get("kind", ""), "'figure' or 'date'")
             # no gold: scored by agreement with the large model's answer instead
             gold = _parse_gold(raw_gold, kind, text, file, line) if raw_gold else ()
             notes = (row.get("notes") or "").strip()
             cluster = (row.get("cluster") or "").strip()
             flag = (row.get("computed") or "").strip().lower()
-            if flag not in FLAGS:
-                raise InputError(
-                    f"computed '{row['computed']}' is not true or false",
-                    path=file,
-                    line=line,
-                    field="computed",
-                    fix="write 'true' (the gold is derived, not stated) or 'false'",
-                )
+            _one_of(
+                flag, FLAGS, file, line, "computed", row.get("computed", ""),
+                "'true' (the gold is derived, not stated) or 'false'",
+            )  # fmt: skip
             questions.append(
                 Question(qid, article_id, text, gold, kind, notes, cluster, FLAGS[flag])  # type: ignore[arg-type]
             )

@@ -39,16 +39,23 @@ beta-2,beta,What is the CEO's salary?,unanswerable,figure,
 """
 
 
+def write_corpus(
+    root: Path, alpha: str = ARTICLE_A, beta: str = ARTICLE_B, questions: str = QUESTIONS
+) -> tuple[Path, Path]:
+    """root/articles/{alpha,beta}.md and root/questions.csv; returns both paths."""
+    arts = root / "articles"
+    arts.mkdir()
+    (arts / "alpha.md").write_text(alpha, encoding="utf-8")
+    (arts / "beta.md").write_text(beta, encoding="utf-8")
+    qs = root / "questions.csv"
+    qs.write_text(questions, encoding="utf-8")
+    return arts, qs
+
+
 @pytest.fixture
 def corpus(tmp_path: Path) -> tuple[Path, Path]:
     """A two-article corpus with five questions; returns (articles folder, questions file)."""
-    arts = tmp_path / "articles"
-    arts.mkdir()
-    (arts / "alpha.md").write_text(ARTICLE_A, encoding="utf-8")
-    (arts / "beta.md").write_text(ARTICLE_B, encoding="utf-8")
-    qs = tmp_path / "questions.csv"
-    qs.write_text(QUESTIONS, encoding="utf-8")
-    return arts, qs
+    return write_corpus(tmp_path)
 
 
 def run_args(

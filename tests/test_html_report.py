@@ -15,7 +15,14 @@ from experiment import cli
 from experiment.corpus import load_articles
 from experiment.report.browser import chromium_paths, headless
 
-from .conftest import ARTICLE_A, ARTICLE_B, SMALL_ANSWERS, FakeBackend, keyword_script, run_args
+from .conftest import (
+    ARTICLE_A,
+    SMALL_ANSWERS,
+    FakeBackend,
+    keyword_script,
+    run_args,
+    write_corpus,
+)
 
 runner = CliRunner()
 HOSTILE_ARTICLE = ARTICLE_A.replace(
@@ -72,12 +79,7 @@ def page(monkeypatch: pytest.MonkeyPatch, fakes, fake_factory, tmp_path: Path) -
         "fake-small", keyword_script({**SMALL_ANSWERS, "target": "13,200"})
     )
     monkeypatch.setattr(cli, "_factory", lambda: fake_factory)
-    arts = tmp_path / "articles"
-    arts.mkdir()
-    (arts / "alpha.md").write_text(HOSTILE_ARTICLE, encoding="utf-8")
-    (arts / "beta.md").write_text(ARTICLE_B, encoding="utf-8")
-    qs = tmp_path / "q.csv"
-    qs.write_text(QUESTIONS, encoding="utf-8")
+    arts, qs = write_corpus(tmp_path, alpha=HOSTILE_ARTICLE, questions=QUESTIONS)
     res = runner.invoke(cli.app, run_args(arts, qs, "fake-small", "fake-large", 4, tmp_path, "h"))
     assert res.exit_code == 0, res.output
     res = runner.invoke(cli.app, ["report", str(tmp_path / "h"), "--html"])

@@ -12,7 +12,11 @@ A candidate is one cluster of confirmed samples that give the same answer (the c
 | `best_sentence`  | 1 when the evidence is in the sentence most similar to the question       |
 | `proximity`      | 1 / (1 + words from the span to the nearest question term)                |
 | `in_question`    | 1 when the question itself states the value ("in 2019, how many...")      |
+| `precision`      | a date's precision: day 1, month 2/3, anything coarser 1/3; numbers 1     |
 | `votes`          | the candidate's share of the confirmed samples                            |
+| `support`        | the share of confirmed samples that it implies: its own, those of coarser |
+|                  | dates it lies within ("1974" backs "March 1974"), those of its bounds     |
+|                  | when it is a range ("100" backs "100-150")                                |
 | `share`          | its share of all k samples                                                |
 | `rivals`         | 1 / the number of distinct confirmed candidates                           |
 | `logprob`        | the best log-probability of its samples' text under the small model, /30, |
@@ -32,7 +36,7 @@ from experiment.evaluate.evidence import Alignment, QuestionView
 from experiment.evaluate.scored import Scored
 from experiment.evaluate.vote import clusters, shown
 from experiment.records import Article, Question, Span
-from experiment.values.canonical import Value, supports
+from experiment.values.canonical import DateValue, Quantity, Value, quantities_equal, supports
 from experiment.values.normalize import scan
 from experiment.verify.match import find_spans
 
@@ -44,7 +48,9 @@ FEATURES = (
     "best_sentence",
     "proximity",
     "in_question",
+    "precision",
     "votes",
+    "support",
     "share",
     "rivals",
     "logprob",
@@ -69,6 +75,23 @@ def _in_question(value: Value, question: str) -> float:
     return float(any(supports(v, value) for m in scan(question) for v in m.values))
 
 
+def _precision(value: Value) -> float:
+    """Finer dates first: a day is never wrong where its month or year is right (the judge)."""
+    if not isinstance(value, DateValue):
+        return 1.0
+    return {"day": 1.0, "month": 2 / 3}.get(value.granularity, 1 / 3)
+
+
+def backs(other: Value, value: Value) -> bool:
+    """An answer `other` that `value` implies: the same, a coarser date that `value` lies
+    within, or one bound of the range `value`."""
+    if isinstance(value, Quantity) and isinstance(other, Quantity):
+        if value.is_range and not other.is_range and other.unit == value.unit:
+            return other.low in (value.low, value.high)
+        return quantities_equal(value, other)
+    return supports(value, other)
+
+
 def _logprob(small: Sequence[Scored], members: Sequence[int]) -> float | None:
     known = [small[i].attempt.logprob for i in members if small[i].attempt.logprob is not None]
     if not known:
@@ -91,10 +114,16 @@ def candidates(q: Question, article: Article, small: Sequence[Scored]) -> list[C
     view = QuestionView.of(article.text, q.text)
     asked = asked_type(q.text)
     out = []
+    shown_values = {min(m): values[shown(values, m)[1]] for m in groups}
     for members in sorted(groups, key=min):
         canonical, index = shown(values, members)
         value = values[index]
         assert value is not None
+        backing = sum(
+            len(other)
+            for other in groups
+            if backs(shown_values[min(other)], value)  # type: ignore[arg-type]
+        )
         spans = find_spans(value, article.text, small[index].attempt.raw_text)
         if not spans:  # confirmed at verification: keep the span it was confirmed by
             first = small[index].attempt.span
@@ -108,7 +137,9 @@ def candidates(q: Question, article: Article, small: Sequence[Scored]) -> list[C
             "best_sentence": al.best_sentence,
             "proximity": al.proximity,
             "in_question": _in_question(value, q.text),
+            "precision": _precision(value),
             "votes": len(members) / len(confirmed),
+            "support": backing / len(confirmed),
             "share": len(members) / len(small),
             "rivals": 1.0 / len(groups),
             "logprob": _logprob(small, members),

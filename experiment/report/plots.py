@@ -24,23 +24,33 @@ def plot_files(run: Run, out: Path) -> list[Path]:
     fig, ax = plt.subplots(figsize=(6, 4))
     for method, part in run.curves.groupby("method"):
         ax.plot(part.k, part.accuracy, marker="o", label=method)
-    ax.axhline(large, color="grey", linestyle="--", label="large@1")
-    ax.set(xlabel="k (small-model samples)", ylabel="accuracy", title="Accuracy against k")
-    ax.legend()
-    written.append(_save(fig, out / "accuracy_vs_k.png"))
+    written.append(
+        _finish(
+            fig,
+            ax,
+            large,
+            out / "accuracy_vs_k.png",
+            xlabel="k (small-model samples)",
+            ylabel="accuracy",
+            title="Accuracy against k",
+        )
+    )
 
     fig, ax = plt.subplots(figsize=(6, 4))
     for method in (f"small-maj@{run.k}", run.verified, *([run.selected] if run.selected else [])):
         rc = risk_coverage(run.questions, method)
         ax.step(rc.coverage, rc.accuracy, where="post", marker=".", label=method)
-    ax.axhline(large, color="grey", linestyle="--", label="large@1")
-    ax.set(
-        xlabel="coverage (answered at agreement >= threshold)",
-        ylabel="accuracy of the answered",
-        title="Risk-coverage (confidence: agreement, or the selector's score)",
+    written.append(
+        _finish(
+            fig,
+            ax,
+            large,
+            out / "risk_coverage.png",
+            xlabel="coverage (answered at agreement >= threshold)",
+            ylabel="accuracy of the answered",
+            title="Risk-coverage (confidence: agreement, or the selector's score)",
+        )
     )
-    ax.legend()
-    written.append(_save(fig, out / "risk_coverage.png"))
 
     fig, ax = plt.subplots(figsize=(6, 4))
     cost = cost_table(run.summary)
@@ -54,15 +64,26 @@ def plot_files(run: Run, out: Path) -> list[Path]:
         fig, ax = plt.subplots(figsize=(6, 4))
         for selector, part in run.routing.groupby("selector"):
             ax.plot(part.share_sent * 100, part.accuracy, marker=".", label=f"routed by {selector}")
-        ax.axhline(large, color="grey", linestyle="--", label="large@1")
-        ax.set(
-            xlabel="questions sent to the large model (%)",
-            ylabel="accuracy",
-            title="Routed cascade: accuracy against the share sent",
+        written.append(
+            _finish(
+                fig,
+                ax,
+                large,
+                out / "accuracy_vs_share_sent.png",
+                xlabel="questions sent to the large model (%)",
+                ylabel="accuracy",
+                title="Routed cascade: accuracy against the share sent",
+            )
         )
-        ax.legend()
-        written.append(_save(fig, out / "accuracy_vs_share_sent.png"))
     return written
+
+
+def _finish(fig: Any, ax: Any, large: float, path: Path, **labels: str) -> Path:
+    """The large@1 line, the labels and the legend, then save."""
+    ax.axhline(large, color="grey", linestyle="--", label="large@1")
+    ax.set(**labels)
+    ax.legend()
+    return _save(fig, path)
 
 
 def _save(fig: Any, path: Path) -> Path:
