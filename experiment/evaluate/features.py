@@ -82,6 +82,12 @@ def _precision(value: Value) -> float:
     return {"day": 1.0, "month": 2 / 3}.get(value.granularity, 1 / 3)
 
 
+def _may_back(value: Value) -> bool:
+    """Whether another cluster can back `value`: only a range (its bounds) or a date (coarser
+    dates); plain numbers that back each other are one cluster already."""
+    return not isinstance(value, Quantity) or value.is_range or value.as_year() is not None
+
+
 def backs(other: Value, value: Value) -> bool:
     """An answer `other` that `value` implies: the same, a coarser date that `value` lies
     within, or one bound of the range `value`."""
@@ -119,10 +125,12 @@ def candidates(q: Question, article: Article, small: Sequence[Scored]) -> list[C
         canonical, index = shown(values, members)
         value = values[index]
         assert value is not None
-        backing = sum(
+        backing = len(members) + sum(
             len(other)
             for other in groups
-            if backs(shown_values[min(other)], value)  # type: ignore[arg-type]
+            if other is not members
+            and _may_back(value)
+            and backs(shown_values[min(other)], value)  # type: ignore[arg-type]
         )
         spans = find_spans(value, article.text, small[index].attempt.raw_text)
         if not spans:  # confirmed at verification: keep the span it was confirmed by
