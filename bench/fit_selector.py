@@ -187,6 +187,15 @@ def main() -> None:
     print(
         f"out-of-fold question accuracy: {max(accs):.3f} (rule: {rule_acc:.3f}); Brier {brier:.4f}"
     )
+    votes = np.array([r.features["votes"] + 1e-3 * (r.features["share"] or 0) for r in rows])
+    for name in counts:
+        part = [line for line in questions if line.startswith(name)]
+        print(
+            f"{name} ({len(part)} questions), out of fold: selector "
+            f"{question_accuracy(rows, oof, threshold, part):.3f}, the vote among confirmed "
+            f"{question_accuracy(rows, votes, 0.0, part):.3f}, best confirmed candidate "
+            f"{question_accuracy(rows, y.astype(float), 0.5, part):.3f}"
+        )
     print("\n".join(reliability(oof, y)))
     print("weights:", {f: round(w, 3) for f, w in model.weights.items()})
     if not args.no_write:
