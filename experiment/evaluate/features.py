@@ -128,9 +128,7 @@ def candidates(q: Question, article: Article, small: Sequence[Scored]) -> list[C
         backing = len(members) + sum(
             len(other)
             for other in groups
-            if other is not members
-            and _may_back(value)
-            and backs(shown_values[min(other)], value)  # type: ignore[arg-type]
+            if other is not members and _may_back(value) and backs(shown_values[min(other)], value)  # type: ignore[arg-type]
         )
         spans = find_spans(value, article.text, small[index].attempt.raw_text)
         if not spans:  # confirmed at verification: keep the span it was confirmed by
