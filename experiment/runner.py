@@ -203,14 +203,29 @@ def small_samples(
         )
     finally:
         cache.close()
-    scored = {
+    return (
+        articles,
+        questions,
+        _checked(samples, articles, questions, "small", info, cfg.temperature),
+    )
+
+
+def _checked(
+    samples: dict[str, list[Sample]],
+    articles: dict[str, Article],
+    questions: list[Question],
+    role: str,
+    info: dict[str, str],
+    temperature: float,
+) -> dict[str, list[Scored]]:
+    """Each question's samples read and confirmed against its article."""
+    return {
         q.id: [
-            Scored(*check_sample(s, articles[q.article_id], "small", info["name"], cfg.temperature))
+            Scored(*check_sample(s, articles[q.article_id], role, info["name"], temperature))
             for s in samples[q.id]
         ]
         for q in questions
     }
-    return articles, questions, scored
 
 
 def run_experiment(
@@ -225,7 +240,7 @@ def run_experiment(
     small_params = SamplingParams(cfg.temperature, cfg.top_p, cfg.top_k, cfg.max_tokens)
     large_params = SamplingParams(GREEDY.temperature, GREEDY.top_p, GREEDY.top_k, cfg.max_tokens)
     try:
-        small_samples, small_info = _sample_role(
+        drawn, small_info = _sample_role(
             factory,
             cfg.small,
             cfg,
@@ -237,25 +252,17 @@ def run_experiment(
             progress,
             "small",
         )
-        large_samples, large_info = _sample_role(
+        answered, large_info = _sample_role(
             factory, cfg.large, cfg, articles, questions, 1, large_params, cache, progress, "large"
         )
     finally:
         cache.close()
 
-    attempts = []
-    small: dict[str, list[Scored]] = {}
-    large: dict[str, Scored] = {}
-    for q in questions:
-        art = articles[q.article_id]
-        small[q.id] = []
-        for s in small_samples[q.id]:
-            a, v = check_sample(s, art, "small", small_info["name"], cfg.temperature)
-            attempts.append(a)
-            small[q.id].append(Scored(a, v))
-        a, v = check_sample(large_samples[q.id][0], art, "large", large_info["name"], 0.0)
-        attempts.append(a)
-        large[q.id] = Scored(a, v)
+    small = _checked(drawn, articles, questions, "small", small_info, cfg.temperature)
+    large_checked = _checked(answered, articles, questions, "large", large_info, 0.0)
+    large = {qid: one[0] for qid, one in large_checked.items()}
+    # attempts.csv: each question's small samples, then its large answer
+    attempts = [s.attempt for q in questions for s in (*small[q.id], large[q.id])]
 
     methods = method_names(cfg.k)
     # questions without gold are scored against large@1's answer: agreement, not accuracy

@@ -21,8 +21,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from experiment.evaluate.features import FEATURES, candidates
+from experiment.evaluate.features import FEATURES, Candidate, candidates
 from experiment.evaluate.judge import gold_of, gold_values, judge
 from experiment.evaluate.methods import MethodAnswer
 from experiment.evaluate.scored import Scored
@@ -95,19 +96,31 @@ def _cause(value: Value, q: Question, gold: Sequence[Value]) -> str:
     return CAUSES[4] if isinstance(value, DateValue) else CAUSES[5]
 
 
-def _where_gold(
-    q: Question, article: Article, small: Sequence[Scored], chosen: Scored
-) -> tuple[str, int | None, float | None, dict[str, float | None] | None]:
-    """(gold_status, gold_rank, confidence, features of the kept candidate)."""
+@dataclass(frozen=True)
+class _Where:
+    """Where the right answer was for one question, by the learned selector's ranking."""
+
+    status: str
+    rank: int | None
+    ranked: tuple[tuple[Candidate, float], ...]
+
+    def kept(self, small: Sequence[Scored], chosen: Scored) -> tuple[float | None, Any]:
+        """(confidence, features) of the candidate whose cluster holds `chosen`."""
+        for c, score in self.ranked:
+            if any(small[j] is chosen for j in c.samples):
+                return score, c.features
+        return None, None
+
+
+def _where_gold(q: Question, article: Article, small: Sequence[Scored]) -> _Where:
     gold = gold_of(q)
     sel = select(candidates(q, article, small), learned())
-    rank = conf = feats = None
-    for i, (c, score) in enumerate(sel.ranked, start=1):
+    rank = None
+    for i, (c, _) in enumerate(sel.ranked, start=1):
         s = small[c.index]
-        if rank is None and judge(s.value, q, gold, s.attempt.raw_text, False):
+        if judge(s.value, q, gold, s.attempt.raw_text, False):
             rank = i
-        if any(small[j] is chosen for j in c.samples):
-            conf, feats = score, c.features
+            break
     if q.unanswerable:
         status = "unanswerable"
     elif rank is not None:
@@ -116,7 +129,7 @@ def _where_gold(
         status = "sampled, not confirmed"
     else:
         status = "not sampled"
-    return status, rank, conf, feats
+    return _Where(status, rank, sel.ranked)
 
 
 def blind_spots(
@@ -129,20 +142,19 @@ def blind_spots(
     """The answers of each of `methods` that the article confirmed and that are wrong, with a
     cause (and, given the samples and articles, where the right answer was)."""
     out = []
+    places: dict[str, _Where] = {}  # ranked once per question, whichever methods kept it
     for method in methods:
         for q in questions:
             a = answers[q.id][method]
             if not a.in_text_wrong or a.chosen is None or a.chosen.value is None:
                 continue
             att = a.chosen.attempt
-            where: tuple[str, int | None, float | None, dict[str, float | None] | None] = (
-                "",
-                None,
-                None,
-                None,
-            )
+            where: tuple[str, int | None, float | None, Any] = ("", None, None, None)
             if small is not None and articles is not None:
-                where = _where_gold(q, articles[q.article_id], small[q.id], a.chosen)
+                if q.id not in places:
+                    places[q.id] = _where_gold(q, articles[q.article_id], small[q.id])
+                place = places[q.id]
+                where = (place.status, place.rank, *place.kept(small[q.id], a.chosen))
             out.append(
                 BlindSpot(
                     q.id,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -85,7 +86,7 @@ def _true(cell: object) -> bool:
     return str(cell).lower() == "true"
 
 
-def _span(row: pd.Series) -> tuple[int, int] | None:
+def _span(row: Mapping[str, Any]) -> tuple[int, int] | None:
     if str(row.get("span_start", "")).strip() in ("", "nan"):
         return None
     return int(float(row["span_start"])), int(float(row["span_end"]))
@@ -100,8 +101,9 @@ def _cards(run: Run, kept: str, articles: dict[str, Any]) -> list[Card]:
         art = articles.get(row["article_id"])
         text = art.text if art is not None else ""
         samples, spans = [], []
-        for sd in by_q.get(row["question_id"], pd.DataFrame()).to_dict("records"):
-            span = _span(pd.Series(sd)) if _true(sd["confirmed"]) else None
+        mine = by_q.get(row["question_id"], small.iloc[:0])
+        for sd in mine.to_dict("records"):
+            span = _span(sd) if _true(sd["confirmed"]) else None
             if span:
                 spans.append(span)
             samples.append(
@@ -113,7 +115,7 @@ def _cards(run: Run, kept: str, articles: dict[str, Any]) -> list[Card]:
                     "anchor": f"q{n}-{span[0]}-{span[1]}" if span else "",
                 }
             )
-        kept_span = _span(pd.Series(row)) if row.get("span_start", "") != "" else None
+        kept_span = _span(row)
         if kept_span:
             spans.append(kept_span)
         methods = [
@@ -129,7 +131,7 @@ def _cards(run: Run, kept: str, articles: dict[str, Any]) -> list[Card]:
         flags = {
             "all": True,
             "wrong": not _true(row[f"{kept}.correct"]),
-            "in_text_wrong": _in_text_wrong(row, kept, small, row["question_id"]),
+            "in_text_wrong": _in_text_wrong(row, kept, mine),
             "disagree": k_answer != large_answer,
             "abstained": _true(row[f"{kept}.abstained"]),
             "failed": _true(row.get(f"{kept}.failed", "")),
@@ -149,12 +151,13 @@ def _cards(run: Run, kept: str, articles: dict[str, Any]) -> list[Card]:
     return cards
 
 
-def _in_text_wrong(row: dict[str, Any], kept: str, small: pd.DataFrame, qid: str) -> bool:
-    """The kept method's answer is confirmed by the article and wrong."""
+def _in_text_wrong(row: dict[str, Any], kept: str, mine: pd.DataFrame) -> bool:
+    """The kept method's answer is confirmed by the article and wrong (`mine`: the question's
+    small samples)."""
     if _true(row[f"{kept}.correct"]) or not row[f"{kept}.value"]:
         return False
-    mine = small[(small.question_id == qid) & (small.value == row[f"{kept}.value"])]
-    return bool(mine.confirmed.map(_true).any())
+    same = mine[mine.value == row[f"{kept}.value"]]
+    return bool(same.confirmed.map(_true).any())
 
 
 def _plots(run: Run) -> list[tuple[str, str]]:
