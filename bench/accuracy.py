@@ -60,6 +60,12 @@ def main() -> None:
     ap.add_argument("--results", type=Path, default=ROOT / "docs" / "RESULTS.md")
     ap.add_argument("--readme", type=Path, default=ROOT / "README.md")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument(
+        "--adaptive",
+        default="off",
+        help="sample adaptively with this stopping rule (the run is named PRESET-adaptive-RULE "
+        "and writes no README table; bench/adaptive.py compares the rules)",
+    )
     args = ap.parse_args()
 
     p = PRESETS[args.preset]
@@ -69,6 +75,9 @@ def main() -> None:
     )
     name = args.preset + (f"-{args.small}" if args.small else "")
     title = p.title + (f", small model {args.small}" if args.small else "")
+    if args.adaptive != "off":
+        name += f"-adaptive-{args.adaptive.replace(':', '')}"
+        title += f", adaptive sampling {args.adaptive}"
     base = RunConfig()
     cfg = RunConfig(
         articles=imported.articles,
@@ -79,6 +88,7 @@ def main() -> None:
         limit=args.limit,
         seed=args.seed,
         label=title,
+        adaptive=args.adaptive,
     )
     t0 = time.perf_counter()
 
@@ -92,10 +102,13 @@ def main() -> None:
     command = f"python bench/accuracy.py {args.preset} PATH/TO/{args.data.name}" + (
         f" --small {args.small}" if args.small else ""
     )
+    if args.adaptive != "off":
+        command += f" --adaptive {args.adaptive}"
     text = benchmark_section(result.run_dir, title, command)
     print(text)
     if not args.no_write and not args.limit:
         update_section(args.results, f"bench-{name}", text)
+    if not args.no_write and not args.limit and args.adaptive == "off":
         runs = {
             "SQuAD v1.1, evaluation titles (small qwen2.5-coder-0.5b)": args.out / "squad-v1",
             "SQuAD v1.1, evaluation titles (small smollm2-135m)": args.out

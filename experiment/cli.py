@@ -175,6 +175,18 @@ def run(
             "prompt) or 'draft' (the small model drafts). Same answers; see docs/RESULTS.md."
         ),
     ] = None,
+    adaptive: Annotated[
+        str | None,
+        typer.Option(
+            help="Adaptive sampling: 'off' (default: all k at once), or a stopping rule that "
+            "ends a question after a round: 'window[:W]', 'posterior[:C]', 'selector[:C]' "
+            "(optionally '+none'), 'never' (every round). See docs/RESULTS.md."
+        ),
+    ] = None,
+    rounds: Annotated[
+        str | None,
+        typer.Option(help="Round sizes with --adaptive, the last repeating up to k: '3,3'."),
+    ] = None,
     config: Annotated[
         Path | None, typer.Option(help="TOML file with any of these options.")
     ] = None,
@@ -203,6 +215,8 @@ def run(
                 "server_retries": server_retries,
                 "server_concurrency": server_concurrency,
                 "speculative": speculative,
+                "adaptive": adaptive,
+                "rounds": rounds,
             },
         )
         bar, update = _progress_bar()
@@ -215,6 +229,14 @@ def run(
         elif m["scored_against"] == "both":
             scope += f": accuracy on the {m['questions_with_gold']} with gold answers"
         _out().print(summary_table(result.summary, f"{m['questions']} questions, {scope}"))
+        if cfg.adaptive != "off":
+            drawn = m["sampling"]
+            _out().print(
+                f"adaptive sampling ({cfg.adaptive}, rounds {drawn['rounds']}): "
+                f"{drawn['mean_samples']:.2f} samples per question on average, "
+                f"{drawn['stopped_early']:.0%} of questions stopped before k={cfg.k}",
+                highlight=False,
+            )
         if m["scored_against"] == "both":
             from experiment.report.run import read_summary
 
@@ -235,8 +257,8 @@ def run(
             _out().print(
                 "failures (empty or repetitive output, errors, no value of the asked kind; "
                 f"counted wrong): small model {m['failures']['small']} of "
-                f"{m['questions'] * cfg.k} samples, large model {m['failures']['large']} of "
-                f"{m['questions']} answers",
+                f"{m['attempts'] - m['questions']} samples, large model "
+                f"{m['failures']['large']} of {m['questions']} answers",
                 highlight=False,
             )
         _out().print(

@@ -54,6 +54,8 @@ COMMAND_OPTIONS = (
     "limit",
     "backend",
     "speculative",
+    "adaptive",
+    "rounds",
 )
 CONTENT = ("articles", "questions")  # in the run id by what they hold, not where they are
 
@@ -98,6 +100,10 @@ class RunConfig:
     server_retries: int = 4
     server_concurrency: int = 4
     speculative: str = "off"
+    # Adaptive sampling (experiment/evaluate/stopping.py): "off" draws all k at once; a rule
+    # ("window:2", "posterior:0.9", "selector:0.7", "never") draws `rounds` and may stop early.
+    adaptive: str = "off"
+    rounds: str = "3,3"
     label: str = ""  # what the data set is called in reports (default: from the articles folder)
 
     def __post_init__(self) -> None:
@@ -119,6 +125,11 @@ class RunConfig:
             )
         if self.speculative != "off" and self.backend != "batched":
             raise ConfigError("speculative decoding needs the batched backend (--backend batched)")
+        if self.adaptive != "off":
+            from experiment.evaluate.stopping import parse_rounds, parse_rule
+
+            parse_rule(self.adaptive)
+            parse_rounds(self.rounds, self.k)
         if self.server_timeout <= 0 or self.server_retries < 0 or self.server_concurrency < 1:
             raise ConfigError(
                 "server_timeout must be > 0, server_retries >= 0 and server_concurrency >= 1"
@@ -129,6 +140,8 @@ class RunConfig:
         and questions, never a path, so the same command in another checkout gives the same id
         and an edited questions file a new one."""
         keep = {k: str(v) for k, v in asdict(self).items() if k not in TRANSPORT}
+        if self.adaptive == "off":  # runs made before adaptive sampling keep their ids
+            del keep["adaptive"], keep["rounds"]
         keep.update({k: content_digest(getattr(self, k)) for k in CONTENT})
         return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:10]
 
@@ -151,6 +164,8 @@ class RunConfig:
         if self.dataset != BUNDLED:
             parts.append("--articles ARTICLES --questions QUESTIONS")
         for name in COMMAND_OPTIONS:
+            if name == "rounds" and self.adaptive == "off":
+                continue
             if getattr(self, name) != getattr(default, name):
                 parts.append(f"--{name.replace('_', '-')} {getattr(self, name)}")
         return " ".join(parts)

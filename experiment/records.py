@@ -93,6 +93,8 @@ class Attempt:
     reason: str = ""
     context: str = "whole"  # "whole", or the window of a long article the model read
     logprob: float | None = None  # the answer's log-probability under the model, when known
+    round: int = 1  # the sampling round it was drawn in (adaptive sampling; 1 otherwise)
+    drawn: int = 1  # samples drawn for its question by this model (k unless stopped early)
 
 
 def span_cells(span: Span | None) -> dict[str, Any]:

@@ -42,6 +42,12 @@ from experiment.evaluate.methods import (
     question_facts,
     routing_curve,
 )
+from experiment.evaluate.stopping import (
+    adaptive_facts,
+    parse_rounds,
+    parse_rule,
+    sample_stopper,
+)
 from experiment.evaluate.summary import MethodSummary, summarize
 from experiment.files import write_csv
 from experiment.generate.cache import GenerationCache
@@ -169,6 +175,10 @@ def _sample_role(
     role: str,
 ) -> tuple[dict[str, list[Sample]], dict[str, str]]:
     backend = factory(spec, cfg)
+    rounds, stop = None, None
+    if role == "small" and cfg.adaptive != "off":
+        rounds = parse_rounds(cfg.rounds, k)
+        stop = sample_stopper(parse_rule(cfg.adaptive), articles, cfg.temperature)
     done = 0
 
     def tick(_: Question) -> None:
@@ -179,7 +189,9 @@ def _sample_role(
 
     if progress:
         progress(role, 0, len(questions))
-    samples = sample_all(backend, articles, questions, k, params, cfg.seed, cache, tick)
+    samples = sample_all(
+        backend, articles, questions, k, params, cfg.seed, cache, tick, rounds, stop
+    )
     info: dict[str, Any] = {"spec": spec, "name": backend.name, "fingerprint": backend.fingerprint}
     for counter in ("requests", "retried", "drafted", "accepted"):  # server / drafting counts
         if hasattr(backend, counter):
@@ -286,7 +298,10 @@ def run_experiment(
     write_csv(run_dir / "attempts.csv", (attempt_row(a) for a in attempts), ATTEMPT_COLUMNS)
     facts = {
         q.id: question_facts(q, articles[q.article_id], small[q.id])
-        | {"scored_against": "gold" if orig.gold else SCORED_AGAINST}
+        | {
+            "stopped_early": len(small[q.id]) < cfg.k,
+            "scored_against": "gold" if orig.gold else SCORED_AGAINST,
+        }
         for q, orig in zip(scored_qs, questions, strict=True)
     }
     rows, columns = question_rows(scored_qs, answers, methods, f"small-verified@{cfg.k}", facts)
@@ -345,6 +360,9 @@ def run_experiment(
         "finished": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "wall_seconds": round(time.perf_counter() - t0, 1),
         "selection_seconds": round(select_seconds, 3),
+        "sampling": adaptive_facts(
+            cfg.adaptive, cfg.rounds, cfg.k, [small[q.id] for q in questions]
+        ),
     }
     this_run = {
         k: manifest[k] for k in ("started", "wall_seconds", "cached_attempts", "git_commit")

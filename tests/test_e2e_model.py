@@ -127,3 +127,50 @@ def test_real_model_on_plain_text_articles_and_questions_without_gold(tmp_path: 
     assert list(dis.disagrees) == sorted(dis.disagrees, reverse=True)  # disagreements first
     questions = pd.read_csv(run_dir / "questions.csv", keep_default_na=False)
     assert questions.set_index("question_id").loc["n1", "kind"] == "date"
+
+
+def test_real_model_adaptive_sampling_takes_the_first_samples_and_resumes(
+    tiny_model: Path,
+    two_articles,  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+) -> None:
+    """With the real batched backend: an adaptive run's samples are the first n of the run that
+    draws every round, and a run interrupted after two questions and started again writes the
+    same attempts as one that was not interrupted."""
+    from experiment.config import RunConfig
+    from experiment.runner import run_experiment
+
+    arts, qs, _ = two_articles
+
+    def cfg(out: str, rule: str) -> RunConfig:
+        return RunConfig(
+            articles=arts, questions=qs, small=TEST_MODEL, large=TEST_MODEL, k=6,
+            out=tmp_path / out, run_id="r", limit=6, adaptive=rule,
+        )  # fmt: skip
+
+    every = run_experiment(cfg("never", "never")).run_dir / "attempts.csv"
+    early = run_experiment(cfg("window", "window:2")).run_dir / "attempts.csv"
+    full = pd.read_csv(every, keep_default_na=False)
+    got = pd.read_csv(early, keep_default_na=False)
+    full, got = full[full.role == "small"], got[got.role == "small"]
+    assert (full.groupby("question_id").size() == 6).all()
+    assert (got.groupby("question_id").size() <= 6).all()
+    cols = ["question_id", "sample_index", "seed", "round", "raw_text", "logprob"]
+    first = full.merge(got[["question_id", "sample_index"]], on=["question_id", "sample_index"])
+    assert first[cols].reset_index(drop=True).equals(got[cols].reset_index(drop=True))
+
+    seen: list[str] = []
+
+    def interrupt(role: str, done: int, total: int) -> None:
+        if role == "small" and done == 2 and done not in seen:
+            seen.append(done)  # type: ignore[arg-type]
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_experiment(cfg("resumed", "window:2"), progress=interrupt)
+    resumed = run_experiment(cfg("resumed", "window:2"), progress=interrupt)
+    assert resumed.manifest["cached_attempts"] > 0
+    # every column but the measured seconds
+    again = pd.read_csv(resumed.run_dir / "attempts.csv", keep_default_na=False)
+    whole = pd.read_csv(early, keep_default_na=False)
+    assert again.drop(columns="seconds").equals(whole.drop(columns="seconds"))

@@ -42,5 +42,7 @@ def check_sample(
         reason=reason,
         context=sample.context,
         logprob=None if g.logprob is None else round(g.logprob, 4),
+        round=sample.round,
+        drawn=sample.drawn,
     )
     return attempt, value

@@ -64,6 +64,7 @@ class MethodAnswer:
     seconds: float
     large_calls: int
     failed: bool = False  # no answer because the model failed, not because it abstained
+    samples: int = 0  # small-model samples the method paid for (fewer than k when stopped early)
 
     @property
     def answered(self) -> bool:
@@ -84,6 +85,7 @@ def question_facts(q: Question, article: Article, small: Sequence[Scored]) -> di
     """What the verifier could and did do for one question, whatever the method.
 
     - gold_in_text: the article states a gold value (false for computed answers, e.g. DROP sums);
+    - samples_drawn: the small model's samples (k, or fewer where adaptive sampling stopped);
     - small_correct: small samples whose value is right;
     - small_correct_confirmed: of those, the ones the article confirmed. A question with
       small_correct > 0 and small_correct_confirmed == 0 is one the verifier cost.
@@ -92,6 +94,7 @@ def question_facts(q: Question, article: Article, small: Sequence[Scored]) -> di
     right = [s for s in small if s.value is not None and _right(s, q, gold)]
     return {
         "gold_in_text": any(verify(g.value, article.text).confirmed for g in gold),
+        "samples_drawn": len(small),
         "small_correct": len(right),
         "small_correct_confirmed": sum(s.attempt.confirmed for s in right),
     }
@@ -124,10 +127,13 @@ def _answer(
     if correct is None:
         text = chosen.attempt.raw_text if chosen else ""
         correct = judge(chosen.value if chosen else None, q, gold, text, not failed)
-    return MethodAnswer(method, chosen, correct, agreement, *_cost(paid), large_calls, failed)
+    small = sum(s.attempt.role == "small" for s in paid)
+    return MethodAnswer(
+        method, chosen, correct, agreement, *_cost(paid), large_calls, failed, samples=small
+    )
 
 
-def _pass_at_k(q: Question, small: Sequence[Scored], gold: Sequence[Gold]) -> MethodAnswer:
+def _pass_at_k(q: Question, small: Sequence[Scored], gold: Sequence[Gold], k: int) -> MethodAnswer:
     """Right if any sample is right. The answer shown is the first right sample (None when that
     is a deliberate abstention on an unanswerable question), else the first that answered, so
     coverage is "any sample answered" and failures are never a pass."""
@@ -137,7 +143,7 @@ def _pass_at_k(q: Question, small: Sequence[Scored], gold: Sequence[Gold]) -> Me
     if chosen is not None and chosen.value is None:
         chosen = None
     failed = all(s.failed for s in small)
-    return _answer(f"small-pass@{len(small)}", chosen, q, gold, small, 1.0, 0, failed, bool(right))
+    return _answer(f"small-pass@{k}", chosen, q, gold, small, 1.0, 0, failed, bool(right))
 
 
 def answer_methods(
@@ -150,7 +156,8 @@ def answer_methods(
 ) -> dict[str, MethodAnswer]:
     """Every method's answer to one question from its first k small samples and the large one
     (the selector's methods only when the `article` is given; `selector` replaces the shipped
-    one). The routed cascades need every question's answer: see `routed`."""
+    one). A question that adaptive sampling stopped early has fewer than k samples; the methods
+    are still named @k. The routed cascades need every question's answer: see `routed`."""
     gold = gold_of(q)
     small = list(small[:k])
     values = [s.value for s in small]
@@ -186,7 +193,7 @@ def answer_methods(
             all_failed,
         ),
         _answer(f"small-verified@{k}", ver_pick, q, gold, small, ver.agreement, 0, all_failed),
-        _pass_at_k(q, small, gold),
+        _pass_at_k(q, small, gold, k),
         _answer(
             "cascade",
             large_pick if fallback else ver_pick,
@@ -231,6 +238,7 @@ def routed(
             prompt_tokens=own.prompt_tokens + large.prompt_tokens,
             completion_tokens=own.completion_tokens + large.completion_tokens,
             seconds=own.seconds + large.seconds,
+            samples=own.samples,
         )
     return out
 

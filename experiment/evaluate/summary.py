@@ -44,6 +44,7 @@ class MethodSummary:
     diff_ci_low: float
     diff_ci_high: float
     verdict: str
+    mean_samples: float = 0.0  # small-model samples per question (fewer than k when adaptive)
 
 
 def verdict(diff_ci_low: float, diff_ci_high: float) -> str:
@@ -101,6 +102,7 @@ def summarize(
                 diff_ci_low=d_low,
                 diff_ci_high=d_high,
                 verdict="" if m == REFERENCE else verdict(d_low, d_high),
+                mean_samples=round(sum(a.samples for a in col) / n, 3) if n else 0.0,
             )
         )
     return rows

@@ -3,7 +3,8 @@
 The key covers everything that decides a generation: the model's fingerprint (SHA-256 of the
 weights, or server URL and model name), the backend's setup (backend, context size, speculative
 mode, llama-cpp-python version), the full prompt (so the template and the article window too),
-the sampling parameters (temperature, top-p, top-k, token limit, stop strings) and the seed.
+the sampling parameters (temperature, top-p, top-k, token limit, stop strings), the seed, and,
+for adaptive rounds on a backend whose samples depend on their batch, the round.
 Each question's samples are committed in one transaction, so a kill at any moment leaves either
 all of them or none; WAL mode keeps readers and a writer apart.
 """
@@ -39,10 +40,15 @@ def cache_key(
     params: SamplingParams,
     seed: int,
     setup: Mapping[str, object] | None = None,
+    batch: tuple[int, int] | None = None,
 ) -> str:
+    """The key of one sample; `batch` (first index, size) of its round where the backend's
+    samples depend on which seeds are decoded together (adaptive rounds)."""
     parts: list[object] = [fingerprint, messages, params.key(), seed]
     if setup:  # a backend without a setup (a test fake) keeps the shorter key
         parts.append(dict(setup))
+    if batch is not None:  # absent for all k at once, so fixed-k keys stay as they were
+        parts.append({"round": list(batch)})
     blob = json.dumps(parts, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(blob.encode()).hexdigest()
 

@@ -3,13 +3,25 @@
 Each sample's seed is derived from the base seed, the question id and the sample index, so a
 sample's seed never depends on which other questions are in the run (a `--limit` run shares its
 samples with the full run through the cache).
+
+Adaptive sampling: with `rounds` (for example 3, 3, 3, 1) the samples are drawn in that many
+calls on the prompt's cached prefix, and `stop` (a rule of `experiment.evaluate.stopping`, given
+as a callable so this stage does not import the later ones) sees the question's samples after
+each round and may end it there. Sample i keeps seed i whether the question stops or not, so an
+adaptive question's samples are the first n of those it gets with every round drawn. A backend
+whose samples depend on which seeds share a batch (`batch_dependent`: the batched llama backend)
+gets the round in the cache key, so a cached sample is always the one its round draws; the
+stopping rule is not in the key, because it decides only how many rounds are drawn, never what
+a round holds, and every rule then shares the same cached rounds. A question's samples are
+committed together when its last round is drawn, so an interrupted run resumes at a question
+boundary and replays the same decisions from the cache.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
@@ -38,6 +50,20 @@ class Sample:
     generation: Generation
     cached: bool
     context: str = "whole"  # what the model read: the whole article or one window of it
+    round: int = 1  # the round it was drawn in (1 when all k are drawn at once)
+    drawn: int = 0  # samples drawn for its question (0: not recorded)
+
+
+SampleStop = Callable[[list[Sample]], bool]  # a question's samples so far -> stop sampling it
+
+
+def round_bounds(rounds: Sequence[int]) -> list[range]:
+    """The sample indices of each round: (3, 3, 4) -> 0..2, 3..5, 6..9."""
+    out, start = [], 0
+    for size in rounds:
+        out.append(range(start, start + size))
+        start += size
+    return out
 
 
 def article_order(questions: Iterable[Question]) -> list[Question]:
@@ -75,6 +101,7 @@ class _Plan:
     seeds: list[int]
     keys: list[str]
     found: list[Generation | None]
+    rounds: list[range]
 
     @property
     def missing(self) -> list[int]:
@@ -89,43 +116,94 @@ def _plan(
     params: SamplingParams,
     base_seed: int,
     cache: GenerationCache | None,
+    rounds: Sequence[int] | None = None,
 ) -> _Plan:
     budget, count = _budget(backend, article, question, k, params)
     shown, context = fit_article(article, question.text, budget, count)
     messages = messages_for(shown, question)
     seeds = [derive_seed(base_seed, question.id, i) for i in range(k)]
     setup = getattr(backend, "setup", None)
-    keys = [cache_key(backend.fingerprint, messages, params, s, setup) for s in seeds]
+    bounds = round_bounds(rounds or (k,))
+    keyed = len(bounds) > 1 and getattr(backend, "batch_dependent", False)
+    keys = [
+        cache_key(
+            backend.fingerprint,
+            messages,
+            params,
+            seeds[i],
+            setup,
+            (r.start, len(r)) if keyed else None,
+        )
+        for r in bounds
+        for i in r
+    ]
     found = [cache.get(key) if cache is not None else None for key in keys]
-    return _Plan(question, messages, context, seeds, keys, found)
+    return _Plan(question, messages, context, seeds, keys, found, bounds)
 
 
-def _generate(backend: Backend, plan: _Plan, params: SamplingParams) -> list[Generation]:
-    """The missing samples; a model failure becomes recorded errors, never an exception."""
-    missing = plan.missing
+def _generate(
+    backend: Backend, plan: _Plan, params: SamplingParams, indices: Sequence[int]
+) -> list[Generation]:
+    """The samples at `indices`; a model failure becomes recorded errors, never an exception."""
     try:
-        out = backend.generate(plan.messages, params, [plan.seeds[i] for i in missing])
-        if len(out) != len(missing):
-            raise ModelError(f"{len(out)} answers for {len(missing)} seeds")
+        out = backend.generate(plan.messages, params, [plan.seeds[i] for i in indices])
+        if len(out) != len(indices):
+            raise ModelError(f"{len(out)} answers for {len(indices)} seeds")
         return out
     except Exception as e:  # any model failure becomes a recorded reason, not a crash
         log.warning("%s on question %s: %s", backend.name, plan.question.id, e)
-        return failed(e, len(missing))
+        return failed(e, len(indices))
+
+
+def _samples(plan: _Plan, fresh: dict[int, Generation], upto: int, drawn: int) -> list[Sample]:
+    """The question's first `upto` samples, from the cache or freshly drawn."""
+    round_of = {i: n for n, r in enumerate(plan.rounds, 1) for i in r}
+    return [
+        Sample(
+            plan.question,
+            i,
+            plan.seeds[i],
+            plan.found[i] or fresh[i],
+            plan.found[i] is not None,
+            plan.context,
+            round_of[i],
+            drawn,
+        )
+        for i in range(upto)
+    ]
+
+
+def _draw(
+    backend: Backend, plan: _Plan, params: SamplingParams, stop: SampleStop | None
+) -> tuple[dict[int, Generation], int]:
+    """Round by round, what the cache lacks, until `stop` says enough or a round fails; the
+    fresh generations and how many samples the question has."""
+    fresh: dict[int, Generation] = {}
+    upto = 0
+    for r in plan.rounds:
+        missing = [i for i in r if plan.found[i] is None]
+        if missing:
+            fresh.update(zip(missing, _generate(backend, plan, params, missing), strict=True))
+        upto = r.stop
+        if any(g.failed for g in fresh.values()):
+            break  # not cached: the next run tries the question again
+        last = r.stop == len(plan.seeds)
+        if stop is not None and not last and stop(_samples(plan, fresh, upto, upto)):
+            break
+    return fresh, upto
 
 
 def _finish(
-    backend: Backend, plan: _Plan, generations: list[Generation], cache: GenerationCache | None
+    backend: Backend,
+    plan: _Plan,
+    drawn: tuple[dict[int, Generation], int],
+    cache: GenerationCache | None,
 ) -> list[Sample]:
-    fresh = dict(zip(plan.missing, generations, strict=True))
-    good = [i for i in plan.missing if not fresh[i].failed]
+    fresh, upto = drawn
+    good = [i for i, g in fresh.items() if not g.failed]
     if cache is not None and good:
-        cache.put_many(backend.name, [(plan.keys[i], fresh[i]) for i in good])
-    return [
-        Sample(
-            plan.question, i, s, plan.found[i] or fresh[i], plan.found[i] is not None, plan.context
-        )
-        for i, s in enumerate(plan.seeds)
-    ]
+        cache.put_many(backend.name, [(plan.keys[i], fresh[i]) for i in sorted(good)])
+    return _samples(plan, fresh, upto, upto)
 
 
 def sample_question(
@@ -136,15 +214,17 @@ def sample_question(
     params: SamplingParams,
     base_seed: int,
     cache: GenerationCache | None,
+    rounds: Sequence[int] | None = None,
+    stop: SampleStop | None = None,
 ) -> list[Sample]:
-    """k samples of one question; the ones already in the cache are not generated again.
+    """k samples of one question (fewer when `stop` ends it after a round); the ones already in
+    the cache are not generated again.
 
     If the model raises, the missing samples record the error (and are not cached, so a later
     run tries them again); `sample_all` stops the run when that keeps happening.
     """
-    plan = _plan(backend, article, question, k, params, base_seed, cache)
-    generations = _generate(backend, plan, params) if plan.missing else []
-    return _finish(backend, plan, generations, cache)
+    plan = _plan(backend, article, question, k, params, base_seed, cache, rounds)
+    return _finish(backend, plan, _draw(backend, plan, params, stop), cache)
 
 
 def sample_all(
@@ -156,8 +236,11 @@ def sample_all(
     base_seed: int,
     cache: GenerationCache | None,
     on_question: Callable[[Question], None] | None = None,
+    rounds: Sequence[int] | None = None,
+    stop: SampleStop | None = None,
 ) -> dict[str, list[Sample]]:
-    """Samples for every question, keyed by question id, generated article by article.
+    """Samples for every question, keyed by question id, generated article by article (in
+    `rounds` until `stop` says enough, when given).
 
     A backend with `parallel = N > 1` (a server) gets N questions at a time from a thread pool;
     the cache is read and written on this thread only, in question order, so the records are
@@ -172,23 +255,17 @@ def sample_all(
         for start in range(0, len(ordered), width):
             chunk = ordered[start : start + width]
             plans = [
-                _plan(backend, articles[q.article_id], q, k, params, base_seed, cache)
+                _plan(backend, articles[q.article_id], q, k, params, base_seed, cache, rounds)
                 for q in chunk
             ]
             todo = [p for p in plans if p.missing]
             if pool is not None and len(todo) > 1:
-                done = dict(
-                    zip(
-                        [p.question.id for p in todo],
-                        pool.map(lambda p: _generate(backend, p, params), todo),
-                        strict=True,
-                    )
-                )
+                drawn = list(pool.map(lambda p: _draw(backend, p, params, stop), plans))
             else:
-                done = {p.question.id: _generate(backend, p, params) for p in todo}
-            for plan in plans:
+                drawn = [_draw(backend, p, params, stop) for p in plans]
+            for plan, got in zip(plans, drawn, strict=True):
                 q = plan.question
-                out[q.id] = _finish(backend, plan, done.get(q.id, []), cache)
+                out[q.id] = _finish(backend, plan, got, cache)
                 errors = [s for s in out[q.id] if s.generation.failed]
                 in_a_row = in_a_row + 1 if errors else 0
                 if in_a_row >= FAILURES_IN_A_ROW:

@@ -289,6 +289,19 @@ def _agreement_lines(run: Run) -> list[str]:
     ]
 
 
+def _sampling_lines(m: dict) -> list[str]:
+    """How many samples adaptive sampling drew (nothing for a fixed-k run)."""
+    drawn = m.get("sampling", {})
+    if drawn.get("adaptive", "off") == "off":
+        return []
+    return [
+        f"Adaptive sampling `{drawn['adaptive']}` in rounds of {drawn['rounds']}: "
+        f"{drawn['mean_samples']:.2f} samples per question on average (k={drawn['k']}), "
+        f"{drawn['stopped_early']:.0%} of questions stopped early; the @{drawn['k']} methods "
+        "use the samples drawn."
+    ]
+
+
 def run_section(run_dir: Path) -> str:
     """Markdown for one run: the method table, the command, models, time, and what went wrong."""
     run = load_run(run_dir)
@@ -299,6 +312,7 @@ def run_section(run_dir: Path) -> str:
         f"Command: `{run_command(m)}` (run id `{m['run_id']}`), then `{_report_command(m)}`.",
         f"Commit `{m['git_commit'][:12]}`, scored {m['started']}. " + _timing(m),
         _models_line(m),
+        *_sampling_lines(m),
         "",
         *markdown_table(*method_cells(s.itertuples())),
         "",

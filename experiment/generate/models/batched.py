@@ -59,6 +59,9 @@ class BatchedLlamaBackend:
         self.name = model.name
         # Its samples differ from the sequential backend's for the same seed: cache them apart.
         self.fingerprint = f"sha256:{model.sha256}+batched"
+        # A row's numbers depend on the batch it is decoded in: adaptive rounds key their samples
+        # by round (experiment/generate/sampling.py).
+        self.batch_dependent = True
         # Sum each answer's token log-probabilities (the selector's `logprob` feature); off only
         # to measure what it costs (bench/selector.py).
         self.logprobs = True

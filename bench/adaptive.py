@@ -1,0 +1,298 @@
+"""Adaptive sampling against fixed k = 10 and large@1: samples, accuracy and time, in one run.
+
+    python bench/adaptive.py SQUAD_V1_DEV_JSON [--live 40] [--no-write]
+
+Part 1, accuracy and samples, on the SQuAD v1.1 benchmark sample (300 questions of the
+evaluation titles, as `bench/accuracy.py squad-v1`) and the bundled corpus. Every round is drawn
+once (`--adaptive never`: 10 samples in rounds of 3, 3, 3, 1); each rule is then run through the
+same code path as `factqa run --adaptive RULE`, which replays its stop decisions on those cached
+rounds, so its samples are exactly the first n of "every round" and the accuracy difference is
+paired sample for sample. Fixed k = 10 drawn at once (the default run, a different draw of the
+same seeds) and large@1 come from the same caches. Model seconds per question are the drawn
+rounds' recorded times.
+
+Part 2, time (ratio D), measured live in this process on the first `--live` questions of each
+set, no cache, prefix reuse as in a run: the whole small pipeline per question (sampling,
+checking every sample against the article, the vote and the selector) with fixed k = 10 and
+with the default rule, over large@1 per question (its answer, checked). The small model's
+llama.cpp calls are profiled on the way: prompt reading (prefill) against decode steps.
+
+The rules and rounds were chosen on the fitting half of SQuAD (docs/RESULTS.md, "Adaptive
+sampling"), never on these samples. Writes the `adaptive` section of docs/RESULTS.md; the last
+line printed is machine-readable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from experiment.config import RunConfig  # noqa: E402
+from experiment.corpus import load_articles, load_questions  # noqa: E402
+from experiment.evaluate.check import check_sample  # noqa: E402
+from experiment.evaluate.features import candidates  # noqa: E402
+from experiment.evaluate.scored import Scored  # noqa: E402
+from experiment.evaluate.selector import learned, select  # noqa: E402
+from experiment.evaluate.stats import paired_difference_ci  # noqa: E402
+from experiment.evaluate.stopping import parse_rounds, parse_rule, sample_stopper  # noqa: E402
+from experiment.evaluate.vote import majority  # noqa: E402
+from experiment.generate.models.base import GREEDY, SamplingParams  # noqa: E402
+from experiment.generate.sampling import article_order, sample_all  # noqa: E402
+from experiment.importers.service import import_dataset  # noqa: E402
+from experiment.records import Article, Question  # noqa: E402
+from experiment.report.markdown import update_section  # noqa: E402
+from experiment.report.run import flag  # noqa: E402
+from experiment.runner import llama_factory, run_experiment  # noqa: E402
+
+RULES = ("window:2", "posterior:0.9", "selector:0.6")  # bench/fit_stopping.py chose them
+DEFAULT_RULE = "window:2"
+K = 10
+
+
+@dataclass(frozen=True)
+class DataSet:
+    name: str
+    articles: Path
+    questions: Path
+    out: Path  # the folder whose generation cache the runs share
+
+
+def runs(ds: DataSet) -> dict[str, Path]:
+    """Every run of one data set: fixed k, every round, each rule (cached after the first)."""
+    out = {}
+    for rule in ("off", "never", *RULES):
+        label = "fixed" if rule == "off" else rule.replace(":", "")
+        cfg = RunConfig(
+            articles=ds.articles,
+            questions=ds.questions,
+            out=ds.out,
+            run_id=f"{'' if ds.out.name == 'bench' else 'bench/'}adaptive/{ds.name}-{label}",
+            adaptive=rule,
+            label=ds.name,
+        )
+        t0 = time.perf_counter()
+        result = run_experiment(cfg)
+        print(f"[{time.perf_counter() - t0:6.1f}s] {ds.name} {rule}", flush=True)
+        out[rule] = result.run_dir
+    return out
+
+
+def _correct(run: Path, method: str) -> pd.Series:
+    q = pd.read_csv(run / "questions.csv", keep_default_na=False).set_index("question_id")
+    return flag(q[f"{method}.correct"])
+
+
+def accuracy_rows(ds: DataSet, folders: dict[str, Path]) -> tuple[list[list[str]], dict]:
+    """The table of part 1 and the default rule's figures."""
+    questions = pd.read_csv(folders["never"] / "questions.csv", keep_default_na=False)
+    clusters = questions.cluster.astype(str).tolist()
+    ver, sel = f"small-verified@{K}", f"small-selected@{K}"
+    reference = {m: _correct(folders["never"], m) for m in (ver, sel)}
+    rows, facts = [], {}
+    for rule, folder in folders.items():
+        a = pd.read_csv(folder / "attempts.csv", keep_default_na=False)
+        n = a.question_id.nunique()
+        small = a[a.role == "small"]
+        drawn = small.groupby("question_id").size()
+        cells = [
+            {"off": f"fixed k={K}, all at once", "never": "every round (fixed k in rounds)"}.get(
+                rule, f"`{rule}`"
+            ),
+            f"{drawn.mean():.2f}",
+            f"{(drawn < K).mean():.0%}",
+        ]
+        for m in (ver, sel):
+            got = _correct(folder, m).reindex(reference[m].index)
+            diff, low, high = paired_difference_ci(got.tolist(), reference[m].tolist(), clusters)
+            cells += [f"{got.mean():.3f}", f"{diff:+.3f} [{low:+.3f}, {high:+.3f}]"]
+            if rule == DEFAULT_RULE and m == ver:
+                facts = {"samples": drawn.mean(), "delta": diff, "n": n}
+        # recorded when the rounds were drawn: comparable among the rounds' rows only
+        cells.append("-" if rule == "off" else f"{small.seconds.sum() / n:.2f}")
+        rows.append(cells)
+    right = _correct(folders["never"], "large@1").mean()
+    rows.append(["large@1 (one greedy answer)", "-", "-", f"{right:.3f}", "", "", "", "-"])
+    return rows, facts
+
+
+class Profile:
+    """The small model's llama.cpp calls: prompt reading against decode steps, by batch size."""
+
+    def __init__(self, backend) -> None:  # type: ignore[no-untyped-def]
+        self.prefill = self.decode = 0.0
+        self.steps: list[int] = []
+        original = backend._decode
+
+        def timed(tokens, seqs, positions, logits) -> None:  # type: ignore[no-untyped-def]
+            t0 = time.perf_counter()
+            original(tokens, seqs, positions, logits)
+            dt = time.perf_counter() - t0
+            if all(logits) and len(set(seqs)) == len(seqs):
+                self.decode += dt
+                self.steps.append(len(tokens))
+            else:
+                self.prefill += dt
+
+        backend._decode = timed
+
+    def take(self) -> tuple[float, float, int, str]:
+        """Prefill and decode seconds and steps since the last call, with a text template for
+        them per question; then start again."""
+        steps = self.steps
+        text = (
+            f"prefill {{:.2f}} s, decode {{:.2f}} s in {{:.1f}} steps of "
+            f"{sum(steps) / max(len(steps), 1):.1f} sequences on average"
+        )
+        out = (self.prefill, self.decode, len(steps), text)
+        self.prefill = self.decode = 0.0
+        self.steps = []
+        return out
+
+
+def pipeline(
+    backend,  # type: ignore[no-untyped-def]
+    articles: dict[str, Article],
+    questions: list[Question],
+    k: int,
+    params: SamplingParams,
+    rule: str | None,
+) -> tuple[float, float]:
+    """Seconds for the whole pipeline over `questions` from an empty prompt cache, and the mean
+    samples drawn: sampling, checking, and for the small model the vote and the selector."""
+    backend.reset()
+    stop = sample_stopper(parse_rule(rule), articles, params.temperature) if rule else None
+    rounds = parse_rounds("3,3", k) if rule else None
+    t0 = time.perf_counter()
+    drawn = sample_all(backend, articles, questions, k, params, 0, None, None, rounds, stop)
+    for q in questions:
+        art = articles[q.article_id]
+        checked = [
+            Scored(*check_sample(s, art, "small", "", params.temperature)) for s in drawn[q.id]
+        ]
+        if k > 1:
+            majority([s.value for s in checked], keep=[s.attempt.confirmed for s in checked])
+            select(candidates(q, art, checked), learned())
+    seconds = time.perf_counter() - t0
+    return seconds, sum(len(v) for v in drawn.values()) / len(questions)
+
+
+def live(ds: DataSet, n: int, log: Callable[[str], None]) -> dict[str, float]:
+    articles = load_articles(ds.articles)
+    questions = article_order(load_questions(ds.questions, articles))[:n]
+    cfg = RunConfig(k=K)
+    params = SamplingParams(cfg.temperature, cfg.top_p, cfg.top_k, cfg.max_tokens)
+    small = llama_factory(cfg.small, cfg)
+    profile = Profile(small)
+    t_fixed, _ = pipeline(small, articles, questions, K, params, None)
+    fixed_profile = profile.take()
+    t_adaptive, samples = pipeline(small, articles, questions, K, params, DEFAULT_RULE)
+    adaptive_profile = profile.take()
+    del small
+    gc.collect()
+    large = llama_factory(cfg.large, cfg)
+    t_large, _ = pipeline(large, articles, questions, 1, replace(GREEDY, max_tokens=32), None)
+    del large
+    gc.collect()
+    n = len(questions)
+
+    def per_question(measured: tuple[float, float, int, str]) -> str:
+        prefill, decode, steps, text = measured
+        return text.format(prefill / n, decode / n, steps / n)
+
+    log(
+        f"{ds.name}, first {n} questions: small fixed k={K} {t_fixed / n:.2f} s, "
+        f"adaptive {t_adaptive / n:.2f} s ({samples:.2f} samples), large@1 {t_large / n:.2f} s "
+        f"per question; the small model's llama.cpp time per question, fixed k: "
+        f"{per_question(fixed_profile)}; adaptive: {per_question(adaptive_profile)}"
+    )
+    return {"fixed": t_fixed / n, "adaptive": t_adaptive / n, "large": t_large / n}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("squad_v1", type=Path, help="SQuAD v1.1 dev JSON")
+    ap.add_argument("--live", type=int, default=40, help="questions per set timed live")
+    ap.add_argument("--no-write", action="store_true")
+    args = ap.parse_args()
+
+    bench = ROOT / "outputs" / "bench"
+    imported = import_dataset(
+        "squad", args.squad_v1, bench / "data" / "squad-v1", 300, 0, None, True, "eval"
+    )
+    sets = [
+        DataSet("squad-v1", imported.articles, imported.questions, bench),
+        DataSet("bundled", ROOT / "articles", ROOT / "questions", ROOT / "outputs"),
+    ]
+    lines: list[str] = []
+    facts: dict[str, dict] = {}
+    timing: dict[str, dict[str, float]] = {}
+    for ds in sets:
+        rows, facts[ds.name] = accuracy_rows(ds, runs(ds))
+        lines += [
+            f"**{ds.name}** ({facts[ds.name]['n']} questions)",
+            "",
+            "| sampling | samples per question | stopped early | small-verified@10 | "
+            "difference vs every round [95% CI] | small-selected@10 | difference vs every "
+            "round [95% CI] | small model s per question, recorded as the rounds were drawn |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |",
+            *("| " + " | ".join(r) + " |" for r in rows),
+            "",
+        ]
+    lines.append(
+        "The recorded seconds come from the run that drew every round, so they compare the "
+        "rules with each other; fixed k and large@1 were drawn in other runs, under other "
+        "load: their time is the live measurement below."
+    )
+    lines.append("")
+    live_lines: list[str] = []
+    for ds in sets:
+        timing[ds.name] = live(ds, args.live, live_lines.append)
+    s, b = timing["squad-v1"], timing["bundled"]
+    report = "\n".join(
+        [
+            "## Adaptive sampling",
+            "",
+            f"Command: `python bench/adaptive.py PATH/TO/dev-v1.1.json --live {args.live}` "
+            f"(rules {', '.join(RULES)}; rounds 3, 3, 3, 1; default rule `{DEFAULT_RULE}`; "
+            "2 CPU cores). Rules and rounds were chosen on the fitting half of SQuAD v1.1 "
+            "and v2.0, not on these samples.",
+            "",
+            *lines,
+            "Time, measured live in one process (no cache; sampling, checking, vote and "
+            "selector included):",
+            "",
+            *(f"- {line}" for line in live_lines),
+            f"- ratio D (whole small pipeline / large@1 per question), `{DEFAULT_RULE}`: "
+            f"**{s['adaptive'] / s['large']:.2f}** on SQuAD v1.1, "
+            f"**{b['adaptive'] / b['large']:.2f}** on the bundled corpus; fixed k=10: "
+            f"{s['fixed'] / s['large']:.2f} and {b['fixed'] / b['large']:.2f}",
+        ]
+    )
+    print(report)
+    if not args.no_write:
+        update_section(ROOT / "docs" / "RESULTS.md", "adaptive", report)
+    fs, fb = facts["squad-v1"], facts["bundled"]
+    print(
+        f"adaptive_rule={DEFAULT_RULE} adaptive_samples_squad={fs['samples']:.2f} "
+        f"adaptive_samples_bundled={fb['samples']:.2f} "
+        f"adaptive_acc_delta_squad={fs['delta']:+.3f} "
+        f"adaptive_acc_delta_bundled={fb['delta']:+.3f} "
+        f"ratio_D_squad={s['adaptive'] / s['large']:.2f} "
+        f"ratio_D_bundled={b['adaptive'] / b['large']:.2f} "
+        f"ratio_D_fixed_squad={s['fixed'] / s['large']:.2f} "
+        f"ratio_D_fixed_bundled={b['fixed'] / b['large']:.2f}"
+    )
+
+
+if __name__ == "__main__":
+    main()

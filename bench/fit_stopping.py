@@ -1,0 +1,114 @@
+"""Choose the stopping rules' levels on the fitting half of SQuAD (never on a reported sample).
+
+    python bench/fit_stopping.py SQUAD_V1_DEV_JSON SQUAD_V2_DEV_JSON [--rounds 3,3]
+
+The questions are the selector's fitting set (`bench/fit_selector.py`: 400 SQuAD v1.1 and 150
+SQuAD v2.0 questions of the fitting titles), with the 10 samples per question that run drew at
+once; round r of the adaptive schedule is stood in for by those samples' indices (the same
+seeds, decoded in another batch). Each rule is replayed with `StopRule.should_stop`, the
+function `factqa run --adaptive` calls. For each family the level kept is the one with the
+fewest samples whose small-verified@10 and small-selected@10 accuracy both stay within 1 point
+of all ten samples. Prints the grid and the choice, and writes them to the `adaptive-fit`
+section of docs/RESULTS.md (unless --no-write).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from experiment.config import RunConfig  # noqa: E402
+from experiment.evaluate.methods import answer_methods  # noqa: E402
+from experiment.evaluate.stopping import parse_rounds, parse_rule  # noqa: E402
+from experiment.importers.service import import_dataset  # noqa: E402
+from experiment.report.markdown import update_section  # noqa: E402
+from experiment.runner import small_samples  # noqa: E402
+
+OUT = ROOT / "outputs" / "bench"
+GRID = {
+    "window": ("window:2", "window:3", "window:4", "window:2+none", "window:3+none"),
+    "posterior": ("posterior:0.8", "posterior:0.9", "posterior:0.95", "posterior:0.9+none"),
+    "selector": ("selector:0.6", "selector:0.7", "selector:0.8", "selector:0.9"),
+}
+TOLERANCE = 0.01
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("squad_v1", type=Path)
+    ap.add_argument("squad_v2", type=Path)
+    ap.add_argument("--rounds", default="3,3")
+    ap.add_argument("--no-write", action="store_true")
+    args = ap.parse_args()
+    data = []
+    for name, source, sample, unanswerable in (
+        ("squad-v1-fit", args.squad_v1, 400, None),
+        ("squad-v2-fit", args.squad_v2, 50, 100),
+    ):
+        imp = import_dataset(
+            "squad", source, OUT / "data" / name, sample, 0, unanswerable, True, "fit"
+        )
+        cfg = RunConfig(articles=imp.articles, questions=imp.questions, out=OUT, run_id=name)
+        articles, questions, small = small_samples(cfg)
+        data += [(q, articles[q.article_id], small[q.id]) for q in questions]
+
+    def accuracy(drawn: dict[str, int]) -> tuple[float, float]:
+        ver = sel = 0
+        for q, art, samples in data:
+            got = answer_methods(q, samples[: drawn[q.id]], samples[0], 10, art)
+            ver += got["small-verified@10"].correct
+            sel += got["small-selected@10"].correct
+        return ver / len(data), sel / len(data)
+
+    rounds = parse_rounds(args.rounds, 10)
+    base = accuracy({q.id: 10 for q, _, _ in data})
+    lines = [
+        "## Adaptive sampling: choosing the rules on the fitting half",
+        "",
+        f"Command: `python bench/fit_stopping.py PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json "
+        f"--rounds {args.rounds}`. {len(data)} questions of the fitting titles (the selector's "
+        f"fitting set), rounds {list(rounds)}; all ten samples: small-verified@10 "
+        f"{base[0]:.3f}, small-selected@10 {base[1]:.3f}. Kept per family: the fewest samples "
+        f"with both accuracies within {TOLERANCE * 100:.0f} point of all ten.",
+        "",
+        "| rule | samples per question | stopped early | verified (diff) | selected (diff) |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    chosen = {}
+    for family, specs in GRID.items():
+        best: tuple[float, str] | None = None
+        for spec in specs:
+            rule = parse_rule(spec)
+            drawn = {}
+            for q, art, samples in data:
+                upto = 0
+                for size in rounds:
+                    upto += size
+                    if upto < 10 and rule.should_stop(q, art, samples[:upto]):
+                        break
+                drawn[q.id] = upto
+            ver, sel = accuracy(drawn)
+            mean = sum(drawn.values()) / len(drawn)
+            early = sum(n < 10 for n in drawn.values()) / len(drawn)
+            lines.append(
+                f"| `{spec}` | {mean:.2f} | {early:.0%} | {ver:.3f} ({ver - base[0]:+.3f}) | "
+                f"{sel:.3f} ({sel - base[1]:+.3f}) |"
+            )
+            print(lines[-1], flush=True)
+            ok = ver >= base[0] - TOLERANCE and sel >= base[1] - TOLERANCE
+            if ok and (best is None or mean < best[0]):
+                best = (mean, spec)
+        chosen[family] = best[1] if best else "none"
+    lines += ["", "Chosen: " + ", ".join(f"`{s}`" for s in chosen.values()) + "."]
+    print("\n".join(lines))
+    if not args.no_write:
+        update_section(ROOT / "docs" / "RESULTS.md", "adaptive-fit", "\n".join(lines))
+    print("chosen: " + " ".join(f"{f}={s}" for f, s in chosen.items()))
+
+
+if __name__ == "__main__":
+    main()
