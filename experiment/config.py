@@ -130,6 +130,11 @@ class RunConfig:
 
             parse_rule(self.adaptive)
             parse_rounds(self.rounds, self.k)
+        elif self.rounds != RunConfig.rounds:
+            raise ConfigError(
+                f"rounds '{self.rounds}' needs adaptive sampling: add --adaptive RULE "
+                "(for example --adaptive window), or leave --rounds out"
+            )
         if self.server_timeout <= 0 or self.server_retries < 0 or self.server_concurrency < 1:
             raise ConfigError(
                 "server_timeout must be > 0, server_retries >= 0 and server_concurrency >= 1"

@@ -193,6 +193,21 @@ def test_interrupted_adaptive_run_resumes_to_the_same_samples(sampled, tmp_path:
     assert texts(draw(again, sampled, "window:2", cache)) == texts(whole) and not again.calls
 
 
+def test_a_server_backend_samples_adaptive_questions_in_parallel_alike(sampled) -> None:  # type: ignore[no-untyped-def]
+    serial = draw(FakeBackend("m", by_seed), sampled, "window:2")
+    wide = FakeBackend("m", by_seed)
+    wide.parallel = 3  # type: ignore[attr-defined]
+    assert texts(draw(wide, sampled, "window:2")) == texts(serial)
+
+
+def test_rounds_without_a_rule_is_an_error() -> None:
+    from experiment.config import RunConfig
+
+    with pytest.raises(ConfigError, match="needs adaptive sampling"):
+        RunConfig(rounds="4,2")
+    assert RunConfig(rounds="4,2", adaptive="window").rounds == "4,2"
+
+
 def test_rounds_are_in_the_cache_key_only_where_the_batch_matters(sampled, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     articles, questions = sampled
     cache = GenerationCache(tmp_path / "c")
@@ -233,6 +248,9 @@ def test_cli_adaptive_run_records_samples_drawn(
     assert summary.loc["large@1", "mean_samples"] == 0
     assert "small-pass@10" in summary.index
     from experiment.report.html import render_html
+    from experiment.report.markdown import run_section
+
+    assert "Adaptive sampling `window` in rounds of [3, 3, 3, 1]" in run_section(run)
 
     assert "Adaptive sampling <code>window</code>, rounds [3, 3, 3, 1]" in render_html(
         run, corpus[0]
