@@ -258,6 +258,17 @@ def main() -> None:
     for ds in sets:
         timing[ds.name] = live(ds, args.live, live_lines.append)
     s, b = timing["squad-v1"], timing["bundled"]
+    fs, fb = facts["squad-v1"], facts["bundled"]
+    last = (
+        f"adaptive_rule={DEFAULT_RULE} adaptive_samples_squad={fs['samples']:.2f} "
+        f"adaptive_samples_bundled={fb['samples']:.2f} "
+        f"adaptive_acc_delta_squad={fs['delta']:+.3f} "
+        f"adaptive_acc_delta_bundled={fb['delta']:+.3f} "
+        f"ratio_D_squad={s['adaptive'] / s['large']:.2f} "
+        f"ratio_D_bundled={b['adaptive'] / b['large']:.2f} "
+        f"ratio_D_fixed_squad={s['fixed'] / s['large']:.2f} "
+        f"ratio_D_fixed_bundled={b['fixed'] / b['large']:.2f}"
+    )
     report = "\n".join(
         [
             "## Adaptive sampling",
@@ -276,22 +287,15 @@ def main() -> None:
             f"**{s['adaptive'] / s['large']:.2f}** on SQuAD v1.1, "
             f"**{b['adaptive'] / b['large']:.2f}** on the bundled corpus; fixed k=10: "
             f"{s['fixed'] / s['large']:.2f} and {b['fixed'] / b['large']:.2f}",
+            "",
+            "Last line (adaptive_acc_delta: small-verified@10 against every round drawn): "
+            f"`{last}`",
         ]
     )
     print(report)
     if not args.no_write:
         update_section(ROOT / "docs" / "RESULTS.md", "adaptive", report)
-    fs, fb = facts["squad-v1"], facts["bundled"]
-    print(
-        f"adaptive_rule={DEFAULT_RULE} adaptive_samples_squad={fs['samples']:.2f} "
-        f"adaptive_samples_bundled={fb['samples']:.2f} "
-        f"adaptive_acc_delta_squad={fs['delta']:+.3f} "
-        f"adaptive_acc_delta_bundled={fb['delta']:+.3f} "
-        f"ratio_D_squad={s['adaptive'] / s['large']:.2f} "
-        f"ratio_D_bundled={b['adaptive'] / b['large']:.2f} "
-        f"ratio_D_fixed_squad={s['fixed'] / s['large']:.2f} "
-        f"ratio_D_fixed_bundled={b['fixed'] / b['large']:.2f}"
-    )
+    print(last)
 
 
 if __name__ == "__main__":
