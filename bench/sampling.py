@@ -15,7 +15,8 @@ and, comparing the two backends:
 - identical: questions whose k greedy samples equal the one greedy answer decoded alone;
 - peak_rss_mib: peak resident memory of this process (the models are loaded in turn).
 
-Writes its section of docs/RESULTS.md; the last line printed is machine-readable.
+Writes its section of docs/RESULTS.md; the last line printed is machine-readable. Ratio D with
+adaptive sampling, on SQuAD v1.1 and the bundled corpus, is measured by bench/adaptive.py.
 """
 
 from __future__ import annotations
