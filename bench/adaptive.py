@@ -39,9 +39,8 @@ sys.path.insert(0, str(ROOT))
 
 from experiment.config import RunConfig  # noqa: E402
 from experiment.corpus import load_articles, load_questions  # noqa: E402
-from experiment.evaluate.check import check_sample  # noqa: E402
+from experiment.evaluate.check import checked  # noqa: E402
 from experiment.evaluate.features import candidates  # noqa: E402
-from experiment.evaluate.scored import Scored  # noqa: E402
 from experiment.evaluate.selector import learned, select  # noqa: E402
 from experiment.evaluate.stats import paired_difference_ci  # noqa: E402
 from experiment.evaluate.stopping import parse_rounds, parse_rule, sample_stopper  # noqa: E402
@@ -65,6 +64,7 @@ class DataSet:
     articles: Path
     questions: Path
     out: Path  # the folder whose generation cache the runs share
+    runs: str  # the run folders' place inside `out` (outputs/bench/adaptive either way)
 
 
 def runs(ds: DataSet) -> dict[str, Path]:
@@ -76,7 +76,7 @@ def runs(ds: DataSet) -> dict[str, Path]:
             articles=ds.articles,
             questions=ds.questions,
             out=ds.out,
-            run_id=f"{'' if ds.out.name == 'bench' else 'bench/'}adaptive/{ds.name}-{label}",
+            run_id=f"{ds.runs}/{ds.name}-{label}",
             adaptive=rule,
             label=ds.name,
         )
@@ -176,12 +176,10 @@ def pipeline(
     drawn = sample_all(backend, articles, questions, k, params, 0, None, None, rounds, stop)
     for q in questions:
         art = articles[q.article_id]
-        checked = [
-            Scored(*check_sample(s, art, "small", "", params.temperature)) for s in drawn[q.id]
-        ]
+        scored = checked(drawn[q.id], art, "small", "", params.temperature)
         if k > 1:
-            majority([s.value for s in checked], keep=[s.attempt.confirmed for s in checked])
-            select(candidates(q, art, checked), learned())
+            majority([s.value for s in scored], keep=[s.attempt.confirmed for s in scored])
+            select(candidates(q, art, scored), learned())
     seconds = time.perf_counter() - t0
     return seconds, sum(len(v) for v in drawn.values()) / len(questions)
 
@@ -230,8 +228,10 @@ def main() -> None:
         "squad", args.squad_v1, bench / "data" / "squad-v1", 300, 0, None, True, "eval"
     )
     sets = [
-        DataSet("squad-v1", imported.articles, imported.questions, bench),
-        DataSet("bundled", ROOT / "articles", ROOT / "questions", ROOT / "outputs"),
+        DataSet("squad-v1", imported.articles, imported.questions, bench, "adaptive"),
+        DataSet(
+            "bundled", ROOT / "articles", ROOT / "questions", ROOT / "outputs", "bench/adaptive"
+        ),
     ]
     lines: list[str] = []
     facts: dict[str, dict] = {}

@@ -101,7 +101,7 @@ class RunConfig:
     server_concurrency: int = 4
     speculative: str = "off"
     # Adaptive sampling (experiment/evaluate/stopping.py): "off" draws all k at once; a rule
-    # ("window:2", "posterior:0.9", "selector:0.7", "never") draws `rounds` and may stop early.
+    # ("window:2", "posterior:0.9", "selector:0.6", "never") draws `rounds` and may stop early.
     adaptive: str = "off"
     rounds: str = "3,3"
     label: str = ""  # what the data set is called in reports (default: from the articles folder)
@@ -169,8 +169,6 @@ class RunConfig:
         if self.dataset != BUNDLED:
             parts.append("--articles ARTICLES --questions QUESTIONS")
         for name in COMMAND_OPTIONS:
-            if name == "rounds" and self.adaptive == "off":
-                continue
             if getattr(self, name) != getattr(default, name):
                 parts.append(f"--{name.replace('_', '-')} {getattr(self, name)}")
         return " ".join(parts)

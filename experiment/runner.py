@@ -31,7 +31,7 @@ from experiment.evaluate.agreement import (
 from experiment.evaluate.blindspots import COLUMNS as SPOT_COLUMNS
 from experiment.evaluate.blindspots import blind_spots
 from experiment.evaluate.blindspots import row as spot_row
-from experiment.evaluate.check import check_sample
+from experiment.evaluate.check import checked
 from experiment.evaluate.methods import (
     MethodAnswer,
     Scored,
@@ -232,10 +232,7 @@ def _checked(
 ) -> dict[str, list[Scored]]:
     """Each question's samples read and confirmed against its article."""
     return {
-        q.id: [
-            Scored(*check_sample(s, articles[q.article_id], role, info["name"], temperature))
-            for s in samples[q.id]
-        ]
+        q.id: checked(samples[q.id], articles[q.article_id], role, info["name"], temperature)
         for q in questions
     }
 

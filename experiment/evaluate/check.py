@@ -3,6 +3,9 @@ confirms it (no gold is used here; judging against gold is `experiment.evaluate.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from experiment.evaluate.scored import Scored
 from experiment.generate.sampling import Sample
 from experiment.generate.trouble import output_trouble
 from experiment.records import Article, Attempt
@@ -46,3 +49,10 @@ def check_sample(
         drawn=sample.drawn,
     )
     return attempt, value
+
+
+def checked(
+    samples: Sequence[Sample], article: Article, role: str, model: str, temperature: float
+) -> list[Scored]:
+    """One question's samples, each read and confirmed against its article."""
+    return [Scored(*check_sample(s, article, role, model, temperature)) for s in samples]

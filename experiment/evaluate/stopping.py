@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from experiment.errors import ConfigError
-from experiment.evaluate.check import check_sample
+from experiment.evaluate.check import checked
 from experiment.evaluate.features import candidates
 from experiment.evaluate.scored import Scored
 from experiment.evaluate.selector import learned, select
@@ -170,8 +170,7 @@ def sample_stopper(rule: StopRule, articles: dict[str, Article], temperature: fl
     def stop(samples: list[Sample]) -> bool:
         q = samples[0].question
         article = articles[q.article_id]
-        small = [Scored(*check_sample(s, article, "small", "", temperature)) for s in samples]
-        return rule.should_stop(q, article, small)
+        return rule.should_stop(q, article, checked(samples, article, "small", "", temperature))
 
     return stop
 

@@ -155,9 +155,8 @@ def _generate(
         return failed(e, len(indices))
 
 
-def _samples(plan: _Plan, fresh: dict[int, Generation], upto: int, drawn: int) -> list[Sample]:
-    """The question's first `upto` samples, from the cache or freshly drawn."""
-    round_of = {i: n for n, r in enumerate(plan.rounds, 1) for i in r}
+def _samples(plan: _Plan, fresh: dict[int, Generation], upto: int) -> list[Sample]:
+    """The question's first `upto` samples (its samples drawn), from the cache or fresh."""
     return [
         Sample(
             plan.question,
@@ -166,10 +165,12 @@ def _samples(plan: _Plan, fresh: dict[int, Generation], upto: int, drawn: int) -
             plan.found[i] or fresh[i],
             plan.found[i] is not None,
             plan.context,
-            round_of[i],
-            drawn,
+            n,
+            upto,
         )
-        for i in range(upto)
+        for n, r in enumerate(plan.rounds, 1)
+        for i in r
+        if i < upto
     ]
 
 
@@ -188,7 +189,7 @@ def _draw(
         if any(g.failed for g in fresh.values()):
             break  # not cached: the next run tries the question again
         last = r.stop == len(plan.seeds)
-        if stop is not None and not last and stop(_samples(plan, fresh, upto, upto)):
+        if stop is not None and not last and stop(_samples(plan, fresh, upto)):
             break
     return fresh, upto
 
@@ -203,7 +204,7 @@ def _finish(
     good = [i for i, g in fresh.items() if not g.failed]
     if cache is not None and good:
         cache.put_many(backend.name, [(plan.keys[i], fresh[i]) for i in sorted(good)])
-    return _samples(plan, fresh, upto, upto)
+    return _samples(plan, fresh, upto)
 
 
 def sample_question(
