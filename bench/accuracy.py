@@ -1,6 +1,7 @@
 """The experiment on public data: import a fixed stratified sample, run every method, record it.
 
-    python bench/accuracy.py PRESET DATA_PATH [--small MODEL] [--limit N] [--no-write]
+    python bench/accuracy.py PRESET DATA_PATH [--small MODEL] [--adaptive RULE]
+                             [--small-context excerpt:N] [--limit N] [--no-write]
 
 Presets (the issue's default runs; each finishes well under 90 minutes on 2 CPU cores):
 - squad-v1   SQuAD v1.1 dev, 300 figure/date questions of the evaluation titles, seed 0
@@ -66,6 +67,12 @@ def main() -> None:
         help="sample adaptively with this stopping rule (the run is named PRESET-adaptive-RULE "
         "and writes no README table; bench/adaptive.py compares the rules)",
     )
+    ap.add_argument(
+        "--small-context",
+        default="article",
+        help="what the small model reads: 'article' or 'excerpt:N' (the run is named "
+        "PRESET-excerptN and writes no README table; bench/fit_excerpt.py chose N)",
+    )
     args = ap.parse_args()
 
     p = PRESETS[args.preset]
@@ -78,6 +85,9 @@ def main() -> None:
     if args.adaptive != "off":
         name += f"-adaptive-{args.adaptive.replace(':', '')}"
         title += f", adaptive sampling {args.adaptive}"
+    if args.small_context != "article":
+        name += f"-{args.small_context.replace(':', '')}"
+        title += f", small model reads {args.small_context}"
     base = RunConfig()
     cfg = RunConfig(
         articles=imported.articles,
@@ -89,6 +99,7 @@ def main() -> None:
         seed=args.seed,
         label=title,
         adaptive=args.adaptive,
+        small_context=args.small_context,
     )
     t0 = time.perf_counter()
 
@@ -104,11 +115,14 @@ def main() -> None:
     )
     if args.adaptive != "off":
         command += f" --adaptive {args.adaptive}"
+    if args.small_context != "article":
+        command += f" --small-context {args.small_context}"
     text = benchmark_section(result.run_dir, title, command)
     print(text)
     if not args.no_write and not args.limit:
         update_section(args.results, f"bench-{name}", text)
-    if not args.no_write and not args.limit and args.adaptive == "off":
+    variant = args.adaptive != "off" or args.small_context != "article"
+    if not args.no_write and not args.limit and not variant:
         runs = {
             "SQuAD v1.1, evaluation titles (small qwen2.5-coder-0.5b)": args.out / "squad-v1",
             "SQuAD v1.1, evaluation titles (small smollm2-135m)": args.out

@@ -1,6 +1,7 @@
 """Adaptive sampling against fixed k = 10 and large@1: samples, accuracy and time, in one run.
 
-    python bench/adaptive.py SQUAD_V1_DEV_JSON [--live 40] [--no-write]
+    python bench/adaptive.py SQUAD_V1_DEV_JSON [--live 40] [--small-context excerpt:N]
+                             [--no-write]
 
 Part 1, accuracy and samples, on the SQuAD v1.1 benchmark sample (300 questions of the
 evaluation titles, as `bench/accuracy.py squad-v1`) and the bundled corpus. Every round is drawn
@@ -47,6 +48,7 @@ from experiment.evaluate.stopping import parse_rounds, parse_rule, sample_stoppe
 from experiment.evaluate.vote import majority  # noqa: E402
 from experiment.generate.models.base import GREEDY, SamplingParams  # noqa: E402
 from experiment.generate.sampling import article_order, sample_all  # noqa: E402
+from experiment.generate.windows import WHOLE, parse_reading  # noqa: E402
 from experiment.importers.service import import_dataset  # noqa: E402
 from experiment.records import Article, Question  # noqa: E402
 from experiment.report.markdown import update_section  # noqa: E402
@@ -67,23 +69,30 @@ class DataSet:
     runs: str  # the run folders' place inside `out` (outputs/bench/adaptive either way)
 
 
-def runs(ds: DataSet) -> dict[str, Path]:
-    """Every run of one data set: fixed k, every round, each rule (cached after the first)."""
+def runs(ds: DataSet, reading: str) -> dict[str, Path]:
+    """Every run of one data set: fixed k, every round, each rule (cached after the first);
+    with an excerpt, every round and the default rule again, the small model reading it."""
+    plan = [(rule, rule, WHOLE) for rule in ("off", "never", *RULES)]
+    if reading != WHOLE:
+        plan += [(f"{rule} @{reading}", rule, reading) for rule in ("never", DEFAULT_RULE)]
     out = {}
-    for rule in ("off", "never", *RULES):
+    for key, rule, context in plan:
         label = "fixed" if rule == "off" else rule.replace(":", "")
+        if context != WHOLE:
+            label += "-" + context.replace(":", "")
         cfg = RunConfig(
             articles=ds.articles,
             questions=ds.questions,
             out=ds.out,
             run_id=f"{ds.runs}/{ds.name}-{label}",
             adaptive=rule,
+            small_context=context,
             label=ds.name,
         )
         t0 = time.perf_counter()
         result = run_experiment(cfg)
-        print(f"[{time.perf_counter() - t0:6.1f}s] {ds.name} {rule}", flush=True)
-        out[rule] = result.run_dir
+        print(f"[{time.perf_counter() - t0:6.1f}s] {ds.name} {key}", flush=True)
+        out[key] = result.run_dir
     return out
 
 
@@ -104,10 +113,12 @@ def accuracy_rows(ds: DataSet, folders: dict[str, Path]) -> tuple[list[list[str]
         n = a.question_id.nunique()
         small = a[a.role == "small"]
         drawn = small.groupby("question_id").size()
+        rule, _, context = rule.partition(" @")
         cells = [
             {"off": f"fixed k={K}, all at once", "never": "every round (fixed k in rounds)"}.get(
                 rule, f"`{rule}`"
-            ),
+            )
+            + (f", small model reads `{context}`" if context else ""),
             f"{drawn.mean():.2f}",
             f"{(drawn < K).mean():.0%}",
         ]
@@ -116,7 +127,8 @@ def accuracy_rows(ds: DataSet, folders: dict[str, Path]) -> tuple[list[list[str]
             diff, low, high = paired_difference_ci(got.tolist(), reference[m].tolist(), clusters)
             cells += [f"{got.mean():.3f}", f"{diff:+.3f} [{low:+.3f}, {high:+.3f}]"]
             if rule == DEFAULT_RULE and m == ver:
-                facts = {"samples": drawn.mean(), "delta": diff, "n": n}
+                facts["excerpt" if context else "whole"] = {"samples": drawn.mean(), "delta": diff}
+                facts["n"] = n
         # recorded when the rounds were drawn: comparable among the rounds' rows only
         cells.append("-" if rule == "off" else f"{small.seconds.sum() / n:.2f}")
         rows.append(cells)
@@ -166,14 +178,18 @@ def pipeline(
     k: int,
     params: SamplingParams,
     rule: str | None,
+    reading: str = WHOLE,
 ) -> tuple[float, float]:
     """Seconds for the whole pipeline over `questions` from an empty prompt cache, and the mean
-    samples drawn: sampling, checking, and for the small model the vote and the selector."""
+    samples drawn: sampling (the small model reading `reading`), checking, and for the small
+    model the vote and the selector."""
     backend.reset()
     stop = sample_stopper(parse_rule(rule), articles, params.temperature) if rule else None
     rounds = parse_rounds("3,3", k) if rule else None
     t0 = time.perf_counter()
-    drawn = sample_all(backend, articles, questions, k, params, 0, None, None, rounds, stop)
+    drawn = sample_all(
+        backend, articles, questions, k, params, 0, None, None, rounds, stop, reading
+    )
     for q in questions:
         art = articles[q.article_id]
         scored = checked(drawn[q.id], art, "small", "", params.temperature)
@@ -184,7 +200,7 @@ def pipeline(
     return seconds, sum(len(v) for v in drawn.values()) / len(questions)
 
 
-def live(ds: DataSet, n: int, log: Callable[[str], None]) -> dict[str, float]:
+def live(ds: DataSet, n: int, reading: str, log: Callable[[str], None]) -> dict[str, float]:
     articles = load_articles(ds.articles)
     questions = article_order(load_questions(ds.questions, articles))[:n]
     cfg = RunConfig(k=K)
@@ -195,6 +211,12 @@ def live(ds: DataSet, n: int, log: Callable[[str], None]) -> dict[str, float]:
     fixed_profile = profile.take()
     t_adaptive, samples = pipeline(small, articles, questions, K, params, DEFAULT_RULE)
     adaptive_profile = profile.take()
+    t_excerpt = 0.0
+    if reading != WHOLE:
+        t_excerpt, excerpt_samples = pipeline(
+            small, articles, questions, K, params, DEFAULT_RULE, reading
+        )
+        excerpt_profile = profile.take()
     del small
     gc.collect()
     large = llama_factory(cfg.large, cfg)
@@ -213,15 +235,34 @@ def live(ds: DataSet, n: int, log: Callable[[str], None]) -> dict[str, float]:
         f"per question; the small model's llama.cpp time per question, fixed k: "
         f"{per_question(fixed_profile)}; adaptive: {per_question(adaptive_profile)}"
     )
-    return {"fixed": t_fixed / n, "adaptive": t_adaptive / n, "large": t_large / n}
+    if reading != WHOLE:
+        log(
+            f"{ds.name}, the same questions, adaptive with the small model reading `{reading}`: "
+            f"{t_excerpt / n:.2f} s ({excerpt_samples:.2f} samples) per question; llama.cpp: "
+            f"{per_question(excerpt_profile)}"
+        )
+    return {
+        "fixed": t_fixed / n,
+        "adaptive": t_adaptive / n,
+        "excerpt": t_excerpt / n,
+        "large": t_large / n,
+    }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("squad_v1", type=Path, help="SQuAD v1.1 dev JSON")
     ap.add_argument("--live", type=int, default=40, help="questions per set timed live")
+    ap.add_argument(
+        "--small-context",
+        default=WHOLE,
+        help="also run the default rule with the small model reading this ('excerpt:N', "
+        "chosen by bench/fit_excerpt.py)",
+    )
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
+    reading = args.small_context
+    parse_reading(reading)
 
     bench = ROOT / "outputs" / "bench"
     imported = import_dataset(
@@ -237,7 +278,7 @@ def main() -> None:
     facts: dict[str, dict] = {}
     timing: dict[str, dict[str, float]] = {}
     for ds in sets:
-        rows, facts[ds.name] = accuracy_rows(ds, runs(ds))
+        rows, facts[ds.name] = accuracy_rows(ds, runs(ds, reading))
         lines += [
             f"**{ds.name}** ({facts[ds.name]['n']} questions)",
             "",
@@ -256,24 +297,41 @@ def main() -> None:
     lines.append("")
     live_lines: list[str] = []
     for ds in sets:
-        timing[ds.name] = live(ds, args.live, live_lines.append)
+        timing[ds.name] = live(ds, args.live, reading, live_lines.append)
     s, b = timing["squad-v1"], timing["bundled"]
     fs, fb = facts["squad-v1"], facts["bundled"]
     last = (
-        f"adaptive_rule={DEFAULT_RULE} adaptive_samples_squad={fs['samples']:.2f} "
-        f"adaptive_samples_bundled={fb['samples']:.2f} "
-        f"adaptive_acc_delta_squad={fs['delta']:+.3f} "
-        f"adaptive_acc_delta_bundled={fb['delta']:+.3f} "
+        f"adaptive_rule={DEFAULT_RULE} adaptive_samples_squad={fs['whole']['samples']:.2f} "
+        f"adaptive_samples_bundled={fb['whole']['samples']:.2f} "
+        f"adaptive_acc_delta_squad={fs['whole']['delta']:+.3f} "
+        f"adaptive_acc_delta_bundled={fb['whole']['delta']:+.3f} "
         f"ratio_D_squad={s['adaptive'] / s['large']:.2f} "
         f"ratio_D_bundled={b['adaptive'] / b['large']:.2f} "
         f"ratio_D_fixed_squad={s['fixed'] / s['large']:.2f} "
         f"ratio_D_fixed_bundled={b['fixed'] / b['large']:.2f}"
     )
+    excerpt_line = ""
+    if reading != WHOLE:
+        last += (
+            f" excerpt={reading} excerpt_samples_squad={fs['excerpt']['samples']:.2f} "
+            f"excerpt_samples_bundled={fb['excerpt']['samples']:.2f} "
+            f"excerpt_acc_delta_squad={fs['excerpt']['delta']:+.3f} "
+            f"excerpt_acc_delta_bundled={fb['excerpt']['delta']:+.3f} "
+            f"ratio_D_excerpt_squad={s['excerpt'] / s['large']:.2f} "
+            f"ratio_D_excerpt_bundled={b['excerpt'] / b['large']:.2f}"
+        )
+        excerpt_line = (
+            f"- ratio D with `{DEFAULT_RULE}` and the small model reading `{reading}`: "
+            f"**{s['excerpt'] / s['large']:.2f}** on SQuAD v1.1, "
+            f"**{b['excerpt'] / b['large']:.2f}** on the bundled corpus"
+        )
     report = "\n".join(
         [
             "## Adaptive sampling",
             "",
-            f"Command: `python bench/adaptive.py PATH/TO/dev-v1.1.json --live {args.live}` "
+            f"Command: `python bench/adaptive.py PATH/TO/dev-v1.1.json --live {args.live}"
+            + (f" --small-context {reading}" if reading != WHOLE else "")
+            + "` "
             f"(rules {', '.join(RULES)}; rounds 3, 3, 3, 1; default rule `{DEFAULT_RULE}`; "
             "2 CPU cores). Rules and rounds were chosen on the fitting half of SQuAD v1.1 "
             "and v2.0, not on these samples.",
@@ -287,8 +345,11 @@ def main() -> None:
             f"**{s['adaptive'] / s['large']:.2f}** on SQuAD v1.1, "
             f"**{b['adaptive'] / b['large']:.2f}** on the bundled corpus; fixed k=10: "
             f"{s['fixed'] / s['large']:.2f} and {b['fixed'] / b['large']:.2f}",
+            *([excerpt_line] if excerpt_line else []),
             "",
-            "Last line (adaptive_acc_delta: small-verified@10 against every round drawn): "
+            "Last line (adaptive_acc_delta and excerpt_acc_delta: small-verified@10 of the "
+            "default rule against every round drawn, the small model reading the whole "
+            "passage): "
             f"`{last}`",
         ]
     )

@@ -187,6 +187,14 @@ def run(
         str | None,
         typer.Option(help="Round sizes with --adaptive, the last repeating up to k: '3,3'."),
     ] = None,
+    small_context: Annotated[
+        str | None,
+        typer.Option(
+            help="What the small model reads: 'article' (default, the whole text) or "
+            "'excerpt:N' (the N sentences closest to the question; answers are still verified "
+            "against the whole article). The large model always reads the whole article."
+        ),
+    ] = None,
     config: Annotated[
         Path | None, typer.Option(help="TOML file with any of these options.")
     ] = None,
@@ -217,6 +225,7 @@ def run(
                 "speculative": speculative,
                 "adaptive": adaptive,
                 "rounds": rounds,
+                "small_context": small_context,
             },
         )
         bar, update = _progress_bar()
@@ -287,6 +296,10 @@ def ask(
     k: Annotated[int, typer.Option("--k", "-k", help="Samples.")] = 10,
     temperature: Annotated[float, typer.Option(help="Temperature.")] = 0.7,
     seed: Annotated[int, typer.Option(help="Base seed.")] = 0,
+    small_context: Annotated[
+        str,
+        typer.Option(help="What the model reads: 'article' or 'excerpt:N' (as in `run`)."),
+    ] = RunConfig.small_context,
 ) -> None:
     """Answer one question k times and show which answers the article confirms, and where."""
     from experiment.corpus import parse_article
@@ -308,10 +321,19 @@ def ask(
             else Article(article.stem, article.stem, "", text.strip(), article)
         )
         q = Question("ask", art.id, question, ("unanswerable",), kind)  # type: ignore[arg-type]
-        backend = _factory()(model, RunConfig())
+        backend = _factory()(model, RunConfig(small_context=small_context))
         samples = sample_question(
-            backend, art, q, k, SamplingParams(temperature=temperature), seed, None
+            backend,
+            art,
+            q,
+            k,
+            SamplingParams(temperature=temperature),
+            seed,
+            None,
+            reading=small_context,
         )
+        if samples and samples[0].context != "whole":
+            _out().print(f"the model read: {samples[0].context}")
         scored = [check_sample(s, art, "small", backend.name, temperature) for s in samples]
         table = Table(title=f"{k} answers from {backend.name}")
         for col in ("#", "raw answer", "value", "confirmed", "evidence"):

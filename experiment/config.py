@@ -56,6 +56,7 @@ COMMAND_OPTIONS = (
     "speculative",
     "adaptive",
     "rounds",
+    "small_context",
 )
 CONTENT = ("articles", "questions")  # in the run id by what they hold, not where they are
 
@@ -104,6 +105,9 @@ class RunConfig:
     # ("window:2", "posterior:0.9", "selector:0.6", "never") draws `rounds` and may stop early.
     adaptive: str = "off"
     rounds: str = "3,3"
+    # What the small model reads (experiment/generate/windows.py): "article" (the whole text, as
+    # the large model always does) or "excerpt:N" (the N sentences closest to the question).
+    small_context: str = "article"
     label: str = ""  # what the data set is called in reports (default: from the articles folder)
 
     def __post_init__(self) -> None:
@@ -135,6 +139,9 @@ class RunConfig:
                 f"rounds '{self.rounds}' needs adaptive sampling: add --adaptive RULE "
                 "(for example --adaptive window), or leave --rounds out"
             )
+        from experiment.generate.windows import parse_reading
+
+        parse_reading(self.small_context)
         if self.server_timeout <= 0 or self.server_retries < 0 or self.server_concurrency < 1:
             raise ConfigError(
                 "server_timeout must be > 0, server_retries >= 0 and server_concurrency >= 1"
@@ -147,6 +154,8 @@ class RunConfig:
         keep = {k: str(v) for k, v in asdict(self).items() if k not in TRANSPORT}
         if self.adaptive == "off":  # runs made before adaptive sampling keep their ids
             del keep["adaptive"], keep["rounds"]
+        if self.small_context == RunConfig.small_context:  # nor do runs made before excerpts
+            del keep["small_context"]
         keep.update({k: content_digest(getattr(self, k)) for k in CONTENT})
         return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:10]
 

@@ -53,6 +53,7 @@ from experiment.files import write_csv
 from experiment.generate.cache import GenerationCache
 from experiment.generate.models.base import GREEDY, Backend, SamplingParams
 from experiment.generate.sampling import Sample, article_order, derive_seed, sample_all
+from experiment.generate.windows import WHOLE
 from experiment.records import Article, Question
 from experiment.report.exports import (
     ATTEMPT_COLUMNS,
@@ -189,8 +190,9 @@ def _sample_role(
 
     if progress:
         progress(role, 0, len(questions))
+    reading = cfg.small_context if role == "small" else WHOLE
     samples = sample_all(
-        backend, articles, questions, k, params, cfg.seed, cache, tick, rounds, stop
+        backend, articles, questions, k, params, cfg.seed, cache, tick, rounds, stop, reading
     )
     info: dict[str, Any] = {"spec": spec, "name": backend.name, "fingerprint": backend.fingerprint}
     for counter in ("requests", "retried", "drafted", "accepted"):  # server / drafting counts

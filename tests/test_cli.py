@@ -142,6 +142,23 @@ def test_ask(patched, corpus) -> None:  # type: ignore[no-untyped-def]
     assert "confirmed candidates, ranked by the selector" in res.output
     ranked = res.output.split("ranked by the selector", 1)[1]
     assert "13200" in ranked and "selected answer:" in ranked
+    assert "the model read" not in res.output  # the whole article by default
+    short = runner.invoke(
+        cli.app,
+        [
+            "ask",
+            str(arts / "alpha.md"),
+            "How many units were sold?",
+            "--model",
+            "fake-small",
+            "-k",
+            "2",
+            "--small-context",
+            "excerpt:1",
+        ],
+    )
+    assert short.exit_code == 0, short.output
+    assert "the model read: excerpt 1/" in short.output
 
 
 def test_models_list() -> None:

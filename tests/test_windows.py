@@ -1,17 +1,32 @@
-"""Long articles: split into overlapping windows that fit, one picked by retrieval, never cut."""
+"""What a model reads: long articles split into overlapping windows that fit, one picked by
+retrieval, never cut; and the small model's excerpt of the sentences closest to the question."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from experiment.config import RunConfig
+from experiment.errors import ConfigError
 from experiment.evaluate.check import check_sample
 from experiment.generate.models.base import SamplingParams
 from experiment.generate.sampling import sample_question
-from experiment.generate.windows import best_window, fit_article, split_windows
+from experiment.generate.windows import (
+    GAP,
+    best_window,
+    excerpt,
+    fit_article,
+    parse_reading,
+    split_windows,
+)
 from experiment.records import Article, Generation, Question
+
+from .conftest import run_args
 
 
 def words(text: str) -> int:
@@ -97,3 +112,90 @@ def test_long_article_run_reads_one_window_and_verifies_against_the_whole() -> N
     assert attempt.confirmed and attempt.context == samples[0].context
     start = int(samples[0].context.split("[")[1].split(":")[0])
     assert attempt.span is not None and attempt.span.start >= start  # offsets in the whole article
+
+
+PLANT = (
+    "The Solvik plant opened in 1998 after four years of building. "
+    "Its turbines were made in Bergen. "
+    "The plant cost 40 million euros, twice the first estimate. "
+    "Revenue rose 12% in 2020 as prices climbed. "
+    "The plant employs 300 people today."
+)
+
+
+def test_excerpt_keeps_the_closest_sentences_in_article_order() -> None:
+    shown = excerpt(PLANT, "How much did the Solvik plant cost?", 2, None, words)
+    assert shown is not None and "cost 40 million euros" in shown
+    kept = [s for part in shown.split(GAP) for s in part.split(". ")]
+    assert len(kept) == 2
+    assert shown.index("1998") < shown.index("40 million")  # article order, not rank order
+    # adjacent sentences keep the article's own spacing; a skipped one leaves the gap marker
+    assert excerpt(PLANT, "How many people does the plant employ today?", 1, None, words) == (
+        "The plant employs 300 people today."
+    )
+    assert excerpt(PLANT, "When did the plant open?", 5, None, words) is None  # all of it
+
+
+def test_excerpt_drops_the_least_similar_sentence_to_fit_the_budget() -> None:
+    question = "How much did the plant cost, and when did the plant open?"
+    both = excerpt(PLANT, question, 2, None, words)
+    assert both is not None and GAP in both
+    tight = excerpt(PLANT, question, 2, words(both) - 1, words)
+    assert tight is not None and words(tight) < words(both) and GAP not in tight
+
+
+def test_reading_specs() -> None:
+    assert parse_reading("article") is None and parse_reading("excerpt:3") == 3
+    for bad in ("excerpt", "excerpt:0", "excerpt:x", "window:2", ""):
+        with pytest.raises(ConfigError, match="excerpt:N"):
+            parse_reading(bad)
+    with pytest.raises(ConfigError, match="small_context"):
+        RunConfig(small_context="excerpt:")
+    # the default leaves run ids made before excerpts as they were; an excerpt gets its own
+    assert RunConfig().fingerprint() != RunConfig(small_context="excerpt:3").fingerprint()
+    assert "--small-context excerpt:3" in RunConfig(small_context="excerpt:3").command()
+    assert "small-context" not in RunConfig().command()
+
+
+def test_excerpt_sample_is_verified_against_the_whole_article() -> None:
+    art = Article("solvik", "Plant news", "2024-01-01", PLANT, Path("s.md"))
+    q = Question("s1", "solvik", "How much did the plant cost?", ("40 million euros",), "figure")
+    backend = CountingBackend()
+    backend.generate = lambda messages, params, seeds: [  # type: ignore[method-assign]
+        backend.shown.append(messages[-1]["content"]) or Generation("40 million euros", 9, 4, 0.0)
+        for _ in seeds
+    ]
+    samples = sample_question(backend, art, q, 2, SamplingParams(), 0, None, reading="excerpt:1")
+    assert samples[0].context == "excerpt 1/5 sentences tf-idf"
+    assert "1998" not in backend.shown[0] and "40 million euros" in backend.shown[0]
+    attempt, _ = check_sample(samples[0], art, "small", "counting", 0.7)
+    assert attempt.confirmed and attempt.span is not None
+    # offsets in the whole article, not in the excerpt
+    assert PLANT[attempt.span.start : attempt.span.end] == attempt.span.text
+
+
+def test_run_small_context_excerpt_only_for_the_small_model(  # type: ignore[no-untyped-def]
+    corpus, fake_factory, monkeypatch, tmp_path: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    from experiment import cli
+
+    monkeypatch.setattr(cli, "_factory", lambda: fake_factory)
+    args = run_args(*corpus, "fake-small", "fake-large", 3, tmp_path, "ex")
+    res = CliRunner().invoke(cli.app, [*args, "--small-context", "excerpt:1"])
+    assert res.exit_code == 0, res.output
+    attempts = pd.read_csv(tmp_path / "ex" / "attempts.csv", keep_default_na=False)
+    small, large = attempts[attempts.role == "small"], attempts[attempts.role == "large"]
+    assert small.context.str.startswith("excerpt 1/").all()
+    assert (large.context == "whole").all()
+    assert small.confirmed.astype(str).isin(["True", "1", "true"]).any()
+    manifest = json.loads((tmp_path / "ex" / "manifest.json").read_text())
+    assert "--small-context excerpt:1" in manifest["command"]
+    from experiment.report.html import render_html
+    from experiment.report.markdown import run_section
+
+    assert "The small model read `excerpt:1`" in run_section(tmp_path / "ex")
+    assert "The small model read <code>excerpt:1</code>" in render_html(tmp_path / "ex", corpus[0])
+    bad = CliRunner().invoke(cli.app, [*args, "--small-context", "excerpt:none"])
+    assert bad.exit_code != 0 and "excerpt:N" in bad.output

@@ -8,7 +8,8 @@ question, sample index, seed and the part of the article the model read.
   time (`llama`) or k samples decoded together on one shared prefill (`batched`), any
   OpenAI-compatible server (`openai_compat`); the catalog, download store and GGUF checks;
 - `sampling`: per-question seeds, article order (a shared prefix is read once), the cache;
-- `prompts`, `windows` (long articles read as the window closest to the question),
+- `prompts`, `windows` (long articles read as the window closest to the question, or the
+  small model's excerpt of the sentences closest to it),
   `speculative` (drafts checked in one batch), `trouble` (what went wrong with an output),
   `serve` (llama-cpp-python's server with the same weight layout as in-process).
 

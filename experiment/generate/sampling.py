@@ -29,7 +29,7 @@ from experiment.errors import ModelError
 from experiment.generate.cache import GenerationCache, cache_key
 from experiment.generate.models.base import Backend, SamplingParams
 from experiment.generate.prompts import messages_for
-from experiment.generate.windows import fit_article
+from experiment.generate.windows import WHOLE, fit_article
 from experiment.records import ERROR_PREFIX, Article, Generation, Question
 
 log = logging.getLogger("factqa")
@@ -117,9 +117,10 @@ def _plan(
     base_seed: int,
     cache: GenerationCache | None,
     rounds: Sequence[int] | None = None,
+    reading: str = WHOLE,
 ) -> _Plan:
     budget, count = _budget(backend, article, question, k, params)
-    shown, context = fit_article(article, question.text, budget, count)
+    shown, context = fit_article(article, question.text, budget, count, reading)
     messages = messages_for(shown, question)
     seeds = [derive_seed(base_seed, question.id, i) for i in range(k)]
     setup = getattr(backend, "setup", None)
@@ -217,14 +218,16 @@ def sample_question(
     cache: GenerationCache | None,
     rounds: Sequence[int] | None = None,
     stop: SampleStop | None = None,
+    reading: str = WHOLE,
 ) -> list[Sample]:
-    """k samples of one question (fewer when `stop` ends it after a round); the ones already in
-    the cache are not generated again.
+    """k samples of one question (fewer when `stop` ends it after a round), reading the article
+    as `reading` says (`windows.fit_article`); the ones already in the cache are not generated
+    again.
 
     If the model raises, the missing samples record the error (and are not cached, so a later
     run tries them again); `sample_all` stops the run when that keeps happening.
     """
-    plan = _plan(backend, article, question, k, params, base_seed, cache, rounds)
+    plan = _plan(backend, article, question, k, params, base_seed, cache, rounds, reading)
     return _finish(backend, plan, _draw(backend, plan, params, stop), cache)
 
 
@@ -239,9 +242,10 @@ def sample_all(
     on_question: Callable[[Question], None] | None = None,
     rounds: Sequence[int] | None = None,
     stop: SampleStop | None = None,
+    reading: str = WHOLE,
 ) -> dict[str, list[Sample]]:
     """Samples for every question, keyed by question id, generated article by article (in
-    `rounds` until `stop` says enough, when given).
+    `rounds` until `stop` says enough, when given; reading the article as `reading` says).
 
     A backend with `parallel = N > 1` (a server) gets N questions at a time from a thread pool;
     the cache is read and written on this thread only, in question order, so the records are
@@ -256,7 +260,9 @@ def sample_all(
         for start in range(0, len(ordered), width):
             chunk = ordered[start : start + width]
             plans = [
-                _plan(backend, articles[q.article_id], q, k, params, base_seed, cache, rounds)
+                _plan(
+                    backend, articles[q.article_id], q, k, params, base_seed, cache, rounds, reading
+                )
                 for q in chunk
             ]
             todo = [p for p in plans if p.missing]

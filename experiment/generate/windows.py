@@ -1,4 +1,6 @@
-"""Articles longer than the model's context: one retrieved window, never a silent cut.
+"""What the model reads of an article: the whole text, one retrieved window, or an excerpt.
+
+Articles longer than the model's context: one retrieved window, never a silent cut.
 
 An article that does not fit is split into overlapping windows of whole sentences (a sentence too
 long on its own is cut at words). The window most similar to the
@@ -7,6 +9,12 @@ against the whole article. Why one retrieved window rather than answering every 
 window that lacks the answer invites the model to name some other figure, and the whole-article
 verifier would confirm it, because it is in the text; reading every window would also multiply
 the cost by the number of windows. The choice is recorded in each attempt's `context` cell.
+
+An excerpt (`--small-context excerpt:N`, the small model only) is the N sentences most similar to
+the question (TF-IDF cosine, as for windows), in article order, with " ... " where sentences
+were left out. Reading fewer tokens is most of what the small model's time goes to on short
+passages (docs/RESULTS.md, "Adaptive sampling"); the answer is still verified against the whole
+article, and N was chosen on the fitting half of SQuAD (bench/fit_excerpt.py).
 """
 
 from __future__ import annotations
@@ -14,11 +22,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from itertools import pairwise
 
 from experiment.records import Article
 
 Counter = Callable[[str], int]
 OVERLAP = 0.15  # share of a window repeated from the end of the previous one
+WHOLE = "article"  # what the models read by default
+GAP = " ... "  # between sentences of an excerpt that are not next to each other
 
 
 @dataclass(frozen=True)
@@ -69,25 +80,73 @@ def split_windows(text: str, budget: int, count: Counter) -> list[Window]:
     return windows
 
 
-def best_window(windows: list[Window], question: str) -> int:
-    """Index of the window most similar to the question (TF-IDF cosine; the first on ties)."""
+def similarity(texts: list[str], question: str) -> list[float]:
+    """TF-IDF cosine of each text to the question (all 0 when there is nothing but stop words)."""
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.metrics.pairwise import cosine_similarity
 
     try:
-        matrix = TfidfVectorizer(stop_words="english").fit_transform(
-            [w.text for w in windows] + [question]
-        )
+        matrix = TfidfVectorizer(stop_words="english").fit_transform([*texts, question])
     except ValueError:  # nothing but stop words
-        return 0
-    scores = cosine_similarity(matrix[-1], matrix[:-1])[0]
-    return int(scores.argmax())
+        return [0.0] * len(texts)
+    return [float(x) for x in cosine_similarity(matrix[-1], matrix[:-1])[0]]
+
+
+def best_window(windows: list[Window], question: str) -> int:
+    """Index of the window most similar to the question (TF-IDF cosine; the first on ties)."""
+    scores = similarity([w.text for w in windows], question)
+    return max(range(len(scores)), key=scores.__getitem__)
+
+
+def parse_reading(spec: str) -> int | None:
+    """Sentences an excerpt keeps ("excerpt:3" -> 3); None for the whole article ("article")."""
+    if spec == WHOLE:
+        return None
+    name, _, n = spec.partition(":")
+    if name == "excerpt" and n.isdigit() and int(n) >= 1:
+        return int(n)
+    from experiment.errors import ConfigError
+
+    raise ConfigError(
+        f"small_context must be '{WHOLE}' or 'excerpt:N' (N sentences, N >= 1), got '{spec}'"
+    )
+
+
+def excerpt(text: str, question: str, n: int, budget: int | None, count: Counter) -> str | None:
+    """The `n` sentences most similar to the question, in article order, within `budget` tokens
+    (the least similar dropped until they fit); None when that is every sentence."""
+    units = _units(text, budget or len(text) + 1, count)
+    if len(units) <= n:
+        return None
+    scores = similarity([text[a:b] for a, b in units], question)
+    ranked = sorted(range(len(units)), key=lambda i: (-scores[i], i))[:n]
+    while True:
+        keep = sorted(ranked)
+        parts = [text[units[keep[0]][0] : units[keep[0]][1]]]
+        for prev, i in pairwise(keep):
+            joint = text[units[prev][1] : units[i][0]] if i == prev + 1 else GAP
+            parts.append(joint + text[units[i][0] : units[i][1]])
+        shown = "".join(parts)
+        if budget is None or len(ranked) == 1 or count(shown) <= budget:
+            return shown
+        ranked.pop()
 
 
 def fit_article(
-    article: Article, question: str, budget: int | None, count: Counter | None
+    article: Article,
+    question: str,
+    budget: int | None,
+    count: Counter | None,
+    reading: str = WHOLE,
 ) -> tuple[Article, str]:
-    """The article as the model will read it and how: 'whole' or 'window i/n [start:end] tf-idf'."""
+    """The article as the model will read it and how: 'whole', 'excerpt n/m tf-idf' or
+    'window i/n [start:end] tf-idf'."""
+    n = parse_reading(reading)
+    if n is not None:
+        shown = excerpt(article.text, question, n, budget, count or len)
+        if shown is not None:
+            total = len(_units(article.text, budget or len(article.text) + 1, count or len))
+            return replace(article, text=shown), f"excerpt {n}/{total} sentences tf-idf"
     if budget is None or count is None or count(article.text) <= budget:
         return article, "whole"
     if budget < 32:

@@ -290,15 +290,25 @@ def _agreement_lines(run: Run) -> list[str]:
 
 
 def _sampling_lines(m: dict) -> list[str]:
-    """How many samples adaptive sampling drew (nothing for a fixed-k run)."""
+    """What the small model read, when not the whole article, and how many samples adaptive
+    sampling drew (nothing for a fixed-k run)."""
+    lines = []
+    reading = m.get("config", {}).get("small_context", "article")
+    if reading != "article":
+        lines.append(
+            f"The small model read `{reading}` (the sentences closest to each question, "
+            "`--small-context`); the large model read whole articles, and every answer was "
+            "verified against the whole article."
+        )
     drawn = m.get("sampling", {})
     if drawn.get("adaptive", "off") == "off":
-        return []
+        return lines
     return [
+        *lines,
         f"Adaptive sampling `{drawn['adaptive']}` in rounds of {drawn['rounds']}: "
         f"{drawn['mean_samples']:.2f} samples per question on average (k={drawn['k']}), "
         f"{drawn['stopped_early']:.0%} of questions stopped early; the @{drawn['k']} methods "
-        "use the samples drawn."
+        "use the samples drawn.",
     ]
 
 

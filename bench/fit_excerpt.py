@@ -1,0 +1,130 @@
+"""Choose how many sentences the small model reads, on the fitting half of SQuAD (never on a
+reported sample).
+
+    python bench/fit_excerpt.py SQUAD_V1_DEV_JSON SQUAD_V2_DEV_JSON [--grid 2,3,4] [--no-write]
+
+The questions are the selector's fitting set (`bench/fit_selector.py`: 400 SQuAD v1.1 and 150
+SQuAD v2.0 questions of the fitting titles). For each N of the grid the small model draws its ten
+samples reading only the N sentences closest to the question (`--small-context excerpt:N`, the
+same code path as `factqa run`); the whole passage is the reference (the samples the selector
+was fitted on, from the cache). Kept: the fewest sentences whose small-verified@10 and
+small-selected@10 both stay within 1 point of reading the whole passage. Prints the grid and the
+choice, with the prompt tokens the small model read per question and the share of questions
+whose gold answer is written in the excerpt, and writes them to the `excerpt-fit` section of
+docs/RESULTS.md (unless --no-write).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from experiment.config import RunConfig  # noqa: E402
+from experiment.evaluate.methods import answer_methods  # noqa: E402
+from experiment.generate.windows import WHOLE  # noqa: E402
+from experiment.importers.service import import_dataset  # noqa: E402
+from experiment.report.markdown import update_section  # noqa: E402
+from experiment.runner import small_samples  # noqa: E402
+
+OUT = ROOT / "outputs" / "bench"
+TOLERANCE = 0.01
+K = 10
+METHODS = ("small-verified@10", "small-selected@10", "small-pass@10")
+
+
+def measure(imports: list, reading: str) -> dict[str, float]:
+    """Accuracy of each method, prompt tokens per question and gold-in-excerpt share."""
+    right = dict.fromkeys(METHODS, 0)
+    tokens = shown = n = 0
+    for name, imp in imports:
+        run_id = name if reading == WHOLE else f"{name}-{reading.replace(':', '')}"
+        cfg = RunConfig(
+            articles=imp.articles,
+            questions=imp.questions,
+            out=OUT,
+            run_id=run_id,
+            small_context=reading,
+        )
+        articles, questions, small = small_samples(cfg)
+        for q in questions:
+            samples = small[q.id]
+            got = answer_methods(q, samples, samples[0], K, articles[q.article_id])
+            for m in METHODS:
+                right[m] += got[m].correct
+            tokens += samples[0].attempt.prompt_tokens
+            shown += q.unanswerable or _gold_shown(q, articles, reading)
+            n += 1
+    out = {m: right[m] / n for m in METHODS}
+    out.update(tokens=tokens / n, shown=shown / n, n=n)
+    return out
+
+
+def _gold_shown(q, articles, reading: str) -> bool:  # type: ignore[no-untyped-def]
+    """Whether a gold answer is written in what the small model read (the fitting half only)."""
+    from experiment.generate.windows import excerpt, parse_reading
+
+    article = articles[q.article_id]
+    n = parse_reading(reading)
+    text = (excerpt(article.text, q.text, n, None, len) if n else None) or article.text
+    return any(g.lower() in text.lower() for g in q.gold)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("squad_v1", type=Path)
+    ap.add_argument("squad_v2", type=Path)
+    ap.add_argument("--grid", default="2,3,4", help="sentence counts to try")
+    ap.add_argument("--no-write", action="store_true")
+    args = ap.parse_args()
+    imports = [
+        (name, import_dataset("squad", src, OUT / "data" / name, n, 0, unans, True, "fit"))
+        for name, src, n, unans in (
+            ("squad-v1-fit", args.squad_v1, 400, None),
+            ("squad-v2-fit", args.squad_v2, 50, 100),
+        )
+    ]
+    base = measure(imports, WHOLE)
+    lines = [
+        "## Reading an excerpt: choosing the sentences on the fitting half",
+        "",
+        f"Command: `python bench/fit_excerpt.py PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json "
+        f"--grid {args.grid}`. {base['n']} questions of the fitting titles (the selector's "
+        "fitting set), ten samples each, the small model reading the whole passage or only the "
+        "N sentences closest to the question (TF-IDF cosine, in article order); answers are "
+        "verified against the whole passage either way. Kept: the fewest sentences with "
+        f"small-verified@10 and small-selected@10 both within {TOLERANCE * 100:.0f} point of "
+        'the whole passage. "Gold in what it read": a gold answer is written in the text the '
+        "small model was shown (unanswerable questions count as shown).",
+        "",
+        "| small model reads | prompt tokens per question | gold in what it read | "
+        + " | ".join(METHODS)
+        + " |",
+        "| --- | --- | --- | " + " | ".join("---" for _ in METHODS) + " |",
+    ]
+
+    def row(label: str, got: dict[str, float]) -> str:
+        cells = [f"{got[m]:.3f} ({got[m] - base[m]:+.3f})" for m in METHODS]
+        return f"| {label} | {got['tokens']:.0f} | {got['shown']:.1%} | " + " | ".join(cells) + " |"
+
+    lines.append(row("whole passage", base))
+    print(lines[-1], flush=True)
+    chosen = WHOLE
+    for n in sorted({int(x) for x in args.grid.split(",")}, reverse=True):
+        got = measure(imports, f"excerpt:{n}")
+        lines.append(row(f"`excerpt:{n}`", got))
+        print(lines[-1], flush=True)
+        if all(got[m] >= base[m] - TOLERANCE for m in METHODS[:2]):
+            chosen = f"excerpt:{n}"
+    lines += ["", f"Chosen: `{chosen}`."]
+    print("\n".join(lines))
+    if not args.no_write:
+        update_section(ROOT / "docs" / "RESULTS.md", "excerpt-fit", "\n".join(lines))
+    print(f"chosen={chosen}")
+
+
+if __name__ == "__main__":
+    main()
