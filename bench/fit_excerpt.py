@@ -69,7 +69,8 @@ def _gold_shown(q, articles, reading: str) -> bool:  # type: ignore[no-untyped-d
 
     article = articles[q.article_id]
     n = parse_reading(reading)
-    text = (excerpt(article.text, q.text, n, None, len) if n else None) or article.text
+    shown = excerpt(article.text, q.text, n, None, len) if n else None
+    text = shown.text if shown else article.text
     return any(g.lower() in text.lower() for g in q.gold)
 
 

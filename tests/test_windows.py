@@ -124,24 +124,29 @@ PLANT = (
 
 
 def test_excerpt_keeps_the_closest_sentences_in_article_order() -> None:
-    shown = excerpt(PLANT, "How much did the Solvik plant cost?", 2, None, words)
-    assert shown is not None and "cost 40 million euros" in shown
+    got = excerpt(PLANT, "How much did the Solvik plant cost?", 2, None, words)
+    assert got is not None and (got.kept, got.total) == (2, 5)
+    shown = got.text
+    assert "cost 40 million euros" in shown
     kept = [s for part in shown.split(GAP) for s in part.split(". ")]
     assert len(kept) == 2
     assert shown.index("1998") < shown.index("40 million")  # article order, not rank order
-    # adjacent sentences keep the article's own spacing; a skipped one leaves the gap marker
-    assert excerpt(PLANT, "How many people does the plant employ today?", 1, None, words) == (
-        "The plant employs 300 people today."
-    )
+    one = excerpt(PLANT, "How many people does the plant employ today?", 1, None, words)
+    assert one is not None and one.text == "The plant employs 300 people today."
     assert excerpt(PLANT, "When did the plant open?", 5, None, words) is None  # all of it
 
 
 def test_excerpt_drops_the_least_similar_sentence_to_fit_the_budget() -> None:
     question = "How much did the plant cost, and when did the plant open?"
     both = excerpt(PLANT, question, 2, None, words)
-    assert both is not None and GAP in both
-    tight = excerpt(PLANT, question, 2, words(both) - 1, words)
-    assert tight is not None and words(tight) < words(both) and GAP not in tight
+    assert both is not None and GAP in both.text
+    tight = excerpt(PLANT, question, 2, words(both.text) - 1, words)
+    assert tight is not None and tight.kept == 1 and GAP not in tight.text
+    assert words(tight.text) < words(both.text)
+    art = Article("solvik", "Plant news", "", PLANT, Path("s.md"))
+    assert fit_article(art, question, words(both.text) - 1, words, "excerpt:2")[1] == (
+        "excerpt 1/5 sentences tf-idf"  # says what was shown, not what was asked for
+    )
 
 
 def test_reading_specs() -> None:

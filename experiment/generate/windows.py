@@ -112,7 +112,14 @@ def parse_reading(spec: str) -> int | None:
     )
 
 
-def excerpt(text: str, question: str, n: int, budget: int | None, count: Counter) -> str | None:
+@dataclass(frozen=True)
+class Excerpt:
+    text: str
+    kept: int  # sentences shown
+    total: int  # sentences in the article
+
+
+def excerpt(text: str, question: str, n: int, budget: int | None, count: Counter) -> Excerpt | None:
     """The `n` sentences most similar to the question, in article order, within `budget` tokens
     (the least similar dropped until they fit); None when that is every sentence."""
     units = _units(text, budget or len(text) + 1, count)
@@ -128,7 +135,7 @@ def excerpt(text: str, question: str, n: int, budget: int | None, count: Counter
             parts.append(joint + text[units[i][0] : units[i][1]])
         shown = "".join(parts)
         if budget is None or len(ranked) == 1 or count(shown) <= budget:
-            return shown
+            return Excerpt(shown, len(ranked), len(units))
         ranked.pop()
 
 
@@ -145,8 +152,8 @@ def fit_article(
     if n is not None:
         shown = excerpt(article.text, question, n, budget, count or len)
         if shown is not None:
-            total = len(_units(article.text, budget or len(article.text) + 1, count or len))
-            return replace(article, text=shown), f"excerpt {n}/{total} sentences tf-idf"
+            note = f"excerpt {shown.kept}/{shown.total} sentences tf-idf"
+            return replace(article, text=shown.text), note
     if budget is None or count is None or count(article.text) <= budget:
         return article, "whole"
     if budget < 32:
