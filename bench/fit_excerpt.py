@@ -23,33 +23,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from experiment.config import RunConfig  # noqa: E402
+from bench.fitting import fitting_samples, fitting_sets  # noqa: E402
 from experiment.evaluate.methods import answer_methods  # noqa: E402
 from experiment.generate.windows import WHOLE  # noqa: E402
-from experiment.importers.service import import_dataset  # noqa: E402
 from experiment.report.markdown import update_section  # noqa: E402
-from experiment.runner import small_samples  # noqa: E402
 
-OUT = ROOT / "outputs" / "bench"
 TOLERANCE = 0.01
 K = 10
 METHODS = ("small-verified@10", "small-selected@10", "small-pass@10")
 
 
-def measure(imports: list, reading: str) -> dict[str, float]:
+def measure(sets: list, reading: str) -> dict[str, float]:
     """Accuracy of each method, prompt tokens per question and gold-in-excerpt share."""
     right = dict.fromkeys(METHODS, 0)
     tokens = shown = n = 0
-    for name, imp in imports:
-        run_id = name if reading == WHOLE else f"{name}-{reading.replace(':', '')}"
-        cfg = RunConfig(
-            articles=imp.articles,
-            questions=imp.questions,
-            out=OUT,
-            run_id=run_id,
-            small_context=reading,
-        )
-        articles, questions, small = small_samples(cfg)
+    for _, articles, questions, small in fitting_samples(sets, reading):
         for q in questions:
             samples = small[q.id]
             got = answer_methods(q, samples, samples[0], K, articles[q.article_id])
@@ -81,13 +69,7 @@ def main() -> None:
     ap.add_argument("--grid", default="2,3,4", help="sentence counts to try")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
-    imports = [
-        (name, import_dataset("squad", src, OUT / "data" / name, n, 0, unans, True, "fit"))
-        for name, src, n, unans in (
-            ("squad-v1-fit", args.squad_v1, 400, None),
-            ("squad-v2-fit", args.squad_v2, 50, 100),
-        )
-    ]
+    imports = fitting_sets(args.squad_v1, args.squad_v2)
     base = measure(imports, WHOLE)
     lines = [
         "## Reading an excerpt: choosing the sentences on the fitting half",

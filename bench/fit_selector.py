@@ -31,14 +31,11 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from experiment.config import RunConfig  # noqa: E402
+from bench.fitting import fitting_samples, fitting_sets  # noqa: E402
 from experiment.evaluate.features import FEATURES, candidates  # noqa: E402
 from experiment.evaluate.judge import gold_of, judge  # noqa: E402
 from experiment.evaluate.selector import PACKAGED, RULE, SelectorModel, save  # noqa: E402
-from experiment.importers.service import import_dataset  # noqa: E402
-from experiment.runner import small_samples  # noqa: E402
 
-OUT = ROOT / "outputs" / "bench"
 FOLDS = 5
 
 
@@ -57,15 +54,7 @@ def fitting_rows(v1: Path, v2: Path) -> tuple[list[Row], dict[str, int], list[st
     rows: list[Row] = []
     counts: dict[str, int] = {}
     qids: list[tuple[str, str, bool]] = []
-    for name, source, sample, unanswerable in (
-        ("squad-v1-fit", v1, 400, None),
-        ("squad-v2-fit", v2, 50, 100),
-    ):
-        imp = import_dataset(
-            "squad", source, OUT / "data" / name, sample, 0, unanswerable, True, "fit"
-        )
-        cfg = RunConfig(articles=imp.articles, questions=imp.questions, out=OUT, run_id=name)
-        articles, questions, small = small_samples(cfg)
+    for name, articles, questions, small in fitting_samples(fitting_sets(v1, v2)):
         counts[name] = len(questions)
         for q in questions:
             qids.append((f"{name}:{q.id}", q.cluster, q.unanswerable))

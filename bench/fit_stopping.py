@@ -21,14 +21,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from experiment.config import RunConfig  # noqa: E402
+from bench.fitting import fitting_samples, fitting_sets  # noqa: E402
 from experiment.evaluate.methods import answer_methods  # noqa: E402
 from experiment.evaluate.stopping import parse_rounds, parse_rule  # noqa: E402
-from experiment.importers.service import import_dataset  # noqa: E402
 from experiment.report.markdown import update_section  # noqa: E402
-from experiment.runner import small_samples  # noqa: E402
 
-OUT = ROOT / "outputs" / "bench"
 GRID = {
     "window": ("window:2", "window:3", "window:4", "window:2+none", "window:3+none"),
     "posterior": ("posterior:0.8", "posterior:0.9", "posterior:0.95", "posterior:0.9+none"),
@@ -44,17 +41,13 @@ def main() -> None:
     ap.add_argument("--rounds", default="3,3")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
-    data = []
-    for name, source, sample, unanswerable in (
-        ("squad-v1-fit", args.squad_v1, 400, None),
-        ("squad-v2-fit", args.squad_v2, 50, 100),
-    ):
-        imp = import_dataset(
-            "squad", source, OUT / "data" / name, sample, 0, unanswerable, True, "fit"
+    data = [
+        (q, articles[q.article_id], small[q.id])
+        for _, articles, questions, small in fitting_samples(
+            fitting_sets(args.squad_v1, args.squad_v2)
         )
-        cfg = RunConfig(articles=imp.articles, questions=imp.questions, out=OUT, run_id=name)
-        articles, questions, small = small_samples(cfg)
-        data += [(q, articles[q.article_id], small[q.id]) for q in questions]
+        for q in questions
+    ]
 
     def accuracy(drawn: dict[str, int]) -> tuple[float, float]:
         ver = sel = 0

@@ -307,6 +307,7 @@ def ask(
     from experiment.evaluate.vote import majority
     from experiment.generate.models.base import SamplingParams
     from experiment.generate.sampling import sample_question
+    from experiment.generate.windows import parse_reading
     from experiment.records import Article, Question
 
     with _errors():
@@ -321,7 +322,8 @@ def ask(
             else Article(article.stem, article.stem, "", text.strip(), article)
         )
         q = Question("ask", art.id, question, ("unanswerable",), kind)  # type: ignore[arg-type]
-        backend = _factory()(model, RunConfig(small_context=small_context))
+        parse_reading(small_context)  # before the model loads
+        backend = _factory()(model, RunConfig())
         samples = sample_question(
             backend,
             art,

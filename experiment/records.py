@@ -91,7 +91,7 @@ class Attempt:
     confirmed: bool = False
     span: Span | None = None
     reason: str = ""
-    context: str = "whole"  # "whole", or the window of a long article the model read
+    context: str = "whole"  # "whole", or the window or excerpt of the article the model read
     logprob: float | None = None  # the answer's log-probability under the model, when known
     round: int = 1  # the sampling round it was drawn in (adaptive sampling; 1 otherwise)
     drawn: int = 1  # samples drawn for its question by this model (k unless stopped early)

@@ -122,20 +122,15 @@ def test_config_file(patched, corpus, tmp_path: Path) -> None:  # type: ignore[n
     assert res.exit_code == 2 and "unknown key 'colour'" in res.output
 
 
+def _ask(arts: Path, k: int, *extra: str):  # type: ignore[no-untyped-def]
+    question = "How many units were sold?"
+    args = ["ask", str(arts / "alpha.md"), question, "--model", "fake-small", "-k", str(k)]
+    return runner.invoke(cli.app, [*args, *extra])
+
+
 def test_ask(patched, corpus) -> None:  # type: ignore[no-untyped-def]
     arts, _ = corpus
-    res = runner.invoke(
-        cli.app,
-        [
-            "ask",
-            str(arts / "alpha.md"),
-            "How many units were sold?",
-            "--model",
-            "fake-small",
-            "-k",
-            "4",
-        ],
-    )
+    res = _ask(arts, 4)
     assert res.exit_code == 0, res.output
     assert "verified answer: 13,200" in res.output and "2/4 votes" in res.output
     # the confirmed candidates, ranked, each with its confidence and evidence sentence
@@ -143,20 +138,7 @@ def test_ask(patched, corpus) -> None:  # type: ignore[no-untyped-def]
     ranked = res.output.split("ranked by the selector", 1)[1]
     assert "13200" in ranked and "selected answer:" in ranked
     assert "the model read" not in res.output  # the whole article by default
-    short = runner.invoke(
-        cli.app,
-        [
-            "ask",
-            str(arts / "alpha.md"),
-            "How many units were sold?",
-            "--model",
-            "fake-small",
-            "-k",
-            "2",
-            "--small-context",
-            "excerpt:1",
-        ],
-    )
+    short = _ask(arts, 2, "--small-context", "excerpt:1")
     assert short.exit_code == 0, short.output
     assert "the model read: excerpt 1/" in short.output
 

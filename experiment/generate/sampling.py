@@ -49,7 +49,7 @@ class Sample:
     seed: int
     generation: Generation
     cached: bool
-    context: str = "whole"  # what the model read: the whole article or one window of it
+    context: str = "whole"  # what the model read: the whole article, a window or an excerpt
     round: int = 1  # the round it was drawn in (1 when all k are drawn at once)
     drawn: int = 0  # samples drawn for its question (0: not recorded)
 

@@ -1,0 +1,51 @@
+"""The fitting set every choice is made on (never a reported sample): 400 SQuAD v1.1 and 50
+answerable + 100 unanswerable SQuAD v2.0 questions of the fitting titles
+(experiment/importers/split.py), with the small model's ten checked samples per question.
+
+Used by bench/fit_selector.py, bench/fit_stopping.py and bench/fit_excerpt.py.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from experiment.config import RunConfig  # noqa: E402
+from experiment.evaluate.scored import Scored  # noqa: E402
+from experiment.generate.windows import WHOLE  # noqa: E402
+from experiment.importers.service import ImportResult, import_dataset  # noqa: E402
+from experiment.records import Article, Question  # noqa: E402
+from experiment.runner import small_samples  # noqa: E402
+
+OUT = ROOT / "outputs" / "bench"
+# name, answerable sample, unanswerable sample
+SETS = (("squad-v1-fit", 400, None), ("squad-v2-fit", 50, 100))
+
+
+def fitting_sets(v1: Path, v2: Path) -> list[tuple[str, ImportResult]]:
+    """The fitting questions of SQuAD v1.1 and v2.0 dev, imported (once) into outputs/bench/data."""
+    return [
+        (name, import_dataset("squad", src, OUT / "data" / name, n, 0, unans, True, "fit"))
+        for (name, n, unans), src in zip(SETS, (v1, v2), strict=True)
+    ]
+
+
+def fitting_samples(
+    sets: list[tuple[str, ImportResult]], reading: str = WHOLE
+) -> Iterator[tuple[str, dict[str, Article], list[Question], dict[str, list[Scored]]]]:
+    """Each fitting set's name, articles, questions and the small model's checked samples
+    (reading `reading`), through the shared generation cache of outputs/bench."""
+    for name, imp in sets:
+        run_id = name if reading == WHOLE else f"{name}-{reading.replace(':', '')}"
+        cfg = RunConfig(
+            articles=imp.articles,
+            questions=imp.questions,
+            out=OUT,
+            run_id=run_id,
+            small_context=reading,
+        )
+        yield (name, *small_samples(cfg))
