@@ -111,9 +111,23 @@ def reliability(probs: np.ndarray, right: np.ndarray, bins: int = 10) -> list[st
     return lines
 
 
-def main() -> None:
+def out_of_fold(x: np.ndarray, y: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """Each row's probability from the logistic regression fitted on the other folds (grouped by
+    title, so no title is in both)."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import GroupKFold
+    from sklearn.preprocessing import StandardScaler
+
+    oof = np.zeros(len(y))
+    for train, test in GroupKFold(n_splits=FOLDS).split(x, y, groups):
+        scaler = StandardScaler().fit(x[train])
+        clf = LogisticRegression(C=1.0, max_iter=1000).fit(scaler.transform(x[train]), y[train])
+        oof[test] = clf.predict_proba(scaler.transform(x[test]))[:, 1]
+    return oof
+
+
+def main() -> None:
+    from sklearn.linear_model import LogisticRegression
     from sklearn.preprocessing import StandardScaler
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -131,11 +145,7 @@ def main() -> None:
     y = np.array([r.right for r in rows], dtype=int)
     groups = np.array([r.cluster for r in rows])
 
-    oof = np.zeros(len(rows))
-    for train, test in GroupKFold(n_splits=FOLDS).split(x, y, groups):
-        scaler = StandardScaler().fit(x[train])
-        clf = LogisticRegression(C=1.0, max_iter=1000).fit(scaler.transform(x[train]), y[train])
-        oof[test] = clf.predict_proba(scaler.transform(x[test]))[:, 1]
+    oof = out_of_fold(x, y, groups)
     thresholds = [t / 100 for t in range(0, 100)]
     accs = [question_accuracy(rows, oof, t, questions) for t in thresholds]
     threshold = thresholds[int(np.argmax(accs))]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sys
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
@@ -238,4 +239,25 @@ def build_config(toml: Path | None, overrides: dict[str, Any]) -> RunConfig:
         if f.name in values:
             v = values[f.name]
             typed[f.name] = Path(v) if isinstance(getattr(base, f.name), Path) else v
+    if toml:
+        _check_file_values(toml, {k: v for k, v in typed.items() if overrides.get(k) is None})
     return replace(base, **typed)
+
+
+def _check_file_values(toml: Path, from_file: dict[str, Any]) -> None:
+    """A value in the file that RunConfig rejects (k = 0, top_p = 0, ...), reported at its line."""
+    try:
+        replace(RunConfig(), **from_file)
+    except ConfigError as e:
+        said = [k for k in from_file if re.search(rf"\b{re.escape(k)}\b", str(e))]
+        named = said or (list(from_file) if len(from_file) == 1 else [])
+        key = named[0] if named else None
+        line = None
+        if key is not None:
+            from experiment.corpus import read_text
+
+            pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
+            lines = read_text(toml).splitlines()
+            line = next((i for i, text in enumerate(lines, 1) if pattern.match(text)), None)
+        fix = f"change {key} in {toml.name}" if key else f"change the values in {toml.name}"
+        raise InputError(str(e), path=toml, line=line, field=key, fix=fix) from e

@@ -122,6 +122,21 @@ def test_config_file(patched, corpus, tmp_path: Path) -> None:  # type: ignore[n
     assert res.exit_code == 2 and "unknown key 'colour'" in res.output
 
 
+def test_a_bad_value_in_the_config_file_names_its_file_line_and_field(tmp_path: Path) -> None:
+    cfg = tmp_path / "run.toml"
+    cfg.write_text('[run]\nsmall = "fake-small"\n  top_p = 0\n')
+    res = runner.invoke(cli.app, ["run", "--config", str(cfg), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 2
+    said = " ".join(res.output.split())
+    assert "run.toml:3: field 'top_p': top_p must be in (0, 1], got 0" in said
+    assert "Fix: change top_p in run.toml" in said
+    # a flag that overrides the bad value wins; the file is then fine
+    from experiment.config import build_config
+
+    assert build_config(cfg, {"top_p": 0.9}).top_p == 0.9
+    assert not (tmp_path / "o").exists()
+
+
 def _ask(arts: Path, k: int, *extra: str):  # type: ignore[no-untyped-def]
     question = "How many units were sold?"
     args = ["ask", str(arts / "alpha.md"), question, "--model", "fake-small", "-k", str(k)]

@@ -1,0 +1,262 @@
+"""What the small model's own check of its confirmed candidates adds to the selector, measured on
+the fitting half of SQuAD (never on a reported sample).
+
+    python bench/model_check.py SQUAD_V1_DEV_JSON SQUAD_V2_DEV_JSON [--no-write]
+
+The selector already reads the small model's view at no extra decoding: the log-probability of
+each candidate's sampled text (`logprob`, experiment/evaluate/features.py). Issue 14 proposed two
+checks that cost a second call; this script builds both and measures them:
+
+- **choice**: the sampling prompt (same system prompt and article, so a run right after sampling
+  would reuse the article's KV prefix) with the question's distinct confirmed answers listed as
+  they were written, "or none of them"; greedy. The candidate its reply gives is `chosen`.
+- **check**: one short prompt per candidate showing only its evidence sentence, the question and
+  the candidate, "yes or no"; greedy. P(yes) is the reply's probability when it says yes, one
+  minus it when it says no.
+
+Questions: the selector's fitting set (`bench/fitting.py`) with at least two distinct confirmed
+candidates, where the ranking decides the answer. For each way of ranking, the share of those
+questions whose top candidate is right: the vote, `support`, the selector's out-of-fold ranking
+(logistic regression, 5 folds grouped by title, as `bench/fit_selector.py`) with and without the
+check as a feature, and the check alone. Costs: the model's seconds per question for each check,
+against the seconds its ten samples took. Generations go through the benchmarks' cache
+(outputs/bench/.cache), so a second run replays them. Writes the `model-check` section of
+docs/RESULTS.md unless --no-write.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+from bench.fit_selector import out_of_fold  # noqa: E402
+from bench.fitting import OUT, fitting_samples, fitting_sets  # noqa: E402
+from experiment.config import RunConfig  # noqa: E402
+from experiment.evaluate.features import FEATURES, Candidate, candidates  # noqa: E402
+from experiment.evaluate.judge import gold_of, judge  # noqa: E402
+from experiment.evaluate.scored import Scored  # noqa: E402
+from experiment.evaluate.vote import same_answer  # noqa: E402
+from experiment.generate.cache import GenerationCache, cache_key  # noqa: E402
+from experiment.generate.models.base import Backend, Messages, SamplingParams  # noqa: E402
+from experiment.generate.prompts import messages_for  # noqa: E402
+from experiment.records import Article, Generation, Question  # noqa: E402
+from experiment.report.markdown import update_section  # noqa: E402
+from experiment.runner import llama_factory  # noqa: E402
+from experiment.verify.answer import check_text  # noqa: E402
+
+RESULTS = ROOT / "docs" / "RESULTS.md"
+CHOICE = SamplingParams(temperature=0.0, top_p=1.0, top_k=1, max_tokens=24)
+YES_NO = SamplingParams(temperature=0.0, top_p=1.0, top_k=1, max_tokens=2)
+CHECK_SYSTEM = "You check answers to questions against one sentence of an article. Reply yes or no."
+COMMAND = "python bench/model_check.py PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json"
+
+
+def choice_messages(article: Article, q: Question, options: list[str]) -> Messages:
+    """The sampling prompt with the candidates listed before the closing instruction."""
+    messages = messages_for(article, q)
+    listed = "; ".join(options)
+    messages[-1]["content"] = messages[-1]["content"].replace(
+        "\nAnswer with the figure or date only.",
+        f"\nThe answer is one of these, or none of them: {listed}\n"
+        "Answer with the figure or date only.",
+    )
+    return messages
+
+
+def check_messages(sentence: str, q: Question, answer: str) -> Messages:
+    return [
+        {"role": "system", "content": CHECK_SYSTEM},
+        {
+            "role": "user",
+            "content": (
+                f"Sentence: {sentence}\n\nQuestion: {q.text}\nProposed answer: {answer}\n"
+                "Does the sentence give this as the answer to the question? Reply yes or no."
+            ),
+        },
+    ]
+
+
+def p_yes(g: Generation) -> float:
+    p = math.exp(g.logprob) if g.logprob is not None else 0.5
+    word = g.text.strip().lower()
+    return p if word.startswith("yes") else 1 - p if word.startswith("no") else 0.5
+
+
+@dataclass
+class Asked:
+    """One fitting question with two or more confirmed candidates, and what each check said."""
+
+    question: str
+    cluster: str
+    right: list[bool]
+    features: list[dict[str, float | None]]
+    chosen: list[float] = field(default_factory=list)
+    yes: list[float] = field(default_factory=list)
+    sampling_s: float = 0.0
+    choice_s: float = 0.0
+    check_s: float = 0.0
+
+
+class CachedModel:
+    """The small model behind the generation cache, greedy, one seed."""
+
+    def __init__(self, backend: Backend, cache: GenerationCache) -> None:
+        self.backend, self.cache = backend, cache
+
+    def __call__(self, messages: Messages, params: SamplingParams) -> Generation:
+        key = cache_key(
+            self.backend.fingerprint, messages, params, 0, getattr(self.backend, "setup", None)
+        )
+        found = self.cache.get(key)
+        if found is None:
+            found = self.backend.generate(messages, params, [0])[0]
+            self.cache.put_many(self.backend.name, [(key, found)])
+        return found
+
+
+def ask(
+    model: Callable[[Messages, SamplingParams], Generation],
+    q: Question,
+    article: Article,
+    small: list[Scored],
+    cands: list[Candidate],
+) -> Asked:
+    gold = gold_of(q)
+    shown = [small[c.index] for c in cands]
+    out = Asked(
+        question=q.id,
+        cluster=q.cluster,
+        right=[judge(s.value, q, gold, s.attempt.raw_text, False) for s in shown],
+        features=[c.features for c in cands],
+        sampling_s=sum(s.attempt.seconds for s in small),
+    )
+    g = model(choice_messages(article, q, [s.attempt.answer for s in shown]), CHOICE)
+    best = check_text(g.text, article.text, q.text, q.kind).best
+    out.chosen = [float(best is not None and same_answer(best.value, c.value)) for c in cands]
+    out.choice_s = g.seconds
+    for c, s in zip(cands, shown, strict=True):
+        start, end = c.sentence
+        g = model(check_messages(article.text[start:end].strip(), q, s.attempt.answer), YES_NO)
+        out.yes.append(p_yes(g))
+        out.check_s += g.seconds
+    return out
+
+
+def top_right(asked: list[Asked], scores: list[list[float]]) -> int:
+    """Questions whose highest-scored candidate is right (ties: the earliest, as the selector)."""
+    return sum(a.right[int(np.argmax(s))] for a, s in zip(asked, scores, strict=True))
+
+
+def feature(asked: list[Asked], name: str) -> list[list[float]]:
+    """One score per candidate: a selector feature, or `chosen` / `yes` from the checks."""
+    if name in ("chosen", "yes"):
+        return [getattr(a, name) for a in asked]
+    return [[f[name] or 0.0 for f in a.features] for a in asked]
+
+
+def ranked_oof(asked: list[Asked], extra: str | None) -> list[list[float]]:
+    """Out-of-fold probabilities of the selector's features (plus `extra`) over these questions."""
+    names = [*FEATURES, *([extra] if extra else [])]
+    feats = []
+    for a in asked:
+        for i, f in enumerate(a.features):
+            row = {n: (f[n] if f[n] is not None else 0.0) for n in FEATURES}  # type: ignore[misc]
+            row.update(chosen=a.chosen[i], yes=a.yes[i])
+            feats.append([row[n] for n in names])
+    y = np.array([r for a in asked for r in a.right], dtype=int)
+    groups = np.array([a.cluster for a in asked for _ in a.right])
+    flat = out_of_fold(np.array(feats), y, groups)
+    out, at = [], 0
+    for a in asked:
+        out.append(list(flat[at : at + len(a.right)]))
+        at += len(a.right)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("squad_v1", type=Path)
+    ap.add_argument("squad_v2", type=Path)
+    ap.add_argument("--limit", type=int, default=0, help="at most this many questions (smoke runs)")
+    ap.add_argument("--no-write", action="store_true")
+    args = ap.parse_args()
+
+    cfg = RunConfig()
+    cache = GenerationCache(OUT / ".cache" / "generations.sqlite")
+    model = CachedModel(llama_factory(cfg.small, cfg), cache)
+    asked: list[Asked] = []
+    try:
+        for _, articles, questions, small in fitting_samples(
+            fitting_sets(args.squad_v1, args.squad_v2)
+        ):
+            for q in questions:
+                cands = candidates(q, articles[q.article_id], small[q.id])
+                if len(cands) >= 2 and not (args.limit and len(asked) >= args.limit):
+                    asked.append(ask(model, q, articles[q.article_id], small[q.id], cands))
+    finally:
+        cache.close()
+
+    n = len(asked)
+    rows = [
+        ("any candidate right (a perfect ranking)", sum(any(a.right) for a in asked)),
+        ("the vote (most confirmed samples)", top_right(asked, feature(asked, "votes"))),
+        ("support", top_right(asked, feature(asked, "support"))),
+        ("selector features, out of fold", top_right(asked, ranked_oof(asked, None))),
+        ("choice alone (the named candidate)", top_right(asked, feature(asked, "chosen"))),
+        ("selector features + choice, out of fold", top_right(asked, ranked_oof(asked, "chosen"))),
+        ("check alone (P(yes))", top_right(asked, feature(asked, "yes"))),
+        ("selector features + P(yes), out of fold", top_right(asked, ranked_oof(asked, "yes"))),
+    ]
+    sampling = sum(a.sampling_s for a in asked) / n
+    choice = sum(a.choice_s for a in asked) / n
+    check = sum(a.check_s for a in asked) / n
+    said_none = sum(not any(a.chosen) for a in asked)
+    lines = [
+        "## The small model's own check: measured on the fitting half",
+        "",
+        f"Command: `{COMMAND}`. Questions: the {n} fitting-half questions (SQuAD v1.1 and v2.0 "
+        "dev, fitting titles; `bench/fitting.py`) with two or more distinct confirmed candidates, "
+        "where the ranking decides the answer. How often each way of ranking puts a right "
+        "candidate first:",
+        "",
+        "| ranking | right first | share |",
+        "| --- | --- | --- |",
+        *(f"| {name} | {k} | {k / n:.3f} |" for name, k in rows),
+        "",
+        f"The choice prompt named none of the candidates on {said_none} of the {n} questions. "
+        f"Cost per question, model seconds on this machine: choice {choice:.2f} s, check "
+        f"{check:.2f} s (all its candidates), against {sampling:.2f} s for the ten samples as "
+        f"recorded when they were drawn, in an earlier run ({choice / sampling:.2f}x and "
+        f"{check / sampling:.2f}x; the choice prompt read the whole article here, since the "
+        "samples came from the cache; in a run right after sampling it would reuse the "
+        "article's KV prefix).",
+        "",
+        "Neither check ranks the candidates better than the features the selector already has: "
+        "the model's named choice is right first less often than the vote, P(yes) about as "
+        "often, and adding either to the selector's features moves its out-of-fold ranking by "
+        f"{rows[5][1] - rows[3][1]:+d} and {rows[7][1] - rows[3][1]:+d} questions of {n}. "
+        "So the selector keeps the free log-probability feature and neither check is part of "
+        "a run.",
+    ]
+    body = "\n".join(lines)
+    print(body)
+    print(
+        f"model_check_questions={n} oof_base={rows[3][1] / n:.3f} "
+        f"oof_choice={rows[5][1] / n:.3f} oof_yes={rows[7][1] / n:.3f} "
+        f"choice_over_sampling={choice / sampling:.2f} check_over_sampling={check / sampling:.2f}"
+    )
+    if not args.no_write:
+        update_section(RESULTS, "model-check", body)
+
+
+if __name__ == "__main__":
+    main()
