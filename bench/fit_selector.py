@@ -111,6 +111,22 @@ def reliability(probs: np.ndarray, right: np.ndarray, bins: int = 10) -> list[st
     return lines
 
 
+def threshold_sweep(
+    rows: list[Row], probs: np.ndarray, questions: list[str], sets: list[str]
+) -> list[str]:
+    """Each fitting set's out-of-fold accuracy if the selector abstained below each threshold,
+    beside abstaining on every question (right only on unanswerable ones)."""
+    head = " | ".join(sets)
+    lines = [f"| threshold | {head} |", "| --- |" + " --- |" * len(sets)]
+    parts = {name: [q for q in questions if q.startswith(name)] for name in sets}
+    for t in (0.0, 0.2, 0.4, 0.6, 0.7, 0.8, 0.9):
+        accs = [question_accuracy(rows, probs, t, parts[name]) for name in sets]
+        lines.append(f"| {t:.1f} | " + " | ".join(f"{a:.3f}" for a in accs) + " |")
+    never = [sum(q.endswith("True") for q in parts[n]) / len(parts[n]) for n in sets]
+    lines.append("| abstain on all | " + " | ".join(f"{a:.3f}" for a in never) + " |")
+    return lines
+
+
 def out_of_fold(x: np.ndarray, y: np.ndarray, groups: np.ndarray) -> np.ndarray:
     """Each row's probability from the logistic regression fitted on the other folds (grouped by
     title, so no title is in both)."""
@@ -196,6 +212,7 @@ def main() -> None:
             f"{question_accuracy(rows, y.astype(float), 0.5, part):.3f}"
         )
     print("\n".join(reliability(oof, y)))
+    print("\n".join(threshold_sweep(rows, oof, questions, list(counts))))
     print("weights:", {f: round(w, 3) for f, w in model.weights.items()})
     if not args.no_write:
         save(model, args.out)
