@@ -166,20 +166,12 @@ def feature(asked: list[Asked], name: str) -> list[list[float]]:
 def ranked_oof(asked: list[Asked], extra: str | None) -> list[list[float]]:
     """Out-of-fold probabilities of the selector's features (plus `extra`) over these questions."""
     names = [*FEATURES, *([extra] if extra else [])]
-    feats = []
-    for a in asked:
-        for i, f in enumerate(a.features):
-            row = {n: (f[n] if f[n] is not None else 0.0) for n in FEATURES}  # type: ignore[misc]
-            row.update(chosen=a.chosen[i], yes=a.yes[i])
-            feats.append([row[n] for n in names])
+    x = np.column_stack([np.concatenate(feature(asked, n)) for n in names])
     y = np.array([r for a in asked for r in a.right], dtype=int)
     groups = np.array([a.cluster for a in asked for _ in a.right])
-    flat = out_of_fold(np.array(feats), y, groups)
-    out, at = [], 0
-    for a in asked:
-        out.append(list(flat[at : at + len(a.right)]))
-        at += len(a.right)
-    return out
+    flat = out_of_fold(x, y, groups)
+    ends = np.cumsum([len(a.right) for a in asked])[:-1]
+    return [list(part) for part in np.split(flat, ends)]
 
 
 def main() -> None:

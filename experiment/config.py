@@ -10,6 +10,8 @@ import hashlib
 import json
 import re
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -81,6 +83,16 @@ def content_digest(path: Path) -> str:
     return h.hexdigest()
 
 
+@contextmanager
+def _about(field: str) -> Iterator[None]:
+    """Name `field` on a ConfigError raised inside (by a parser that does not know the setting)."""
+    try:
+        yield
+    except ConfigError as e:
+        e.field = e.field or field
+        raise
+
+
 @dataclass(frozen=True)
 class RunConfig:
     articles: Path = field(default_factory=lambda: _bundled("articles"))
@@ -113,39 +125,59 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         if self.k < 1:
-            raise ConfigError(f"k must be at least 1, got {self.k}")
+            raise ConfigError(f"k must be at least 1, got {self.k}", field="k")
         if not 0.0 <= self.temperature <= 5.0:
-            raise ConfigError(f"temperature must be in [0, 5], got {self.temperature}")
+            raise ConfigError(
+                f"temperature must be in [0, 5], got {self.temperature}", field="temperature"
+            )
         if not 0.0 < self.top_p <= 1.0:
-            raise ConfigError(f"top_p must be in (0, 1], got {self.top_p}")
+            raise ConfigError(f"top_p must be in (0, 1], got {self.top_p}", field="top_p")
         if self.max_tokens < 1:
-            raise ConfigError(f"max_tokens must be at least 1, got {self.max_tokens}")
+            raise ConfigError(
+                f"max_tokens must be at least 1, got {self.max_tokens}", field="max_tokens"
+            )
         if self.backend not in ("llama", "batched"):
-            raise ConfigError(f"backend must be 'llama' or 'batched', got '{self.backend}'")
+            raise ConfigError(
+                f"backend must be 'llama' or 'batched', got '{self.backend}'", field="backend"
+            )
         if self.limit < 0:
-            raise ConfigError(f"limit must be 0 (all) or more, got {self.limit}")
+            raise ConfigError(f"limit must be 0 (all) or more, got {self.limit}", field="limit")
         if self.speculative not in ("off", "lookup", "draft"):
             raise ConfigError(
-                f"speculative must be 'off', 'lookup' or 'draft', got '{self.speculative}'"
+                f"speculative must be 'off', 'lookup' or 'draft', got '{self.speculative}'",
+                field="speculative",
             )
         if self.speculative != "off" and self.backend != "batched":
-            raise ConfigError("speculative decoding needs the batched backend (--backend batched)")
+            raise ConfigError(
+                "speculative decoding needs the batched backend (--backend batched)",
+                field="speculative",
+            )
         if self.adaptive != "off":
             from experiment.evaluate.stopping import parse_rounds, parse_rule
 
-            parse_rule(self.adaptive)
-            parse_rounds(self.rounds, self.k)
+            with _about("adaptive"):
+                parse_rule(self.adaptive)
+            with _about("rounds"):
+                parse_rounds(self.rounds, self.k)
         elif self.rounds != RunConfig.rounds:
             raise ConfigError(
                 f"rounds '{self.rounds}' needs adaptive sampling: add --adaptive RULE "
-                "(for example --adaptive window), or leave --rounds out"
+                "(for example --adaptive window), or leave --rounds out",
+                field="rounds",
             )
         from experiment.generate.windows import parse_reading
 
-        parse_reading(self.small_context)
-        if self.server_timeout <= 0 or self.server_retries < 0 or self.server_concurrency < 1:
+        with _about("small_context"):
+            parse_reading(self.small_context)
+        bad = {
+            "server_timeout": self.server_timeout <= 0,
+            "server_retries": self.server_retries < 0,
+            "server_concurrency": self.server_concurrency < 1,
+        }
+        if any(bad.values()):
             raise ConfigError(
-                "server_timeout must be > 0, server_retries >= 0 and server_concurrency >= 1"
+                "server_timeout must be > 0, server_retries >= 0 and server_concurrency >= 1",
+                field=next(name for name, wrong in bad.items() if wrong),
             )
 
     def fingerprint(self) -> str:
@@ -249,9 +281,9 @@ def _check_file_values(toml: Path, from_file: dict[str, Any]) -> None:
     try:
         replace(RunConfig(), **from_file)
     except ConfigError as e:
-        said = [k for k in from_file if re.search(rf"\b{re.escape(k)}\b", str(e))]
-        named = said or (list(from_file) if len(from_file) == 1 else [])
-        key = named[0] if named else None
+        key = e.field if e.field in from_file else None
+        if key is None and len(from_file) == 1:
+            key = next(iter(from_file))
         line = None
         if key is not None:
             from experiment.corpus import read_text

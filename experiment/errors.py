@@ -45,4 +45,8 @@ class ModelError(FactQAError):
 
 
 class ConfigError(FactQAError):
-    """A run configuration value is invalid."""
+    """A run configuration value is invalid; `field` names the setting where it is known."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field

@@ -132,9 +132,15 @@ def test_a_bad_value_in_the_config_file_names_its_file_line_and_field(tmp_path: 
     assert "Fix: change top_p in run.toml" in said
     # a flag that overrides the bad value wins; the file is then fine
     from experiment.config import build_config
+    from experiment.errors import InputError
 
     assert build_config(cfg, {"top_p": 0.9}).top_p == 0.9
     assert not (tmp_path / "o").exists()
+    # a parser that does not know the setting's name (the stopping rule's) still gets it
+    cfg.write_text('k = 5\nadaptive = "bogus"\n')
+    with pytest.raises(InputError) as bad:
+        build_config(cfg, {})
+    assert bad.value.field == "adaptive" and bad.value.line == 2
 
 
 def _ask(arts: Path, k: int, *extra: str):  # type: ignore[no-untyped-def]
