@@ -19,19 +19,18 @@ outputs/bench/data/PRESET/, and the section of docs/RESULTS.md named after the r
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from experiment.config import RunConfig
+from experiment.generate.windows import ARTICLE
+from experiment.importers.service import import_dataset
+from experiment.importers.split import Half
+from experiment.report.markdown import benchmark_summary, update_section
+from experiment.runner import run_experiment
 
-from experiment.config import RunConfig  # noqa: E402
-from experiment.importers.service import import_dataset  # noqa: E402
-from experiment.importers.split import Half  # noqa: E402
-from experiment.report.markdown import benchmark_summary, update_section  # noqa: E402
-from experiment.runner import run_experiment  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @dataclass(frozen=True)
@@ -69,7 +68,7 @@ def main() -> None:
     )
     ap.add_argument(
         "--small-context",
-        default="article",
+        default=ARTICLE,
         help="what the small model reads: 'article' or 'excerpt:N' (the run is named "
         "PRESET-excerptN and writes no README table; bench/fit_excerpt.py chose N)",
     )
@@ -85,7 +84,7 @@ def main() -> None:
     if args.adaptive != "off":
         name += f"-adaptive-{args.adaptive.replace(':', '')}"
         title += f", adaptive sampling {args.adaptive}"
-    if args.small_context != "article":
+    if args.small_context != ARTICLE:
         name += f"-{args.small_context.replace(':', '')}"
         title += f", small model reads {args.small_context}"
     base = RunConfig()
@@ -115,13 +114,13 @@ def main() -> None:
     )
     if args.adaptive != "off":
         command += f" --adaptive {args.adaptive}"
-    if args.small_context != "article":
+    if args.small_context != ARTICLE:
         command += f" --small-context {args.small_context}"
     text = benchmark_section(result.run_dir, title, command)
     print(text)
     if not args.no_write and not args.limit:
         update_section(args.results, f"bench-{name}", text)
-    variant = args.adaptive != "off" or args.small_context != "article"
+    variant = args.adaptive != "off" or args.small_context != ARTICLE
     if not args.no_write and not args.limit and not variant:
         runs = {
             "SQuAD v1.1, evaluation titles (small qwen2.5-coder-0.5b)": args.out / "squad-v1",

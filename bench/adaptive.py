@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -35,25 +34,25 @@ from pathlib import Path
 
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from experiment.config import RunConfig
+from experiment.corpus import load_articles, load_questions
+from experiment.evaluate.check import checked
+from experiment.evaluate.features import candidates
+from experiment.evaluate.methods import REFERENCE, SELECTED, VERIFIED
+from experiment.evaluate.selector import learned, pick
+from experiment.evaluate.stats import paired_difference_ci
+from experiment.evaluate.stopping import parse_rounds, parse_rule, sample_stopper
+from experiment.evaluate.vote import majority
+from experiment.generate.models.base import GREEDY, SamplingParams
+from experiment.generate.sampling import article_order, sample_all
+from experiment.generate.windows import ARTICLE, WHOLE_ARTICLE, Reading, parse_reading
+from experiment.importers.service import import_dataset
+from experiment.records import Article, Question
+from experiment.report.markdown import update_section
+from experiment.report.run import Run, load_run
+from experiment.runner import llama_factory, run_experiment
 
-from experiment.config import RunConfig  # noqa: E402
-from experiment.corpus import load_articles, load_questions  # noqa: E402
-from experiment.evaluate.check import checked  # noqa: E402
-from experiment.evaluate.features import candidates  # noqa: E402
-from experiment.evaluate.selector import learned, select  # noqa: E402
-from experiment.evaluate.stats import paired_difference_ci  # noqa: E402
-from experiment.evaluate.stopping import parse_rounds, parse_rule, sample_stopper  # noqa: E402
-from experiment.evaluate.vote import majority  # noqa: E402
-from experiment.generate.models.base import GREEDY, SamplingParams  # noqa: E402
-from experiment.generate.sampling import article_order, sample_all  # noqa: E402
-from experiment.generate.windows import WHOLE, parse_reading  # noqa: E402
-from experiment.importers.service import import_dataset  # noqa: E402
-from experiment.records import Article, Question  # noqa: E402
-from experiment.report.markdown import update_section  # noqa: E402
-from experiment.report.run import flag  # noqa: E402
-from experiment.runner import llama_factory, run_experiment  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 RULES = ("window:2", "posterior:0.9", "selector:0.6")  # bench/fit_stopping.py chose them
 DEFAULT_RULE = "window:2"
@@ -72,13 +71,13 @@ class DataSet:
 def runs(ds: DataSet, reading: str) -> dict[str, Path]:
     """Every run of one data set: fixed k, every round, each rule (cached after the first);
     with an excerpt, every round and the default rule again, the small model reading it."""
-    plan = [(rule, rule, WHOLE) for rule in ("off", "never", *RULES)]
-    if reading != WHOLE:
+    plan = [(rule, rule, ARTICLE) for rule in ("off", "never", *RULES)]
+    if reading != ARTICLE:
         plan += [(f"{rule} @{reading}", rule, reading) for rule in ("never", DEFAULT_RULE)]
     out = {}
     for key, rule, context in plan:
         label = "fixed" if rule == "off" else rule.replace(":", "")
-        if context != WHOLE:
+        if context != ARTICLE:
             label += "-" + context.replace(":", "")
         cfg = RunConfig(
             articles=ds.articles,
@@ -96,20 +95,20 @@ def runs(ds: DataSet, reading: str) -> dict[str, Path]:
     return out
 
 
-def _correct(run: Path, method: str) -> pd.Series:
-    q = pd.read_csv(run / "questions.csv", keep_default_na=False).set_index("question_id")
-    return flag(q[f"{method}.correct"])
+def _correct(run: Run, method: str) -> pd.Series:
+    return run.questions.set_index("question_id")[f"{method}.correct"]
 
 
 def accuracy_rows(ds: DataSet, folders: dict[str, Path]) -> tuple[list[list[str]], dict]:
     """The table of part 1 and the default rule's figures."""
-    questions = pd.read_csv(folders["never"] / "questions.csv", keep_default_na=False)
-    clusters = questions.cluster.astype(str).tolist()
-    ver, sel = f"small-verified@{K}", f"small-selected@{K}"
-    reference = {m: _correct(folders["never"], m) for m in (ver, sel)}
+    loaded = {rule: load_run(folder) for rule, folder in folders.items()}
+    every = loaded["never"]
+    clusters = every.questions.cluster.tolist()
+    ver, sel = VERIFIED.name(K), SELECTED.name(K)
+    reference = {m: _correct(every, m) for m in (ver, sel)}
     rows, facts = [], {}
-    for rule, folder in folders.items():
-        a = pd.read_csv(folder / "attempts.csv", keep_default_na=False)
+    for rule, run in loaded.items():
+        a = run.attempts
         n = a.question_id.nunique()
         small = a[a.role == "small"]
         drawn = small.groupby("question_id").size()
@@ -123,17 +122,17 @@ def accuracy_rows(ds: DataSet, folders: dict[str, Path]) -> tuple[list[list[str]
             f"{(drawn < K).mean():.0%}",
         ]
         for m in (ver, sel):
-            got = _correct(folder, m).reindex(reference[m].index)
+            got = _correct(run, m).reindex(reference[m].index)
             diff, low, high = paired_difference_ci(got.tolist(), reference[m].tolist(), clusters)
             cells += [f"{got.mean():.3f}", f"{diff:+.3f} [{low:+.3f}, {high:+.3f}]"]
             if rule == DEFAULT_RULE and m == ver:
                 facts["excerpt" if context else "whole"] = {"samples": drawn.mean(), "delta": diff}
                 facts["n"] = n
         # recorded when the rounds were drawn: comparable among the rounds' rows only
-        cells.append("-" if rule == "off" else f"{small.seconds.sum() / n:.2f}")
+        cells.append("-" if rule == "off" else f"{small.seconds.astype(float).sum() / n:.2f}")
         rows.append(cells)
-    right = _correct(folders["never"], "large@1").mean()
-    rows.append(["large@1 (one greedy answer)", "-", "-", f"{right:.3f}", "", "", "", "-"])
+    right = _correct(every, REFERENCE).mean()
+    rows.append([f"{REFERENCE} (one greedy answer)", "-", "-", f"{right:.3f}", "", "", "", "-"])
     return rows, facts
 
 
@@ -178,7 +177,7 @@ def pipeline(
     k: int,
     params: SamplingParams,
     rule: str | None,
-    reading: str = WHOLE,
+    reading: Reading = WHOLE_ARTICLE,
 ) -> tuple[float, float]:
     """Seconds for the whole pipeline over `questions` from an empty prompt cache, and the mean
     samples drawn: sampling (the small model reading `reading`), checking, and for the small
@@ -195,7 +194,7 @@ def pipeline(
         scored = checked(drawn[q.id], art, "small", "", params.temperature)
         if k > 1:
             majority([s.value for s in scored], keep=[s.attempt.confirmed for s in scored])
-            select(candidates(q, art, scored), learned())
+            pick(candidates(q, art, scored), learned())
     seconds = time.perf_counter() - t0
     return seconds, sum(len(v) for v in drawn.values()) / len(questions)
 
@@ -212,9 +211,9 @@ def live(ds: DataSet, n: int, reading: str, log: Callable[[str], None]) -> dict[
     t_adaptive, samples = pipeline(small, articles, questions, K, params, DEFAULT_RULE)
     adaptive_profile = profile.take()
     t_excerpt = 0.0
-    if reading != WHOLE:
+    if reading != ARTICLE:
         t_excerpt, excerpt_samples = pipeline(
-            small, articles, questions, K, params, DEFAULT_RULE, reading
+            small, articles, questions, K, params, DEFAULT_RULE, parse_reading(reading)
         )
         excerpt_profile = profile.take()
     del small
@@ -231,11 +230,11 @@ def live(ds: DataSet, n: int, reading: str, log: Callable[[str], None]) -> dict[
 
     log(
         f"{ds.name}, first {n} questions: small fixed k={K} {t_fixed / n:.2f} s, "
-        f"adaptive {t_adaptive / n:.2f} s ({samples:.2f} samples), large@1 {t_large / n:.2f} s "
+        f"adaptive {t_adaptive / n:.2f} s ({samples:.2f} samples), {REFERENCE} {t_large / n:.2f} s "
         f"per question; the small model's llama.cpp time per question, fixed k: "
         f"{per_question(fixed_profile)}; adaptive: {per_question(adaptive_profile)}"
     )
-    if reading != WHOLE:
+    if reading != ARTICLE:
         log(
             f"{ds.name}, the same questions, adaptive with the small model reading `{reading}`: "
             f"{t_excerpt / n:.2f} s ({excerpt_samples:.2f} samples) per question; llama.cpp: "
@@ -255,14 +254,14 @@ def main() -> None:
     ap.add_argument("--live", type=int, default=40, help="questions per set timed live")
     ap.add_argument(
         "--small-context",
-        default=WHOLE,
+        default=ARTICLE,
         help="also run the default rule with the small model reading this ('excerpt:N', "
         "chosen by bench/fit_excerpt.py)",
     )
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
     reading = args.small_context
-    parse_reading(reading)
+    parse_reading(reading)  # refuse a bad setting before any run
 
     bench = ROOT / "outputs" / "bench"
     imported = import_dataset(
@@ -282,8 +281,8 @@ def main() -> None:
         lines += [
             f"**{ds.name}** ({facts[ds.name]['n']} questions)",
             "",
-            "| sampling | samples per question | stopped early | small-verified@10 | "
-            "difference vs every round [95% CI] | small-selected@10 | difference vs every "
+            f"| sampling | samples per question | stopped early | {VERIFIED.name(K)} | "
+            f"difference vs every round [95% CI] | {SELECTED.name(K)} | difference vs every "
             "round [95% CI] | small model s per question, recorded as the rounds were drawn |",
             "| --- | --- | --- | --- | --- | --- | --- | --- |",
             *("| " + " | ".join(r) + " |" for r in rows),
@@ -311,7 +310,7 @@ def main() -> None:
         f"ratio_D_fixed_bundled={b['fixed'] / b['large']:.2f}"
     )
     excerpt_line = ""
-    if reading != WHOLE:
+    if reading != ARTICLE:
         last += (
             f" excerpt={reading} excerpt_samples_squad={fs['excerpt']['samples']:.2f} "
             f"excerpt_samples_bundled={fb['excerpt']['samples']:.2f} "
@@ -330,7 +329,7 @@ def main() -> None:
             "## Adaptive sampling",
             "",
             f"Command: `python bench/adaptive.py PATH/TO/dev-v1.1.json --live {args.live}"
-            + (f" --small-context {reading}" if reading != WHOLE else "")
+            + (f" --small-context {reading}" if reading != ARTICLE else "")
             + "` "
             f"(rules {', '.join(RULES)}; rounds 3, 3, 3, 1; default rule `{DEFAULT_RULE}`; "
             "2 CPU cores). Rules and rounds were chosen on the fitting half of SQuAD v1.1 "
@@ -341,13 +340,13 @@ def main() -> None:
             "selector included):",
             "",
             *(f"- {line}" for line in live_lines),
-            f"- ratio D (whole small pipeline / large@1 per question), `{DEFAULT_RULE}`: "
+            f"- ratio D (whole small pipeline / {REFERENCE} per question), `{DEFAULT_RULE}`: "
             f"**{s['adaptive'] / s['large']:.2f}** on SQuAD v1.1, "
             f"**{b['adaptive'] / b['large']:.2f}** on the bundled corpus; fixed k=10: "
             f"{s['fixed'] / s['large']:.2f} and {b['fixed'] / b['large']:.2f}",
             *([excerpt_line] if excerpt_line else []),
             "",
-            "Last line (adaptive_acc_delta and excerpt_acc_delta: small-verified@10 of the "
+            f"Last line (adaptive_acc_delta and excerpt_acc_delta: {VERIFIED.name(K)} of the "
             "default rule against every round drawn, the small model reading the whole "
             "passage): "
             f"`{last}`",

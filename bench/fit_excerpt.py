@@ -17,20 +17,18 @@ docs/RESULTS.md (unless --no-write).
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from experiment.evaluate.methods import PASS, SELECTED, VERIFIED, answer_methods
+from experiment.fitting import fitting_samples, fitting_sets
+from experiment.generate.windows import ARTICLE
+from experiment.report.markdown import update_section
 
-from bench.fitting import fitting_samples, fitting_sets  # noqa: E402
-from experiment.evaluate.methods import answer_methods  # noqa: E402
-from experiment.generate.windows import WHOLE  # noqa: E402
-from experiment.report.markdown import update_section  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 TOLERANCE = 0.01
 K = 10
-METHODS = ("small-verified@10", "small-selected@10", "small-pass@10")
+METHODS = tuple(m.name(K) for m in (VERIFIED, SELECTED, PASS))
 
 
 def measure(sets: list, reading: str) -> dict[str, float]:
@@ -56,7 +54,7 @@ def _gold_shown(q, articles, reading: str) -> bool:  # type: ignore[no-untyped-d
     from experiment.generate.windows import excerpt, parse_reading
 
     article = articles[q.article_id]
-    n = parse_reading(reading)
+    n = parse_reading(reading).excerpt
     shown = excerpt(article.text, q.text, n, None, len) if n else None
     text = shown.text if shown else article.text
     return any(g.lower() in text.lower() for g in q.gold)
@@ -70,7 +68,7 @@ def main() -> None:
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
     imports = fitting_sets(args.squad_v1, args.squad_v2)
-    base = measure(imports, WHOLE)
+    base = measure(imports, ARTICLE)
     lines = [
         "## Reading an excerpt: choosing the sentences on the fitting half",
         "",
@@ -79,7 +77,7 @@ def main() -> None:
         "fitting set), ten samples each, the small model reading the whole passage or only the "
         "N sentences closest to the question (TF-IDF cosine, in article order); answers are "
         "verified against the whole passage either way. Kept: the fewest sentences with "
-        f"small-verified@10 and small-selected@10 both within {TOLERANCE * 100:.0f} point of "
+        f"{METHODS[0]} and {METHODS[1]} both within {TOLERANCE * 100:.0f} point of "
         'the whole passage. "Gold in what it read": a gold answer is written in the text the '
         "small model was shown (unanswerable questions count as shown).",
         "",
@@ -95,7 +93,7 @@ def main() -> None:
 
     lines.append(row("whole passage", base))
     print(lines[-1], flush=True)
-    chosen = WHOLE
+    chosen = ARTICLE
     for n in sorted({int(x) for x in args.grid.split(",")}, reverse=True):
         got = measure(imports, f"excerpt:{n}")
         lines.append(row(f"`excerpt:{n}`", got))

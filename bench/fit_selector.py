@@ -22,21 +22,17 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
+from experiment.evaluate.features import FEATURES, candidates
+from experiment.evaluate.judge import gold_of, judge
+from experiment.evaluate.selector import FOLDS, PACKAGED, RULE, SelectorModel, out_of_fold, save
+from experiment.fitting import fitting_samples, fitting_sets
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-import numpy as np  # noqa: E402
-
-from bench.fitting import fitting_samples, fitting_sets  # noqa: E402
-from experiment.evaluate.features import FEATURES, candidates  # noqa: E402
-from experiment.evaluate.judge import gold_of, judge  # noqa: E402
-from experiment.evaluate.selector import PACKAGED, RULE, SelectorModel, save  # noqa: E402
-
-FOLDS = 5
 
 
 @dataclass
@@ -125,21 +121,6 @@ def threshold_sweep(
     never = [sum(q.endswith("True") for q in parts[n]) / len(parts[n]) for n in sets]
     lines.append("| abstain on all | " + " | ".join(f"{a:.3f}" for a in never) + " |")
     return lines
-
-
-def out_of_fold(x: np.ndarray, y: np.ndarray, groups: np.ndarray) -> np.ndarray:
-    """Each row's probability from the logistic regression fitted on the other folds (grouped by
-    title, so no title is in both)."""
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import GroupKFold
-    from sklearn.preprocessing import StandardScaler
-
-    oof = np.zeros(len(y))
-    for train, test in GroupKFold(n_splits=FOLDS).split(x, y, groups):
-        scaler = StandardScaler().fit(x[train])
-        clf = LogisticRegression(C=1.0, max_iter=1000).fit(scaler.transform(x[train]), y[train])
-        oof[test] = clf.predict_proba(scaler.transform(x[test]))[:, 1]
-    return oof
 
 
 def main() -> None:

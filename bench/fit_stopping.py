@@ -15,16 +15,14 @@ section of docs/RESULTS.md (unless --no-write).
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from experiment.evaluate.methods import SELECTED, VERIFIED, answer_methods
+from experiment.evaluate.stopping import parse_rounds, parse_rule
+from experiment.fitting import fitting_samples, fitting_sets
+from experiment.report.markdown import update_section
 
-from bench.fitting import fitting_samples, fitting_sets  # noqa: E402
-from experiment.evaluate.methods import answer_methods  # noqa: E402
-from experiment.evaluate.stopping import parse_rounds, parse_rule  # noqa: E402
-from experiment.report.markdown import update_section  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 GRID = {
     "window": ("window:2", "window:3", "window:4", "window:2+none", "window:3+none"),
@@ -32,6 +30,7 @@ GRID = {
     "selector": ("selector:0.6", "selector:0.7", "selector:0.8", "selector:0.9"),
 }
 TOLERANCE = 0.01
+K = 10
 
 
 def main() -> None:
@@ -52,20 +51,20 @@ def main() -> None:
     def accuracy(drawn: dict[str, int]) -> tuple[float, float]:
         ver = sel = 0
         for q, art, samples in data:
-            got = answer_methods(q, samples[: drawn[q.id]], samples[0], 10, art)
-            ver += got["small-verified@10"].correct
-            sel += got["small-selected@10"].correct
+            got = answer_methods(q, samples[: drawn[q.id]], samples[0], K, art)
+            ver += got[VERIFIED.name(K)].correct
+            sel += got[SELECTED.name(K)].correct
         return ver / len(data), sel / len(data)
 
-    rounds = parse_rounds(args.rounds, 10)
-    base = accuracy({q.id: 10 for q, _, _ in data})
+    rounds = parse_rounds(args.rounds, K)
+    base = accuracy({q.id: K for q, _, _ in data})
     lines = [
         "## Adaptive sampling: choosing the rules on the fitting half",
         "",
         f"Command: `python bench/fit_stopping.py PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json "
         f"--rounds {args.rounds}`. {len(data)} questions of the fitting titles (the selector's "
-        f"fitting set), rounds {list(rounds)}; all ten samples: small-verified@10 "
-        f"{base[0]:.3f}, small-selected@10 {base[1]:.3f}. Kept per family: the fewest samples "
+        f"fitting set), rounds {list(rounds)}; all ten samples: {VERIFIED.name(K)} "
+        f"{base[0]:.3f}, {SELECTED.name(K)} {base[1]:.3f}. Kept per family: the fewest samples "
         f"with both accuracies within {TOLERANCE * 100:.0f} point of all ten.",
         "",
         "| rule | samples per question | stopped early | verified (diff) | selected (diff) |",
@@ -81,12 +80,12 @@ def main() -> None:
                 upto = 0
                 for size in rounds:
                     upto += size
-                    if upto < 10 and rule.should_stop(q, art, samples[:upto]):
+                    if upto < K and rule.should_stop(q, art, samples[:upto]):
                         break
                 drawn[q.id] = upto
             ver, sel = accuracy(drawn)
             mean = sum(drawn.values()) / len(drawn)
-            early = sum(n < 10 for n in drawn.values()) / len(drawn)
+            early = sum(n < K for n in drawn.values()) / len(drawn)
             lines.append(
                 f"| `{spec}` | {mean:.2f} | {early:.0%} | {ver:.3f} ({ver - base[0]:+.3f}) | "
                 f"{sel:.3f} ({sel - base[1]:+.3f}) |"

@@ -14,18 +14,17 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+import pandas as pd
+
+from experiment.report.browser import headless
+from experiment.report.html import write_html
+from experiment.report.run import load_run
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-import pandas as pd  # noqa: E402
-
-from experiment.report.browser import headless  # noqa: E402
-from experiment.report.html import write_html  # noqa: E402
 
 
 def check(page: Path, screenshot: Path | None) -> tuple[float, int]:
@@ -52,7 +51,8 @@ def check(page: Path, screenshot: Path | None) -> tuple[float, int]:
 
 
 def scaled_copy(run: Path, times: int, out: Path) -> Path:
-    """`run` with every question (and its attempts) repeated `times` times under new ids."""
+    """`run` with every question (and its attempts) repeated `times` times under new ids (the
+    files copied as text, cell for cell, so the copy is a run folder as `factqa run` writes)."""
     shutil.copytree(run, out, ignore=shutil.ignore_patterns("report.html", "plots"))
     for name in ("questions.csv", "attempts.csv"):
         frame = pd.read_csv(run / name, keep_default_na=False, dtype=str)
@@ -80,7 +80,7 @@ def main() -> None:
         line.append(f"{run.name}_mib={size:.2f} {run.name}_load_s={load:.2f}")
     with tempfile.TemporaryDirectory() as tmp:
         big = scaled_copy(args.runs[0], args.scale, Path(tmp) / "scaled")
-        n = len(pd.read_csv(big / "questions.csv"))
+        n = len(load_run(big).questions)
         page = write_html(big)  # the copy's manifest names the run's own articles folder
         load, _ = check(page, None)
         size = page.stat().st_size / 2**20

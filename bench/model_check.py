@@ -14,7 +14,7 @@ checks that cost a second call; this script builds both and measures them:
   the candidate, "yes or no"; greedy. P(yes) is the reply's probability when it says yes, one
   minus it when it says no.
 
-Questions: the selector's fitting set (`bench/fitting.py`) with at least two distinct confirmed
+Questions: the selector's fitting set (`experiment/fitting.py`) with at least two distinct confirmed
 candidates, where the ranking decides the answer. For each way of ranking, the share of those
 questions whose top candidate is right: the vote, `support`, the selector's out-of-fold ranking
 (logistic regression, 5 folds grouped by title, as `bench/fit_selector.py`) with and without the
@@ -28,30 +28,28 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
+from experiment.config import RunConfig
+from experiment.evaluate.features import FEATURES, ConfirmedAnswer, candidates
+from experiment.evaluate.judge import gold_of, judge
+from experiment.evaluate.scored import Scored
+from experiment.evaluate.selector import out_of_fold
+from experiment.evaluate.vote import same_answer
+from experiment.fitting import OUT, fitting_samples, fitting_sets
+from experiment.generate.cache import GenerationCache, cache_key
+from experiment.generate.models.base import Backend, Messages, SamplingParams
+from experiment.generate.prompts import messages_for
+from experiment.records import Article, Generation, Question
+from experiment.report.markdown import update_section
+from experiment.runner import llama_factory
+from experiment.verify.answer import check_text
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-import numpy as np  # noqa: E402
-
-from bench.fit_selector import out_of_fold  # noqa: E402
-from bench.fitting import OUT, fitting_samples, fitting_sets  # noqa: E402
-from experiment.config import RunConfig  # noqa: E402
-from experiment.evaluate.features import FEATURES, Candidate, candidates  # noqa: E402
-from experiment.evaluate.judge import gold_of, judge  # noqa: E402
-from experiment.evaluate.scored import Scored  # noqa: E402
-from experiment.evaluate.vote import same_answer  # noqa: E402
-from experiment.generate.cache import GenerationCache, cache_key  # noqa: E402
-from experiment.generate.models.base import Backend, Messages, SamplingParams  # noqa: E402
-from experiment.generate.prompts import messages_for  # noqa: E402
-from experiment.records import Article, Generation, Question  # noqa: E402
-from experiment.report.markdown import update_section  # noqa: E402
-from experiment.runner import llama_factory  # noqa: E402
-from experiment.verify.answer import check_text  # noqa: E402
 
 RESULTS = ROOT / "docs" / "RESULTS.md"
 CHOICE = SamplingParams(temperature=0.0, top_p=1.0, top_k=1, max_tokens=24)
@@ -113,9 +111,7 @@ class CachedModel:
         self.backend, self.cache = backend, cache
 
     def __call__(self, messages: Messages, params: SamplingParams) -> Generation:
-        key = cache_key(
-            self.backend.fingerprint, messages, params, 0, getattr(self.backend, "setup", None)
-        )
+        key = cache_key(self.backend.fingerprint, messages, params, 0, self.backend.setup)
         found = self.cache.get(key)
         if found is None:
             found = self.backend.generate(messages, params, [0])[0]
@@ -128,7 +124,7 @@ def ask(
     q: Question,
     article: Article,
     small: list[Scored],
-    cands: list[Candidate],
+    cands: list[ConfirmedAnswer],
 ) -> Asked:
     gold = gold_of(q)
     shown = [small[c.index] for c in cands]
@@ -216,9 +212,9 @@ def main() -> None:
         "## The small model's own check: measured on the fitting half",
         "",
         f"Command: `{COMMAND}`. Questions: the {n} fitting-half questions (SQuAD v1.1 and v2.0 "
-        "dev, fitting titles; `bench/fitting.py`) with two or more distinct confirmed candidates, "
-        "where the ranking decides the answer. How often each way of ranking puts a right "
-        "candidate first:",
+        "dev, fitting titles; `experiment/fitting.py`) with two or more distinct confirmed "
+        "candidates, where the ranking decides the answer. How often each way of ranking puts a "
+        "right candidate first:",
         "",
         "| ranking | right first | share |",
         "| --- | --- | --- |",

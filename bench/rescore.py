@@ -23,21 +23,21 @@ from pathlib import Path
 
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from experiment.evaluate.judge import CHANGE_QUESTION, gold_of, judge  # noqa: E402
-from experiment.records import Question  # noqa: E402
-from experiment.report.markdown import update_section  # noqa: E402
-from experiment.report.run import Run, flag, load_run  # noqa: E402
-from experiment.report.tables import markdown_table  # noqa: E402
-from experiment.values.canonical import (  # noqa: E402
+from experiment.evaluate.judge import CHANGE_QUESTION, gold_of, judge
+from experiment.evaluate.methods import MAJORITY, VERIFIED
+from experiment.records import Question
+from experiment.report.markdown import update_section
+from experiment.report.run import Run, load_run
+from experiment.report.tables import markdown_table
+from experiment.values.canonical import (
     DateValue,
     Quantity,
     opposite_bounds,
     same_value,
 )
-from experiment.values.extract import ABSTAINED, extract  # noqa: E402
+from experiment.values.extract import ABSTAINED, extract
+
+ROOT = Path(__file__).resolve().parent.parent
 
 RULES = (
     "dates: within a gold interval",
@@ -67,11 +67,10 @@ def _rule(q: Question, value: object) -> str:
     return RULES[4]
 
 
-def sample_moves(new_run: Path) -> tuple[Counter[str], Counter[str], int]:
+def sample_moves(new: Run) -> tuple[Counter[str], Counter[str], int]:
     """Per-sample judgements that moved (old judge -> new), by rule: (to right, to wrong, total)."""
-    questions = pd.read_csv(new_run / "questions.csv", keep_default_na=False, dtype=str)
-    attempts = pd.read_csv(new_run / "attempts.csv", keep_default_na=False, dtype=str)
-    by_id = {r.question_id: _question(r) for r in questions.itertuples()}
+    attempts = new.attempts
+    by_id = {r.question_id: _question(r) for r in new.questions.itertuples()}
     up: Counter[str] = Counter()
     down: Counter[str] = Counter()
     for a in attempts.itertuples():
@@ -99,7 +98,7 @@ def method_moves(old: Run, new: Run) -> list[list[object]]:
     o, n = _paired(old, new)
     rows = []
     for method in new.methods:
-        before, after = flag(o[f"{method}.correct"]), flag(n[f"{method}.correct"])
+        before, after = o[f"{method}.correct"], n[f"{method}.correct"]
         changed = int((before != after).sum())
         rows.append(
             [
@@ -116,16 +115,16 @@ def method_moves(old: Run, new: Run) -> list[list[object]]:
 def vote_moves(old: Run, new: Run) -> list[list[object]]:
     o, n = _paired(old, new)
     rows = []
-    for method in (f"small-maj@{new.k}", new.verified):
+    for method in (MAJORITY.name(new.k), VERIFIED.name(new.k)):
         value = o[f"{method}.value"] != n[f"{method}.value"]
-        agreement = o[f"{method}.agreement"].astype(float) != n[f"{method}.agreement"].astype(float)
+        agreement = o[f"{method}.agreement"] != n[f"{method}.agreement"]  # the vote share
         rows.append([method, int(value.sum()), int((value | agreement).sum())])
     return rows
 
 
 def section(name: str, old_run: Path, new_run: Path) -> str:
-    up, down, samples = sample_moves(new_run)
     old, new = load_run(old_run), load_run(new_run)
+    up, down, samples = sample_moves(new)
     lines = [
         f"### {name}: re-scored under the strict judge",
         "",

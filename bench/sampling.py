@@ -24,22 +24,21 @@ from __future__ import annotations
 import argparse
 import gc
 import resource
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from experiment.config import RunConfig
+from experiment.corpus import load_articles, load_questions
+from experiment.evaluate.check import check_sample
+from experiment.evaluate.methods import REFERENCE, VERIFIED
+from experiment.generate.models.base import GREEDY, SamplingParams
+from experiment.generate.models.catalog import DEFAULT_LARGE, DEFAULT_SMALL
+from experiment.generate.prompts import messages_for
+from experiment.generate.sampling import Sample, derive_seed
+from experiment.report.markdown import update_section
+from experiment.runner import llama_factory
 
-from experiment.config import RunConfig  # noqa: E402
-from experiment.corpus import load_articles, load_questions  # noqa: E402
-from experiment.evaluate.check import check_sample  # noqa: E402
-from experiment.generate.models.base import GREEDY, SamplingParams  # noqa: E402
-from experiment.generate.models.catalog import DEFAULT_LARGE, DEFAULT_SMALL  # noqa: E402
-from experiment.generate.prompts import messages_for  # noqa: E402
-from experiment.generate.sampling import Sample, derive_seed  # noqa: E402
-from experiment.report.markdown import update_section  # noqa: E402
-from experiment.runner import llama_factory  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 ARTICLE = "a02-q3-results"
 
@@ -139,7 +138,7 @@ def main() -> int:
             "questions",
             f"- ratio C, one article's questions with prefix reuse / reset before each: "
             f"**{ratio_c:.2f}** ({t_reuse:.1f} s vs {t_reset:.1f} s)",
-            f"- ratio D, small-verified@{k} / large@1 per question: **{ratio_d:.2f}** "
+            f"- ratio D, {VERIFIED.name(k)} / {REFERENCE} per question: **{ratio_d:.2f}** "
             f"({t_pipe / n:.2f} s vs {t_large / n:.2f} s)",
             f"- overhead, backend wall time / llama.cpp eval time: **{overhead:.2f}**",
             f"- peak resident memory, the models loaded in turn: **{peak:,.0f} MiB**",

@@ -2,7 +2,7 @@
 
     python bench/selector.py [--candidates 10000] [--questions 12] [--no-model] [RUN_DIR ...]
 
-- features: the selector's features and ranking (`candidates` + `select`) for at least N
+- features: the selector's features and ranking (`candidates` + `pick`) for at least N
   candidates built from the bundled corpus (every figure or date its articles state, offered as a
   sample to every question of the article), on one core (the process is pinned to CPU 0);
 - logprob: the small model's k samples of Q bundled questions, decoded with and without the
@@ -16,25 +16,22 @@ The last line is machine-readable.
 from __future__ import annotations
 
 import argparse
-import csv
-import json
 import os
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from experiment.config import RunConfig
+from experiment.corpus import load_articles, load_questions
+from experiment.evaluate.evidence import index
+from experiment.evaluate.features import candidates
+from experiment.evaluate.scored import Scored
+from experiment.evaluate.selector import learned, pick
+from experiment.records import Attempt, Question
+from experiment.report.run import load_run
+from experiment.values.canonical import DateValue
+from experiment.values.normalize import scan
 
-from experiment.config import RunConfig  # noqa: E402
-from experiment.corpus import load_articles, load_questions  # noqa: E402
-from experiment.evaluate.evidence import index  # noqa: E402
-from experiment.evaluate.features import candidates  # noqa: E402
-from experiment.evaluate.scored import Scored  # noqa: E402
-from experiment.evaluate.selector import learned, select  # noqa: E402
-from experiment.records import Attempt, Question  # noqa: E402
-from experiment.values.canonical import DateValue  # noqa: E402
-from experiment.values.normalize import scan  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def offered(q: Question, text: str) -> list[Scored]:
@@ -66,7 +63,7 @@ def features_seconds(target: int) -> tuple[int, int, float]:
     while n_cands < target:
         for q, art, small in work:
             cands = candidates(q, art, small)
-            select(cands, model)
+            pick(cands, model)
             n_cands += len(cands)
             n_questions += 1
             if n_cands >= target:
@@ -97,11 +94,13 @@ def logprob_ratio(n: int, k: int) -> tuple[float, float]:
     return spent[False], spent[True]
 
 
-def run_ratio(run: Path) -> tuple[float, float]:
-    manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
-    with (run / "attempts.csv").open(encoding="utf-8") as f:
-        sampling = sum(float(r["seconds"]) for r in csv.DictReader(f) if r["role"] == "small")
-    return float(manifest.get("selection_seconds", "nan")), sampling
+def run_ratio(path: Path) -> tuple[float, float]:
+    """The run's scoring seconds (nan when its manifest did not record them) and its small
+    model's sampling seconds."""
+    run = load_run(path)
+    a = run.attempts
+    sampling = sum(map(float, a.seconds[a.role == "small"]))
+    return run.manifest.selection_seconds or float("nan"), sampling
 
 
 def main() -> None:

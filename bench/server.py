@@ -28,26 +28,33 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from experiment.config import RunConfig
+from experiment.corpus import load_articles, load_questions
+from experiment.evaluate.methods import REFERENCE
+from experiment.files import read_cell
+from experiment.generate.models.base import GREEDY, SamplingParams
+from experiment.generate.models.openai_compat import OpenAIBackend
+from experiment.generate.models.store import resolve
+from experiment.generate.prompts import messages_for
+from experiment.generate.sampling import article_order, derive_seed
+from experiment.report.markdown import update_section
+from experiment.report.run import load_run
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-import pandas as pd  # noqa: E402
-
-from experiment.config import RunConfig  # noqa: E402
-from experiment.corpus import load_articles, load_questions  # noqa: E402
-from experiment.files import read_cell  # noqa: E402
-from experiment.generate.models.base import GREEDY, SamplingParams  # noqa: E402
-from experiment.generate.models.openai_compat import OpenAIBackend  # noqa: E402
-from experiment.generate.models.store import resolve  # noqa: E402
-from experiment.generate.prompts import messages_for  # noqa: E402
-from experiment.generate.sampling import article_order, derive_seed  # noqa: E402
-from experiment.report.markdown import update_section  # noqa: E402
 
 
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def in_process(run: Path) -> dict[str, str]:
+    """The large model's answers in a run folder, by question id, as the model wrote them."""
+    attempts = load_run(run).attempts
+    large = attempts[attempts.role == "large"]
+    # The export quotes text that starts like a formula ("-18%" is written "'-18%").
+    return dict(zip(large.question_id, large.raw_text.map(read_cell), strict=True))
 
 
 def start(
@@ -123,10 +130,7 @@ def main() -> None:
     in_process = ""
     differ: list[str] = []
     if (args.compare / "attempts.csv").exists():
-        ref = pd.read_csv(args.compare / "attempts.csv", keep_default_na=False, dtype=str)
-        large = ref[ref.role == "large"]
-        # The export quotes text that starts like a formula ("-18%" is written "'-18%").
-        ref = dict(zip(large.question_id, large.raw_text.map(read_cell), strict=True))
+        ref = in_process(args.compare)
         equal = sum(ref.get(q.id) == a for q, a in zip(questions, a1, strict=True))
         in_process = f"{equal}/{len(questions)}"
         differ = [
@@ -144,7 +148,8 @@ def main() -> None:
             f"### {args.model} behind {server}",
             "",
             f"Command: `python bench/server.py{' --quick' if args.quick else ''} --server "
-            f"{args.server}`; {len(questions)} bundled questions, large@1 greedy, 2 CPU threads.",
+            f"{args.server}`; {len(questions)} bundled questions, {REFERENCE} greedy, 2 CPU "
+            "threads.",
             "",
             "| requests in flight | wall s | questions / s |",
             "| --- | --- | --- |",

@@ -13,21 +13,20 @@ Writes its section of docs/RESULTS.md; the last line is machine-readable.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from experiment.config import RunConfig
+from experiment.corpus import load_articles, load_questions
+from experiment.evaluate.methods import REFERENCE
+from experiment.generate.models.base import GREEDY, SamplingParams
+from experiment.generate.models.batched import DRAFT_LENGTH, BatchedLlamaBackend
+from experiment.generate.models.store import resolve
+from experiment.generate.prompts import messages_for
+from experiment.generate.sampling import article_order
+from experiment.report.markdown import update_section
 
-from experiment.config import RunConfig  # noqa: E402
-from experiment.corpus import load_articles, load_questions  # noqa: E402
-from experiment.generate.models.base import GREEDY, SamplingParams  # noqa: E402
-from experiment.generate.models.batched import DRAFT_LENGTH, BatchedLlamaBackend  # noqa: E402
-from experiment.generate.models.store import resolve  # noqa: E402
-from experiment.generate.prompts import messages_for  # noqa: E402
-from experiment.generate.sampling import article_order  # noqa: E402
-from experiment.report.markdown import update_section  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def main() -> None:
@@ -91,7 +90,7 @@ def main() -> None:
     identical = summary["lookup"][1] == n and summary["draft"][1] == n
     text = "\n".join(
         [
-            f"## Speculative decoding of large@1: {n} bundled questions",
+            f"## Speculative decoding of {REFERENCE}: {n} bundled questions",
             "",
             f"Command: `python bench/speculative.py{' --quick' if args.quick else ''}`. Large "
             f"`{args.large}`, drafter `{args.draft}` ({DRAFT_LENGTH} tokens per draft), greedy, "

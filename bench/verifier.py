@@ -19,20 +19,18 @@ import argparse
 import json
 import random
 import re
-import sys
 import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from experiment.report.markdown import update_section
+from experiment.values.canonical import DateValue, Quantity
+from experiment.values.normalize import parse_value, scan
+from experiment.values.question_kind import question_kind
+from experiment.verify.match import verify
 
-from experiment.report.markdown import update_section  # noqa: E402
-from experiment.values.canonical import DateValue, Quantity  # noqa: E402
-from experiment.values.normalize import parse_value, scan  # noqa: E402
-from experiment.values.question_kind import question_kind  # noqa: E402
-from experiment.verify.match import verify  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 SCALE_SWAP = {
     "million": "billion",

@@ -21,8 +21,7 @@ from experiment.errors import ConfigError, FactQAError, InputError, ModelError
 from experiment.evaluate.summary import MethodSummary
 
 if TYPE_CHECKING:
-    from experiment.evaluate.scored import Scored
-    from experiment.records import Article, Question
+    from experiment.evaluate.registry import QuestionSamples
 
 app = typer.Typer(
     help="Answer figure and date questions with a small model, keep the answers "
@@ -200,6 +199,7 @@ def run(
     ] = None,
 ) -> None:
     """Run the experiment and write attempts, questions, summary, curves and manifest."""
+    from experiment.evaluate.methods import REFERENCE
     from experiment.runner import run_experiment
 
     with _errors():
@@ -232,47 +232,45 @@ def run(
         with bar:
             result = run_experiment(cfg, factory=_factory(), progress=update)
         m = result.manifest
-        scope = f"{m['articles']} articles, k={cfg.k}"
-        if m["scored_against"] == "large@1":
+        scope = f"{m.articles} articles, k={cfg.k}"
+        if m.scored_against == REFERENCE:
             scope += ": no gold answers, so AGREEMENT with large@1, not accuracy"
-        elif m["scored_against"] == "both":
-            scope += f": accuracy on the {m['questions_with_gold']} with gold answers"
-        _out().print(summary_table(result.summary, f"{m['questions']} questions, {scope}"))
-        if cfg.adaptive != "off":
-            drawn = m["sampling"]
+        elif m.scored_against == "both":
+            scope += f": accuracy on the {m.questions_with_gold} with gold answers"
+        _out().print(summary_table(result.summary, f"{m.questions} questions, {scope}"))
+        if cfg.stop_rule is not None:
+            drawn = m.sampling
             _out().print(
                 f"adaptive sampling ({cfg.adaptive}, rounds {drawn['rounds']}): "
                 f"{drawn['mean_samples']:.2f} samples per question on average, "
                 f"{drawn['stopped_early']:.0%} of questions stopped before k={cfg.k}",
                 highlight=False,
             )
-        if m["scored_against"] == "both":
-            from experiment.report.run import read_summary
-
+        if m.scored_against == "both":
             _out().print(
                 summary_table(
-                    read_summary(result.run_dir / "agreement.csv"),
-                    f"{m['questions_without_gold']} questions without gold answers: AGREEMENT "
+                    result.agreement,
+                    f"{m.questions_without_gold} questions without gold answers: AGREEMENT "
                     "with large@1, not accuracy",
                 )
             )
-        if m["questions_without_gold"]:
+        if m.questions_without_gold:
             _out().print(
                 f"questions where the small model's kept answer and large@1 disagree, first: "
                 f"{result.run_dir / 'disagreements.csv'}",
                 highlight=False,
             )
-        if any(m["failures"].values()):
+        if any(m.failures.values()):
             _out().print(
                 "failures (empty or repetitive output, errors, no value of the asked kind; "
-                f"counted wrong): small model {m['failures']['small']} of "
-                f"{m['attempts'] - m['questions']} samples, large model "
-                f"{m['failures']['large']} of {m['questions']} answers",
+                f"counted wrong): small model {m.failures['small']} of "
+                f"{m.small_samples} samples, large model "
+                f"{m.failures['large']} of {m.questions} answers",
                 highlight=False,
             )
         _out().print(
-            f"wrote {result.run_dir}  ({m['wall_seconds']} s, "
-            f"{m['cached_attempts']} of {m['attempts']} generations from cache)"
+            f"wrote {result.run_dir}  ({m.wall_seconds} s, "
+            f"{m.cached_attempts} of {m.attempts} generations from cache)"
         )
 
 
@@ -302,27 +300,21 @@ def ask(
     ] = RunConfig.small_context,
 ) -> None:
     """Answer one question k times and show which answers the article confirms, and where."""
-    from experiment.corpus import parse_article
-    from experiment.evaluate.check import check_sample
-    from experiment.evaluate.vote import majority
+    from experiment.corpus import read_given_article
+    from experiment.evaluate.check import checked
+    from experiment.evaluate.methods import VERIFIED
+    from experiment.evaluate.registry import QuestionSamples
     from experiment.generate.models.base import SamplingParams
     from experiment.generate.sampling import sample_question
-    from experiment.generate.windows import parse_reading
-    from experiment.records import Article, Question
+    from experiment.generate.windows import WHOLE_NOTE, parse_reading
+    from experiment.records import Question
 
     with _errors():
         if kind not in ("figure", "date"):
             raise ConfigError(f"kind must be 'figure' or 'date', got '{kind}'")
-        text = article.read_text(encoding="utf-8") if article.is_file() else ""
-        if not text:
-            raise InputError("article file not found or empty", path=article)
-        art = (
-            parse_article(article)
-            if text.lstrip().startswith("---")
-            else Article(article.stem, article.stem, "", text.strip(), article)
-        )
+        art = read_given_article(article)
         q = Question("ask", art.id, question, ("unanswerable",), kind)  # type: ignore[arg-type]
-        parse_reading(small_context)  # before the model loads
+        reading = parse_reading(small_context)  # before the model loads
         backend = _factory()(model, RunConfig())
         samples = sample_question(
             backend,
@@ -332,15 +324,15 @@ def ask(
             SamplingParams(temperature=temperature),
             seed,
             None,
-            reading=small_context,
+            reading=reading,
         )
-        if samples and samples[0].context != "whole":
+        if samples and samples[0].context != WHOLE_NOTE:
             _out().print(f"the model read: {samples[0].context}")
-        scored = [check_sample(s, art, "small", backend.name, temperature) for s in samples]
+        small = checked(samples, art, "small", backend.name, temperature)
         table = Table(title=f"{k} answers from {backend.name}")
         for col in ("#", "raw answer", "value", "confirmed", "evidence"):
             table.add_column(col)
-        for a, _ in scored:
+        for a in (s.attempt for s in small):
             if a.span:
                 context = art.text[max(0, a.span.start - 30) : a.span.end + 30]
                 ev = f"[{a.span.start}:{a.span.end}] …{context}…"
@@ -354,26 +346,27 @@ def ask(
                 ev.replace("\n", " "),
             )
         _out().print(table)
-        vote = majority([v for _, v in scored], keep=[a.confirmed for a, _ in scored])
-        if vote.index is None:
+        qs = QuestionSamples(q, small, None, k, art)
+        vote = VERIFIED.run(qs)
+        if vote.chosen is None:
             _out().print("verified answer: none confirmed, abstain")
         else:
-            a = scored[vote.index][0]
-            _out().print(f"verified answer: {a.answer} ({a.value}), {vote.votes}/{k} votes")
-        from experiment.evaluate.scored import Scored
+            a = vote.chosen.attempt
+            votes = round(vote.agreement * len(small))
+            _out().print(f"verified answer: {a.answer} ({a.value}), {votes}/{k} votes")
+        _print_ranked(qs)
 
-        _print_ranked(art, q, [Scored(a, v) for a, v in scored])
 
-
-def _print_ranked(art: Article, q: Question, small: list[Scored]) -> None:
+def _print_ranked(qs: QuestionSamples) -> None:
     """The confirmed candidates as the learned selector ranks them, with their evidence."""
     from rich.markup import escape
 
-    from experiment.evaluate.features import candidates
-    from experiment.evaluate.selector import learned, select
+    from experiment.evaluate.selector import learned, pick
 
+    assert qs.article is not None
+    art = qs.article
     model = learned()
-    sel = select(candidates(q, art, small), model)
+    sel = pick(qs.candidates, model)
     if not sel.ranked:
         _out().print("selected answer: no confirmed candidate, abstain")
         return

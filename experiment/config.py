@@ -13,12 +13,17 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields, replace
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from experiment.errors import ConfigError, InputError
 from experiment.generate.models.catalog import DEFAULT_LARGE, DEFAULT_SMALL
 from experiment.records import BUNDLED
+
+if TYPE_CHECKING:
+    from experiment.evaluate.stopping import StopRule
+    from experiment.generate.windows import Reading
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -120,7 +125,7 @@ class RunConfig:
     rounds: str = "3,3"
     # What the small model reads (experiment/generate/windows.py): "article" (the whole text, as
     # the large model always does) or "excerpt:N" (the N sentences closest to the question).
-    small_context: str = "article"
+    small_context: str = "article"  # ARTICLE in experiment/generate/windows.py
     label: str = ""  # what the data set is called in reports (default: from the articles folder)
 
     def __post_init__(self) -> None:
@@ -153,22 +158,18 @@ class RunConfig:
                 field="speculative",
             )
         if self.adaptive != "off":
-            from experiment.evaluate.stopping import parse_rounds, parse_rule
-
             with _about("adaptive"):
-                parse_rule(self.adaptive)
+                self.stop_rule  # noqa: B018 - parsed once here, read by the run
             with _about("rounds"):
-                parse_rounds(self.rounds, self.k)
+                self.round_sizes  # noqa: B018
         elif self.rounds != RunConfig.rounds:
             raise ConfigError(
                 f"rounds '{self.rounds}' needs adaptive sampling: add --adaptive RULE "
                 "(for example --adaptive window), or leave --rounds out",
                 field="rounds",
             )
-        from experiment.generate.windows import parse_reading
-
         with _about("small_context"):
-            parse_reading(self.small_context)
+            self.reading  # noqa: B018
         bad = {
             "server_timeout": self.server_timeout <= 0,
             "server_retries": self.server_retries < 0,
@@ -179,6 +180,27 @@ class RunConfig:
                 "server_timeout must be > 0, server_retries >= 0 and server_concurrency >= 1",
                 field=next(name for name, wrong in bad.items() if wrong),
             )
+
+    @cached_property
+    def stop_rule(self) -> StopRule | None:
+        """The adaptive stopping rule, parsed from `adaptive`; None for a fixed k."""
+        from experiment.evaluate.stopping import parse_rule
+
+        return None if self.adaptive == "off" else parse_rule(self.adaptive)
+
+    @cached_property
+    def round_sizes(self) -> tuple[int, ...] | None:
+        """The adaptive rounds, parsed from `rounds` and cut to k; None for a fixed k."""
+        from experiment.evaluate.stopping import parse_rounds
+
+        return None if self.adaptive == "off" else parse_rounds(self.rounds, self.k)
+
+    @cached_property
+    def reading(self) -> Reading:
+        """What the small model reads, parsed from `small_context`."""
+        from experiment.generate.windows import parse_reading
+
+        return parse_reading(self.small_context)
 
     def fingerprint(self) -> str:
         """A short hash of what decides the results: the settings and the content of the articles

@@ -135,6 +135,19 @@ def read_article(path: Path) -> Article:
     return plain_article(path) if path.suffix.lower() == ".txt" else parse_article(path)
 
 
+def read_given_article(path: Path) -> Article:
+    """An article named on its own (`factqa ask`): Markdown with front matter when it starts
+    with '---', plain text otherwise, whatever its extension."""
+    if not path.is_file():
+        raise InputError("article file not found", path=path, fix="give the path of a .md or .txt")
+    text = read_text(path)
+    if text.lstrip().startswith("---"):
+        return parse_article(path)
+    if not text.strip():
+        raise InputError("article is empty", path=path, line=1, fix="write the article text")
+    return Article(path.stem, path.stem, "", text.strip(), path)
+
+
 def load_articles(folder: Path) -> dict[str, Article]:
     """All `*.md` (with front matter) and `*.txt` (plain) articles of a folder, keyed by id."""
     if not folder.is_dir():

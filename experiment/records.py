@@ -57,8 +57,8 @@ class Generation:
     logprob: float | None = None
 
     @property
-    def failed(self) -> bool:
-        """The model raised instead of answering (see `sampling.failed`)."""
+    def errored(self) -> bool:
+        """The model raised instead of answering (see `sampling.errored`)."""
         return self.finish_reason.startswith(ERROR_PREFIX)
 
 
@@ -89,12 +89,22 @@ class Attempt:
     value: str  # canonical value, "" when none
     candidates: tuple[str, ...] = field(default_factory=tuple)
     confirmed: bool = False
-    span: Span | None = None
+    spans: tuple[Span, ...] = ()  # every place the article confirms the answer, in text order
     reason: str = ""
     context: str = "whole"  # "whole", or the window or excerpt of the article the model read
     logprob: float | None = None  # the answer's log-probability under the model, when known
     round: int = 1  # the sampling round it was drawn in (adaptive sampling; 1 otherwise)
     drawn: int = 1  # samples drawn for its question by this model (k unless stopped early)
+
+    @property
+    def span(self) -> Span | None:
+        """The first confirming span: the evidence shown for the answer."""
+        return self.spans[0] if self.spans else None
+
+
+def spans_cell(spans: tuple[Span, ...]) -> str:
+    """Every confirming span as one CSV cell: `start:end` pairs separated by spaces."""
+    return " ".join(f"{s.start}:{s.end}" for s in spans)
 
 
 def span_cells(span: Span | None) -> dict[str, Any]:

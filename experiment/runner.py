@@ -1,24 +1,25 @@
-"""One experiment run: load and check the corpus, sample both models, score, compare, write.
+"""One experiment run: load and check the corpus, sample both models, check, score, export.
 
-The corpus is validated before any model is loaded and before anything is written. The small model
-runs over every question first, then is released and the large model is loaded, so only one model
-is in memory at a time. Generations go through the cache, so a run that was stopped, started again
-with the same command, picks up where it stopped.
+`run_experiment` is four named steps: `sample` (both models, through the generation cache),
+`check` (every sample read and confirmed against its article), `score` (every registered method,
+the routed cascades, the summary) and `export` (the run folder). The corpus is validated before
+any model is loaded and before anything is written. The small model runs over every question
+first, then is released and the large model is loaded, so only one model is in memory at a time.
+Generations go through the cache, so a run that was stopped, started again with the same
+command, picks up where it stopped.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import gc
-import json
 import platform
 import subprocess
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path
-from typing import Any
 
 from experiment.config import BUNDLED, PROJECT_ROOT, RunConfig
 from experiment.corpus import load_articles, load_questions
@@ -33,35 +34,28 @@ from experiment.evaluate.blindspots import blind_spots
 from experiment.evaluate.blindspots import row as spot_row
 from experiment.evaluate.check import checked
 from experiment.evaluate.methods import (
-    MethodAnswer,
-    Scored,
+    RULE_PICK,
+    SELECTED,
+    VERIFIED,
     add_routed,
     answer_methods,
     k_curve,
-    method_names,
     question_facts,
     routing_curve,
 )
-from experiment.evaluate.stopping import (
-    adaptive_facts,
-    parse_rounds,
-    parse_rule,
-    sample_stopper,
-)
+from experiment.evaluate.registry import REGISTRY, MethodAnswer
+from experiment.evaluate.scored import Scored
+from experiment.evaluate.stopping import adaptive_facts, sample_stopper
 from experiment.evaluate.summary import MethodSummary, summarize
 from experiment.files import write_csv
 from experiment.generate.cache import GenerationCache
 from experiment.generate.models.base import GREEDY, Backend, SamplingParams
 from experiment.generate.sampling import Sample, article_order, derive_seed, sample_all
-from experiment.generate.windows import WHOLE
-from experiment.records import Article, Question
-from experiment.report.exports import (
-    ATTEMPT_COLUMNS,
-    attempt_row,
-    question_rows,
-    write_manifest,
-    write_summary,
-)
+from experiment.generate.windows import WHOLE_ARTICLE
+from experiment.records import Article, Attempt, Question
+from experiment.report import manifest as manifests
+from experiment.report.exports import ATTEMPT_COLUMNS, attempt_row, question_rows, write_summary
+from experiment.report.manifest import Manifest, ModelInfo
 
 BackendFactory = Callable[[str, RunConfig], Backend]
 Progress = Callable[[str, int, int], None]
@@ -114,12 +108,57 @@ def llama_factory(spec: str, cfg: RunConfig) -> Backend:
 
 
 @dataclass(frozen=True)
+class Sampled:
+    """Both models' raw samples per question id, and what each model was."""
+
+    small: dict[str, list[Sample]]
+    large: dict[str, list[Sample]]
+    models: dict[str, ModelInfo]
+
+
+@dataclass(frozen=True)
+class Checked:
+    """Every question's samples read and confirmed: the small model's k, the large model's one."""
+
+    small: dict[str, list[Scored]]
+    large: dict[str, Scored]
+    models: dict[str, ModelInfo]
+
+    def attempts(self, questions: list[Question]) -> list[Attempt]:
+        """attempts.csv's records: each question's small samples, then its large answer."""
+        return [s.attempt for q in questions for s in (*self.small[q.id], self.large[q.id])]
+
+
+@dataclass(frozen=True)
+class Scores:
+    """Every method's answer per question, and the summaries."""
+
+    questions: list[Question]  # questions without gold take large@1's answer as reference
+    gold: list[Question]
+    free: list[Question]
+    answers: dict[str, dict[str, MethodAnswer]]
+    summary: list[MethodSummary]  # over the questions with gold (or, if none has, the others)
+    agreement: list[MethodSummary]  # over the questions without gold, against large@1
+    seconds: float  # every method, the selectors' features too
+
+    @property
+    def main(self) -> list[Question]:
+        """What the summary, curves, routing and blind spots cover."""
+        return self.gold or self.free
+
+    @property
+    def scored_against(self) -> str:
+        return "gold" if not self.free else SCORED_AGAINST if not self.gold else "both"
+
+
+@dataclass(frozen=True)
 class RunResult:
     run_dir: Path
     questions: list[Question]
     summary: list[MethodSummary]
+    agreement: list[MethodSummary]
     answers: dict[str, dict[str, MethodAnswer]]
-    manifest: dict[str, Any]
+    manifest: Manifest
 
 
 def load_corpus(cfg: RunConfig) -> tuple[dict[str, Article], list[Question]]:
@@ -143,16 +182,6 @@ def _git_commit() -> str:
     return done.stdout.strip() if done.returncode == 0 else ""
 
 
-def _history(previous: Path) -> list[dict[str, Any]]:
-    """Earlier runs into the same folder, so a re-score keeps the time of the first full run."""
-    try:
-        old = json.loads(previous.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
-    history = old.get("history")
-    return history if isinstance(history, list) else []
-
-
 def _versions() -> dict[str, str]:
     out = {"python": platform.python_version()}
     for name in PACKAGES:
@@ -163,23 +192,33 @@ def _versions() -> dict[str, str]:
     return out
 
 
+def _cache(cfg: RunConfig) -> GenerationCache:
+    return GenerationCache(cfg.out / ".cache" / "generations.sqlite")
+
+
 def _sample_role(
     factory: BackendFactory,
-    spec: str,
     cfg: RunConfig,
     articles: dict[str, Article],
     questions: list[Question],
-    k: int,
-    params: SamplingParams,
     cache: GenerationCache,
     progress: Progress | None,
     role: str,
-) -> tuple[dict[str, list[Sample]], dict[str, str]]:
+) -> tuple[dict[str, list[Sample]], ModelInfo]:
+    """One model's samples: the small model's k (adaptive rounds when set), or the large
+    model's one greedy answer."""
+    small = role == "small"
+    spec = cfg.small if small else cfg.large
     backend = factory(spec, cfg)
     rounds, stop = None, None
-    if role == "small" and cfg.adaptive != "off":
-        rounds = parse_rounds(cfg.rounds, k)
-        stop = sample_stopper(parse_rule(cfg.adaptive), articles, cfg.temperature)
+    if small and cfg.stop_rule is not None:
+        rounds = cfg.round_sizes
+        stop = sample_stopper(cfg.stop_rule, articles, cfg.temperature)
+    params = (
+        SamplingParams(cfg.temperature, cfg.top_p, cfg.top_k, cfg.max_tokens)
+        if small
+        else SamplingParams(GREEDY.temperature, GREEDY.top_p, GREEDY.top_k, cfg.max_tokens)
+    )
     done = 0
 
     def tick(_: Question) -> None:
@@ -190,17 +229,65 @@ def _sample_role(
 
     if progress:
         progress(role, 0, len(questions))
-    reading = cfg.small_context if role == "small" else WHOLE
+    reading = cfg.reading if small else WHOLE_ARTICLE
+    k = cfg.k if small else 1
     samples = sample_all(
         backend, articles, questions, k, params, cfg.seed, cache, tick, rounds, stop, reading
     )
-    info: dict[str, Any] = {"spec": spec, "name": backend.name, "fingerprint": backend.fingerprint}
-    for counter in ("requests", "retried", "drafted", "accepted"):  # server / drafting counts
-        if hasattr(backend, counter):
-            info[counter] = getattr(backend, counter)
+    info = ModelInfo(spec, backend.name, backend.fingerprint, backend.counters())
     del backend
     gc.collect()  # release the weights before the next model loads
     return samples, info
+
+
+def sample(
+    cfg: RunConfig,
+    articles: dict[str, Article],
+    questions: list[Question],
+    factory: BackendFactory = llama_factory,
+    progress: Progress | None = None,
+    roles: tuple[str, ...] = ("small", "large"),
+) -> Sampled:
+    """Step 1: every question's samples of each model in `roles`, through the cache."""
+    cache = _cache(cfg)
+    got: dict[str, dict[str, list[Sample]]] = {}
+    models: dict[str, ModelInfo] = {}
+    try:
+        for role in roles:
+            got[role], models[role] = _sample_role(
+                factory, cfg, articles, questions, cache, progress, role
+            )
+    finally:
+        cache.close()
+    return Sampled(got.get("small", {}), got.get("large", {}), models)
+
+
+def _checked(
+    samples: dict[str, list[Sample]],
+    articles: dict[str, Article],
+    questions: list[Question],
+    role: str,
+    info: ModelInfo,
+    temperature: float,
+) -> dict[str, list[Scored]]:
+    return {
+        q.id: checked(samples[q.id], articles[q.article_id], role, info.name, temperature)
+        for q in questions
+    }
+
+
+def check(
+    cfg: RunConfig, articles: dict[str, Article], questions: list[Question], drawn: Sampled
+) -> Checked:
+    """Step 2: each sample read and confirmed against its article (no gold is used)."""
+    small = _checked(
+        drawn.small, articles, questions, "small", drawn.models["small"], cfg.temperature
+    )
+    large = {}
+    if drawn.large:
+        one = _checked(drawn.large, articles, questions, "large", drawn.models["large"], 0.0)
+        large = {qid: answers[0] for qid, answers in one.items()}
+    return Checked(small, large, drawn.models)
 
 
 def small_samples(
@@ -209,163 +296,147 @@ def small_samples(
     """Only the small model's k checked samples per question (what the selector is fitted on),
     through the same cache as a run: a run with the same settings reuses them."""
     articles, questions = load_corpus(cfg)
-    cache = GenerationCache(cfg.out / ".cache" / "generations.sqlite")
-    params = SamplingParams(cfg.temperature, cfg.top_p, cfg.top_k, cfg.max_tokens)
-    try:
-        samples, info = _sample_role(
-            factory, cfg.small, cfg, articles, questions, cfg.k, params, cache, progress, "small"
-        )
-    finally:
-        cache.close()
-    return (
-        articles,
-        questions,
-        _checked(samples, articles, questions, "small", info, cfg.temperature),
-    )
+    drawn = sample(cfg, articles, questions, factory, progress, roles=("small",))
+    return articles, questions, check(cfg, articles, questions, drawn).small
 
 
-def _checked(
-    samples: dict[str, list[Sample]],
+def score(
+    cfg: RunConfig, articles: dict[str, Article], questions: list[Question], got: Checked
+) -> Scores:
+    """Step 3: every registered method's answer to every question, and the summaries. Questions
+    without gold are scored against large@1's answer: agreement, not accuracy."""
+    t0 = time.perf_counter()
+    scored = [with_reference(q, got.large[q.id]) for q in questions]
+    gold = [sq for sq, q in zip(scored, questions, strict=True) if q.gold]
+    free = [sq for sq, q in zip(scored, questions, strict=True) if not q.gold]
+    answers = {
+        q.id: answer_methods(q, got.small[q.id], got.large[q.id], cfg.k, articles[q.article_id])
+        for q in scored
+    }
+    for part in (gold, free):
+        if part:
+            add_routed(part, answers, cfg.k)
+    seconds = time.perf_counter() - t0
+    methods = REGISTRY.available()
+    main = gold or free
+    summary = summarize(main, answers, methods, cfg.k)
+    agreement = summarize(free, answers, methods, cfg.k) if free else []
+    return Scores(scored, gold, free, answers, summary, agreement, seconds)
+
+
+def export(
+    cfg: RunConfig,
     articles: dict[str, Article],
     questions: list[Question],
-    role: str,
-    info: dict[str, str],
-    temperature: float,
-) -> dict[str, list[Scored]]:
-    """Each question's samples read and confirmed against its article."""
-    return {
-        q.id: checked(samples[q.id], articles[q.article_id], role, info["name"], temperature)
-        for q in questions
+    got: Checked,
+    result: Scores,
+) -> None:
+    """Step 4: the run folder's CSVs (the manifest is written last, by `run_experiment`)."""
+    run_dir, k = cfg.run_dir, cfg.k
+    names = REGISTRY.names(k)
+    write_csv(
+        run_dir / "attempts.csv", (attempt_row(a) for a in got.attempts(questions)), ATTEMPT_COLUMNS
+    )
+    facts = {
+        q.id: question_facts(q, articles[q.article_id], got.small[q.id])
+        | {
+            "stopped_early": len(got.small[q.id]) < k,
+            "scored_against": "gold" if orig.gold else SCORED_AGAINST,
+        }
+        for q, orig in zip(result.questions, questions, strict=True)
     }
+    rows, columns = question_rows(result.questions, result.answers, names, VERIFIED.name(k), facts)
+    write_csv(run_dir / "questions.csv", rows, columns)
+    write_summary(run_dir / "summary.csv", result.summary)
+    if result.free:
+        write_summary(run_dir / "agreement.csv", result.agreement)
+        shown = [VERIFIED.name(k), SELECTED.name(k)]
+        write_csv(
+            run_dir / "disagreements.csv",
+            disagreements(result.free, result.answers, shown),
+            disagreement_columns(shown),
+        )
+    main = result.main
+    curves = k_curve(main, got.small, got.large, k, articles)
+    write_csv(run_dir / "curves.csv", curves, ["k", "method", "accuracy", "coverage"])
+    write_csv(
+        run_dir / "routing.csv",
+        routing_curve(main, result.answers, k),
+        ["selector", "share_sent", "sent", "accuracy"],
+    )
+    kept = [VERIFIED.name(k), RULE_PICK.name(k), SELECTED.name(k)]
+    spots = blind_spots(main, result.answers, kept, got.small, articles)
+    write_csv(run_dir / "blindspots.csv", (spot_row(b) for b in spots), SPOT_COLUMNS)
+
+
+def _manifest(
+    cfg: RunConfig,
+    questions: list[Question],
+    got: Checked,
+    result: Scores,
+    started: dt.datetime,
+    wall: float,
+) -> Manifest:
+    attempts = got.attempts(questions)
+    cached = sum(a.cached for a in attempts)
+    m = Manifest(
+        run_id=cfg.resolved_run_id,
+        dataset=cfg.dataset,
+        bundled=cfg.dataset == BUNDLED,
+        command=cfg.command(),
+        config=cfg.as_dict(),
+        git_commit=_git_commit(),
+        versions=_versions(),
+        models=got.models,
+        seeds={
+            "base_seed": cfg.seed,
+            "rule": "sha256(f'{base_seed}:{question_id}:{sample_index}')[:4] & 0x7fffffff",
+            "example": {questions[0].id: derive_seed(cfg.seed, questions[0].id, 0)},
+        },
+        questions=len(questions),
+        scored_against=result.scored_against,
+        questions_with_gold=len(result.gold),
+        questions_without_gold=len(result.free),
+        articles=len({q.article_id for q in questions}),
+        attempts=len(attempts),
+        cached_attempts=cached,
+        failures={
+            "small": sum(s.failed for q in questions for s in got.small[q.id]),
+            "large": sum(got.large[q.id].failed for q in questions),
+        },
+        resumed=cached > 0,
+        started=started.isoformat(timespec="seconds"),
+        finished=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        wall_seconds=round(wall, 1),
+        selection_seconds=round(result.seconds, 3),
+        sampling=adaptive_facts(
+            cfg.adaptive, cfg.round_sizes, cfg.k, [got.small[q.id] for q in questions]
+        ),
+    )
+    this_run = {
+        "started": m.started,
+        "wall_seconds": m.wall_seconds,
+        "cached_attempts": m.cached_attempts,
+        "git_commit": m.git_commit,
+    }
+    history = [*manifests.previous_history(cfg.run_dir / "manifest.json"), this_run]
+    return replace(m, history=history)
 
 
 def run_experiment(
     cfg: RunConfig, factory: BackendFactory = llama_factory, progress: Progress | None = None
 ) -> RunResult:
+    """One run end to end: sample, check, score, export; the manifest last."""
     started = dt.datetime.now(dt.timezone.utc)
     t0 = time.perf_counter()
     articles, questions = load_corpus(cfg)
     for stale in cfg.run_dir.glob(".*.tmp"):  # left by a run killed while writing an export
         stale.unlink(missing_ok=True)
-    cache = GenerationCache(cfg.out / ".cache" / "generations.sqlite")
-    small_params = SamplingParams(cfg.temperature, cfg.top_p, cfg.top_k, cfg.max_tokens)
-    large_params = SamplingParams(GREEDY.temperature, GREEDY.top_p, GREEDY.top_k, cfg.max_tokens)
-    try:
-        drawn, small_info = _sample_role(
-            factory,
-            cfg.small,
-            cfg,
-            articles,
-            questions,
-            cfg.k,
-            small_params,
-            cache,
-            progress,
-            "small",
-        )
-        answered, large_info = _sample_role(
-            factory, cfg.large, cfg, articles, questions, 1, large_params, cache, progress, "large"
-        )
-    finally:
-        cache.close()
-
-    small = _checked(drawn, articles, questions, "small", small_info, cfg.temperature)
-    large_checked = _checked(answered, articles, questions, "large", large_info, 0.0)
-    large = {qid: one[0] for qid, one in large_checked.items()}
-    # attempts.csv: each question's small samples, then its large answer
-    attempts = [s.attempt for q in questions for s in (*small[q.id], large[q.id])]
-
-    methods = method_names(cfg.k)
-    # questions without gold are scored against large@1's answer: agreement, not accuracy
-    scored_qs = [with_reference(q, large[q.id]) for q in questions]
-    gold_qs = [sq for sq, q in zip(scored_qs, questions, strict=True) if q.gold]
-    free_qs = [sq for sq, q in zip(scored_qs, questions, strict=True) if not q.gold]
-    main = gold_qs or free_qs  # what the summary, curves, routing and blind spots cover
-    t_select = time.perf_counter()
-    answers = {
-        q.id: answer_methods(q, small[q.id], large[q.id], cfg.k, articles[q.article_id])
-        for q in scored_qs
-    }
-    for part in (gold_qs, free_qs):
-        if part:
-            add_routed(part, answers, cfg.k)
-    select_seconds = time.perf_counter() - t_select  # every method, the selectors' features too
-    summary = summarize(main, answers, methods)
-    curves = k_curve(main, small, large, cfg.k, articles)
-
-    run_dir = cfg.run_dir
-    write_csv(run_dir / "attempts.csv", (attempt_row(a) for a in attempts), ATTEMPT_COLUMNS)
-    facts = {
-        q.id: question_facts(q, articles[q.article_id], small[q.id])
-        | {
-            "stopped_early": len(small[q.id]) < cfg.k,
-            "scored_against": "gold" if orig.gold else SCORED_AGAINST,
-        }
-        for q, orig in zip(scored_qs, questions, strict=True)
-    }
-    rows, columns = question_rows(scored_qs, answers, methods, f"small-verified@{cfg.k}", facts)
-    write_csv(run_dir / "questions.csv", rows, columns)
-    write_summary(run_dir / "summary.csv", summary)
-    if free_qs:
-        write_summary(run_dir / "agreement.csv", summarize(free_qs, answers, methods))
-        shown = [m for m in methods if m.startswith(("small-verified", "small-selected"))]
-        write_csv(
-            run_dir / "disagreements.csv",
-            disagreements(free_qs, answers, shown),
-            disagreement_columns(shown),
-        )
-    write_csv(run_dir / "curves.csv", curves, ["k", "method", "accuracy", "coverage"])
-    write_csv(
-        run_dir / "routing.csv",
-        routing_curve(main, answers, cfg.k),
-        ["selector", "share_sent", "sent", "accuracy"],
+    got = check(cfg, articles, questions, sample(cfg, articles, questions, factory, progress))
+    result = score(cfg, articles, questions, got)
+    export(cfg, articles, questions, got, result)
+    manifest = _manifest(cfg, questions, got, result, started, time.perf_counter() - t0)
+    manifests.write(cfg.run_dir / "manifest.json", manifest)
+    return RunResult(
+        cfg.run_dir, questions, result.summary, result.agreement, result.answers, manifest
     )
-    kept = [f"small-verified@{cfg.k}", f"small-rule@{cfg.k}", f"small-selected@{cfg.k}"]
-    spots = blind_spots(main, answers, kept, small, articles)
-    write_csv(run_dir / "blindspots.csv", (spot_row(b) for b in spots), SPOT_COLUMNS)
-    cached = sum(a.cached for a in attempts)
-    failures = {
-        "small": sum(s.failed for q in questions for s in small[q.id]),
-        "large": sum(large[q.id].failed for q in questions),
-    }
-    manifest = {
-        "run_id": cfg.resolved_run_id,
-        "dataset": cfg.dataset,
-        "bundled": cfg.dataset == BUNDLED,
-        "command": cfg.command(),
-        "config": cfg.as_dict(),
-        "git_commit": _git_commit(),
-        "versions": _versions(),
-        "models": {"small": small_info, "large": large_info},
-        "seeds": {
-            "base_seed": cfg.seed,
-            "rule": "sha256(f'{base_seed}:{question_id}:{sample_index}')[:4] & 0x7fffffff",
-            "example": {questions[0].id: derive_seed(cfg.seed, questions[0].id, 0)},
-        },
-        "questions": len(questions),
-        # "gold": accuracy; "large@1": agreement with large@1 (no question has gold); both
-        # when some have gold (summary.csv: accuracy, agreement.csv: agreement)
-        "scored_against": "gold" if not free_qs else SCORED_AGAINST if not gold_qs else "both",
-        "questions_with_gold": len(gold_qs),
-        "questions_without_gold": len(free_qs),
-        "articles": len({q.article_id for q in questions}),
-        "attempts": len(attempts),
-        "cached_attempts": cached,
-        # samples with no value and no deliberate abstention (empty, repetitive, an error, the
-        # wrong kind): wrong on every question, unanswerable ones included
-        "failures": failures,
-        "resumed": cached > 0,
-        "started": started.isoformat(timespec="seconds"),
-        "finished": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "wall_seconds": round(time.perf_counter() - t0, 1),
-        "selection_seconds": round(select_seconds, 3),
-        "sampling": adaptive_facts(
-            cfg.adaptive, cfg.rounds, cfg.k, [small[q.id] for q in questions]
-        ),
-    }
-    this_run = {
-        k: manifest[k] for k in ("started", "wall_seconds", "cached_attempts", "git_commit")
-    }
-    manifest["history"] = [*_history(run_dir / "manifest.json"), this_run]
-    write_manifest(run_dir / "manifest.json", manifest)
-    return RunResult(run_dir, questions, summary, answers, manifest)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from experiment.generate.models.base import Messages, SamplingParams
+from experiment.generate.models.base import Backend, Messages, SamplingParams
 from experiment.records import Generation
 
 ARTICLE_A = """---
@@ -92,7 +92,7 @@ def run_args(
 Script = Callable[[Messages, int, int], str]  # (messages, seed, call index for this prompt)
 
 
-class FakeBackend:
+class FakeBackend(Backend):
     """Replays scripted answers: `script(messages, seed, n)` gives the text of the n-th call for
     that question; every call is logged."""
 

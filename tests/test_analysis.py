@@ -8,13 +8,15 @@ import pandas as pd
 import pytest
 
 from experiment.report.analysis import auroc, cost_table, risk_coverage, squad_em_f1, verifier_cost
+from experiment.report.run import typed_questions
 
 M = "small-verified@4"
 
 
-def table(rows: list[tuple[str, str, bool, float, bool]]) -> pd.DataFrame:
-    """(answer, gold, correct, agreement, abstained) per question, as questions.csv spells it."""
-    return pd.DataFrame(
+def table(rows: list[tuple[str, str, bool, float, bool]], **extra: list[str]) -> pd.DataFrame:
+    """(answer, gold, correct, agreement, abstained) per question, as questions.csv spells it,
+    typed as a loaded run has it (`typed_questions`)."""
+    frame = pd.DataFrame(
         {
             "gold": [r[1] for r in rows],
             "unanswerable": ["true" if r[1] == "unanswerable" else "false" for r in rows],
@@ -22,8 +24,10 @@ def table(rows: list[tuple[str, str, bool, float, bool]]) -> pd.DataFrame:
             f"{M}.correct": ["true" if r[2] else "false" for r in rows],
             f"{M}.agreement": [str(r[3]) for r in rows],
             f"{M}.abstained": ["true" if r[4] else "false" for r in rows],
+            **extra,
         }
     )
+    return typed_questions(frame)
 
 
 ROWS = [
@@ -58,7 +62,8 @@ def test_squad_em_f1_official_normalisation() -> None:
 
 
 def test_verifier_cost_counts_right_answers_the_article_did_not_confirm() -> None:
-    q = table(ROWS).assign(
+    q = table(
+        ROWS,
         gold_in_text=["true", "true", "false", "false"],
         small_correct=["3", "2", "1", "0"],
         small_correct_confirmed=["3", "2", "0", "0"],

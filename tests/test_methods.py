@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from experiment.evaluate.methods import Scored, answer_methods
+from experiment.evaluate.methods import answer_methods
+from experiment.evaluate.scored import Scored
 from experiment.records import Attempt, Question
 from experiment.values.extract import ABSTAINED
 from experiment.values.normalize import parse_value

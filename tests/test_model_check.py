@@ -19,7 +19,7 @@ from bench.model_check import (
 )
 from experiment.evaluate.features import candidates
 from experiment.generate.cache import GenerationCache
-from experiment.generate.models.base import Messages, SamplingParams
+from experiment.generate.models.base import Backend, Messages, SamplingParams
 from experiment.generate.prompts import messages_for
 from experiment.records import Generation
 from tests.test_selector import ARTICLE, FOUNDED, sample
@@ -81,19 +81,19 @@ def test_a_choice_outside_the_candidates_chooses_none() -> None:
 
 
 def test_the_cached_model_calls_the_backend_once_per_prompt(tmp_path: Path) -> None:
-    class Backend:
+    class Counting(Backend):
         name, fingerprint, calls = "fake", "sha256:fake", 0
 
         def generate(self, messages, params, seeds):  # type: ignore[no-untyped-def]
-            Backend.calls += 1
+            Counting.calls += 1
             return [Generation("yes", 10, 1, 0.2, "stop", -0.1) for _ in seeds]
 
     cache = GenerationCache(tmp_path / "g.sqlite")
-    model = CachedModel(Backend(), cache)  # type: ignore[arg-type]
+    model = CachedModel(Counting(), cache)
     prompt = [{"role": "user", "content": "q"}]
     first, again = model(prompt, YES_NO), model(prompt, YES_NO)
     cache.close()
-    assert Backend.calls == 1 and first == again
+    assert Counting.calls == 1 and first == again
 
 
 def test_rankings_count_the_questions_whose_top_candidate_is_right() -> None:

@@ -14,20 +14,20 @@ from experiment.evaluate.evidence import QuestionView
 from experiment.evaluate.features import FEATURES, candidates
 from experiment.evaluate.methods import (
     ROUTED_SHARES,
-    Scored,
     add_routed,
     answer_methods,
     method_names,
     routing_curve,
 )
+from experiment.evaluate.scored import Scored
 from experiment.evaluate.selector import (
     PACKAGED,
     RULE,
     SelectorModel,
     learned,
     load,
+    pick,
     save,
-    select,
 )
 from experiment.importers.layout import Imported, ImportStats
 from experiment.importers.layout import select as select_rows
@@ -57,7 +57,7 @@ def sample(q: Question, text: str, i: int, logprob: float | None = None) -> Scor
         question_id=q.id, article_id="a1", role="small", model="m", sample_index=i, seed=i,
         temperature=0.7, raw_text=text, prompt_tokens=10, completion_tokens=2, seconds=0.1,
         cached=False, answer=check.best.text if check.best else "",
-        value=value.canonical() if value else "", confirmed=check.confirmed, span=check.span,
+        value=value.canonical() if value else "", confirmed=check.confirmed, spans=check.spans,
         reason=check.reason, logprob=logprob,
     )  # fmt: skip
     return Scored(attempt, value)
@@ -147,7 +147,7 @@ def test_no_confirmed_sample_means_no_candidate() -> None:
 
 def test_the_rule_prefers_the_figure_the_question_asks_about() -> None:
     small = [sample(FOUNDED, "2014", i) for i in range(3)] + [sample(FOUNDED, "2009", 3)]
-    sel = select(candidates(FOUNDED, ARTICLE, small), RULE)
+    sel = pick(candidates(FOUNDED, ARTICLE, small), RULE)
     assert sel.chosen is not None and sel.chosen.canonical == "2009"  # outvoted, still chosen
     assert [c.canonical for c, _ in sel.ranked] == ["2009", "2014"]
     # the plain vote keeps the other one: this is what the selector adds
@@ -158,9 +158,9 @@ def test_the_rule_prefers_the_figure_the_question_asks_about() -> None:
 def test_a_selector_abstains_below_its_threshold() -> None:
     cands = candidates(FOUNDED, ARTICLE, [sample(FOUNDED, "2014", 0)])
     strict = SelectorModel("strict", "rule", dict(RULE.weights), threshold=5.0)
-    sel = select(cands, strict)
+    sel = pick(cands, strict)
     assert sel.chosen is None and sel.best is not None and sel.confidence < 5.0
-    assert select([], RULE).confidence == 0.0
+    assert pick([], RULE).confidence == 0.0
 
 
 def test_the_logistic_score_is_a_probability_and_missing_features_are_imputed() -> None:

@@ -14,10 +14,11 @@ from hypothesis import strategies as st
 from experiment.config import RunConfig
 from experiment.errors import ConfigError
 from experiment.evaluate.check import check_sample
-from experiment.generate.models.base import SamplingParams
+from experiment.generate.models.base import Backend, SamplingParams
 from experiment.generate.sampling import sample_question
 from experiment.generate.windows import (
     GAP,
+    Reading,
     best_window,
     excerpt,
     fit_article,
@@ -77,7 +78,7 @@ def test_retrieval_picks_the_window_that_answers() -> None:
     assert "4.2 million euros" in windows[pick].text
 
 
-class CountingBackend:
+class CountingBackend(Backend):
     """A fake that says how much context it has, and records what it was shown."""
 
     name = "counting"
@@ -144,13 +145,14 @@ def test_excerpt_drops_the_least_similar_sentence_to_fit_the_budget() -> None:
     assert tight is not None and tight.kept == 1 and GAP not in tight.text
     assert words(tight.text) < words(both.text)
     art = Article("solvik", "Plant news", "", PLANT, Path("s.md"))
-    assert fit_article(art, question, words(both.text) - 1, words, "excerpt:2")[1] == (
+    assert fit_article(art, question, words(both.text) - 1, words, Reading(2))[1] == (
         "excerpt 1/5 sentences tf-idf"  # says what was shown, not what was asked for
     )
 
 
 def test_reading_specs() -> None:
-    assert parse_reading("article") is None and parse_reading("excerpt:3") == 3
+    assert parse_reading("article") == Reading() and parse_reading("excerpt:3") == Reading(3)
+    assert parse_reading("excerpt:3").spec == "excerpt:3" and Reading().spec == "article"
     for bad in ("excerpt", "excerpt:0", "excerpt:x", "window:2", ""):
         with pytest.raises(ConfigError, match="excerpt:N"):
             parse_reading(bad)
@@ -170,7 +172,7 @@ def test_excerpt_sample_is_verified_against_the_whole_article() -> None:
         backend.shown.append(messages[-1]["content"]) or Generation("40 million euros", 9, 4, 0.0)
         for _ in seeds
     ]
-    samples = sample_question(backend, art, q, 2, SamplingParams(), 0, None, reading="excerpt:1")
+    samples = sample_question(backend, art, q, 2, SamplingParams(), 0, None, reading=Reading(1))
     assert samples[0].context == "excerpt 1/5 sentences tf-idf"
     assert "1998" not in backend.shown[0] and "40 million euros" in backend.shown[0]
     attempt, _ = check_sample(samples[0], art, "small", "counting", 0.7)

@@ -15,11 +15,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from experiment.evaluate.methods import REFERENCE, MethodAnswer
+from experiment.evaluate.methods import REFERENCE
+from experiment.evaluate.registry import MethodAnswer
 from experiment.evaluate.scored import Scored
 from experiment.records import UNANSWERABLE, Question
 
-SCORED_AGAINST = "large@1"
+SCORED_AGAINST = REFERENCE  # what questions without gold are scored against
 
 
 def with_reference(q: Question, large: Scored) -> Question:

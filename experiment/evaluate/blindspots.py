@@ -23,11 +23,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from experiment.evaluate.features import FEATURES, Candidate, candidates
+from experiment.evaluate.features import FEATURES, ConfirmedAnswer, candidates
 from experiment.evaluate.judge import gold_of, gold_values, judge
-from experiment.evaluate.methods import MethodAnswer
+from experiment.evaluate.registry import MethodAnswer
 from experiment.evaluate.scored import Scored
-from experiment.evaluate.selector import learned, select
+from experiment.evaluate.selector import learned, pick
 from experiment.records import Article, Question
 from experiment.values.canonical import DateValue, Quantity, Value
 
@@ -102,7 +102,7 @@ class _Where:
 
     status: str
     rank: int | None
-    ranked: tuple[tuple[Candidate, float], ...]
+    ranked: tuple[tuple[ConfirmedAnswer, float], ...]
 
     def kept(self, small: Sequence[Scored], chosen: Scored) -> tuple[float | None, Any]:
         """(confidence, features) of the candidate whose cluster holds `chosen`."""
@@ -114,7 +114,7 @@ class _Where:
 
 def _where_gold(q: Question, article: Article, small: Sequence[Scored]) -> _Where:
     gold = gold_of(q)
-    sel = select(candidates(q, article, small), learned())
+    sel = pick(candidates(q, article, small), learned())
     rank = None
     for i, (c, _) in enumerate(sel.ranked, start=1):
         s = small[c.index]

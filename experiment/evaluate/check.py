@@ -41,7 +41,7 @@ def check_sample(
         value=value.canonical() if value else "",
         candidates=tuple(c.value.canonical() for c in check.extraction.candidates),
         confirmed=check.confirmed,
-        span=check.span,
+        spans=check.spans,
         reason=reason,
         context=sample.context,
         logprob=None if g.logprob is None else round(g.logprob, 4),

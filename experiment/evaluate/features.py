@@ -22,8 +22,8 @@ A candidate is one cluster of confirmed samples that give the same answer (the c
 | `logprob`        | the best log-probability of its samples' text under the small model, /30, |
 |                  | clipped to [-1, 0] (empty when the backend does not report it)            |
 
-Where a candidate is confirmed at several spans, the span with the best alignment counts, and it
-is the evidence shown.
+Where a candidate is confirmed at several spans (every span its verification found, kept on the
+attempt), the span with the best alignment counts, and it is the evidence shown.
 """
 
 from __future__ import annotations
@@ -38,7 +38,6 @@ from experiment.evaluate.vote import clusters, shown
 from experiment.records import Article, Question, Span
 from experiment.values.canonical import DateValue, Quantity, Value, quantities_equal, supports
 from experiment.values.normalize import scan
-from experiment.verify.match import find_spans
 
 FEATURES = (
     "type_fit",
@@ -59,7 +58,7 @@ LOGPROB_SCALE = 30.0
 
 
 @dataclass(frozen=True)
-class Candidate:
+class ConfirmedAnswer:
     """One distinct confirmed answer of a question, with its evidence and features."""
 
     value: Value
@@ -110,7 +109,7 @@ def _best_span(view: QuestionView, spans: Sequence[Span]) -> tuple[Span, Alignme
     return max(aligned, key=lambda sa: (sa[1].score, -sa[0].start))
 
 
-def candidates(q: Question, article: Article, small: Sequence[Scored]) -> list[Candidate]:
+def candidates(q: Question, article: Article, small: Sequence[Scored]) -> list[ConfirmedAnswer]:
     """The distinct confirmed answers among `small`, in the vote's order of first appearance."""
     confirmed = [i for i, s in enumerate(small) if s.value is not None and s.attempt.confirmed]
     if not confirmed:
@@ -130,10 +129,7 @@ def candidates(q: Question, article: Article, small: Sequence[Scored]) -> list[C
             for other in groups
             if other is not members and _may_back(value) and backs(shown_values[min(other)], value)  # type: ignore[arg-type]
         )
-        spans = find_spans(value, article.text, small[index].attempt.raw_text)
-        if not spans:  # confirmed at verification: keep the span it was confirmed by
-            first = small[index].attempt.span
-            spans = [first] if first is not None else [Span(0, 0, "")]
+        spans = small[index].attempt.spans or (Span(0, 0, ""),)  # where it was confirmed
         span, al = _best_span(view, spans)
         features: dict[str, float | None] = {
             "type_fit": type_fit(asked, value),
@@ -151,6 +147,8 @@ def candidates(q: Question, article: Article, small: Sequence[Scored]) -> list[C
             "logprob": _logprob(small, members),
         }
         out.append(
-            Candidate(value, canonical, index, tuple(sorted(members)), span, al.sentence, features)
+            ConfirmedAnswer(
+                value, canonical, index, tuple(sorted(members)), span, al.sentence, features
+            )
         )
     return out

@@ -1,4 +1,5 @@
-"""The methods the experiment compares, all computed from the same samples (nothing regenerated).
+"""The methods the experiment compares, registered in `REGISTRY` in table order; all computed
+from the same samples (nothing regenerated).
 
 - large@1            the large model's one greedy answer (the reference)
 - large-verified@1   that answer, kept only if the article confirms it
@@ -6,9 +7,9 @@
 - small-maj@k        majority of k samples, unchecked ("unknown" answers vote too)
 - small-verified@k   majority among samples the article confirms; abstain when none (the claim)
 - small-pass@k       right if any sample is right: the ceiling a perfect checker would reach
-- cascade            small-verified@k, falling back to large@1 only when nothing was confirmed
 - small-rule@k       the hand-set selector's pick among the confirmed candidates (`selector`)
 - small-selected@k   the learned selector's pick; abstains when no candidate is likely enough
+- cascade            small-verified@k, falling back to large@1 only when nothing was confirmed
 - cascade@B%         small-selected@k, except that the B % of questions with the lowest selector
                      confidence get large@1's answer instead (`routed`)
 
@@ -21,64 +22,149 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-from experiment.evaluate.features import candidates
-from experiment.evaluate.judge import Gold, gold_of, judge
+from experiment.evaluate.judge import gold_of
+from experiment.evaluate.registry import (
+    NEEDS,
+    REGISTRY,
+    Choice,
+    Method,
+    MethodAnswer,
+    QuestionSamples,
+    sample_right,
+)
 from experiment.evaluate.scored import Scored
-from experiment.evaluate.selector import RULE, SelectorModel, learned, select
+from experiment.evaluate.selector import RULE, SelectorModel, learned, pick
 from experiment.evaluate.vote import majority
 from experiment.records import Article, Question
 from experiment.verify.match import verify
 
-__all__ = ["Scored"]  # re-exported: callers import it from here
-
-REFERENCE = "large@1"
 ROUTED_SHARES = (10, 20, 30)  # the B of the cascade@B methods in every table (percent)
+SMALL, LARGE, BOTH = frozenset({"small"}), frozenset({"large"}), frozenset({"small", "large"})
+SELECTING = frozenset({"small", "article"})
+
+
+def _large(qs: QuestionSamples) -> Choice:
+    large = qs.large
+    return Choice(large if large.value is not None else None, [large], 1.0, None, 1, large.failed)
+
+
+def _large_verified(qs: QuestionSamples) -> Choice:
+    large = qs.large
+    kept = large if large.value is not None and large.attempt.confirmed else None
+    return Choice(kept, [large], 1.0, None, 1, large.failed)
+
+
+def _first(qs: QuestionSamples) -> Choice:
+    first = qs.small[0]
+    return Choice(first if first.value is not None else None, qs.small[:1], failed=first.failed)
+
+
+def _vote(qs: QuestionSamples, checked: bool) -> Choice:
+    values = [s.value for s in qs.small]
+    abstentions = [s.abstained for s in qs.small]
+    if checked:
+        vote = majority(
+            values, keep=[s.attempt.confirmed for s in qs.small], abstentions=abstentions
+        )
+    else:
+        vote = majority(values, abstain_votes=True, abstentions=abstentions)
+    pick = qs.small[vote.index] if vote.index is not None else None
+    return Choice(pick, qs.small, vote.agreement, failed=qs.all_failed)
+
+
+def _majority(qs: QuestionSamples) -> Choice:
+    return _vote(qs, checked=False)
+
+
+def _verified(qs: QuestionSamples) -> Choice:
+    return _vote(qs, checked=True)
+
+
+def _pass(qs: QuestionSamples) -> Choice:
+    """Right if any sample is right. The answer shown is the first right sample (None when that
+    is a deliberate abstention on an unanswerable question), else the first that answered, so
+    coverage is "any sample answered" and failures are never a pass."""
+    right = [s for s in qs.small if qs.right(s)]
+    answered = [s for s in qs.small if s.value is not None]
+    chosen = right[0] if right else (answered[0] if answered else None)
+    if chosen is not None and chosen.value is None:
+        chosen = None
+    return Choice(chosen, qs.small, failed=qs.all_failed, correct=bool(right))
+
+
+def _selected_by(model: SelectorModel, qs: QuestionSamples) -> Choice:
+    sel = pick(qs.candidates, model)
+    if sel.chosen is None:
+        return Choice(None, qs.small, 0.0, sel.confidence, failed=qs.all_failed)
+    share = len(sel.chosen.samples) / len(qs.small)
+    return Choice(qs.small[sel.chosen.index], qs.small, share, sel.confidence, failed=qs.all_failed)
+
+
+def _rule(qs: QuestionSamples) -> Choice:
+    return _selected_by(RULE, qs)
+
+
+def _learned(qs: QuestionSamples) -> Choice:
+    return _selected_by(qs.selector or learned(), qs)
+
+
+def _cascade(qs: QuestionSamples) -> Choice:
+    """small-verified@k, or large@1 when no sample was confirmed."""
+    own = _verified(qs)
+    if own.chosen is not None:
+        return replace(own, confidence=None)
+    large = _large(qs)
+    return replace(large, paid=[*qs.small, qs.large])
+
+
+def _routed(
+    questions: Sequence[Question],
+    answers: dict[str, dict[str, MethodAnswer]],
+    k: int,
+    method: Method,
+) -> dict[str, MethodAnswer]:
+    assert method.base is not None
+    name = method.name(k)
+    got = routed(questions, answers, method.share, method.base.name(k))
+    return {qid: replace(a, method=name) for qid, a in got.items()}
+
+
+LARGE_1 = REGISTRY.register(Method("large@1", LARGE, _large, about="the reference"))
+LARGE_VERIFIED = REGISTRY.register(Method("large-verified@1", LARGE, _large_verified))
+FIRST = REGISTRY.register(Method("small@1", SMALL, _first))
+MAJORITY = REGISTRY.register(Method("small-maj@{k}", SMALL, _majority, confident=True))
+VERIFIED = REGISTRY.register(
+    Method("small-verified@{k}", SMALL, _verified, confident=True, about="the claim")
+)
+PASS = REGISTRY.register(Method("small-pass@{k}", SMALL, _pass, keeps_one=False))
+RULE_PICK = REGISTRY.register(
+    Method("small-rule@{k}", SELECTING, _rule, confident=True, router_rank=2)
+)
+SELECTED = REGISTRY.register(
+    Method("small-selected@{k}", SELECTING, _learned, confident=True, router_rank=1)
+)
+CASCADE = REGISTRY.register(Method("cascade", BOTH, _cascade))
+ROUTED = tuple(
+    REGISTRY.register(
+        Method(
+            f"cascade@{b}%",
+            BOTH | SELECTING | {"all-questions"},
+            route=_routed,
+            base=SELECTED,
+            share=b / 100,
+        )
+    )
+    for b in ROUTED_SHARES
+)
+CASCADE_20 = ROUTED[ROUTED_SHARES.index(20)]  # the routed cascade the summaries name
+REFERENCE = LARGE_1.name(1)
 
 
 def method_names(k: int, selected: bool = True) -> list[str]:
-    names = [
-        "large@1",
-        "large-verified@1",
-        "small@1",
-        f"small-maj@{k}",
-        f"small-verified@{k}",
-        f"small-pass@{k}",
-        "cascade",
-    ]
-    if selected:
-        names[6:6] = [f"small-rule@{k}", f"small-selected@{k}"]
-        names += [f"cascade@{b}%" for b in ROUTED_SHARES]
-    return names
-
-
-@dataclass(frozen=True)
-class MethodAnswer:
-    method: str
-    chosen: Scored | None  # the sample whose answer is given; None when there is none
-    correct: bool
-    agreement: float
-    prompt_tokens: int
-    completion_tokens: int
-    seconds: float
-    large_calls: int
-    failed: bool = False  # no answer because the model failed, not because it abstained
-    samples: int = 0  # small-model samples the method paid for (fewer than k when stopped early)
-
-    @property
-    def answered(self) -> bool:
-        return self.chosen is not None
-
-    @property
-    def abstained(self) -> bool:
-        """No answer, deliberately: the model said "not stated" or the method declined."""
-        return self.chosen is None and not self.failed
-
-    @property
-    def in_text_wrong(self) -> bool:
-        """Answered, confirmed by the article, and still wrong: the verifier's blind spot."""
-        return self.chosen is not None and self.chosen.attempt.confirmed and not self.correct
+    """Every registered method's name at k (without the selectors' when not `selected`)."""
+    return REGISTRY.names(k, NEEDS if selected else BOTH)
 
 
 def question_facts(q: Question, article: Article, small: Sequence[Scored]) -> dict[str, object]:
@@ -91,59 +177,13 @@ def question_facts(q: Question, article: Article, small: Sequence[Scored]) -> di
       small_correct > 0 and small_correct_confirmed == 0 is one the verifier cost.
     """
     gold = gold_of(q)
-    right = [s for s in small if s.value is not None and _right(s, q, gold)]
+    right = [s for s in small if s.value is not None and sample_right(s, q, gold)]
     return {
         "gold_in_text": any(verify(g.value, article.text).confirmed for g in gold),
         "samples_drawn": len(small),
         "small_correct": len(right),
         "small_correct_confirmed": sum(s.attempt.confirmed for s in right),
     }
-
-
-def _right(s: Scored, q: Question, gold: Sequence[Gold]) -> bool:
-    return judge(s.value, q, gold, s.attempt.raw_text, s.abstained)
-
-
-def _cost(samples: Sequence[Scored]) -> tuple[int, int, float]:
-    return (
-        sum(s.attempt.prompt_tokens for s in samples),
-        sum(s.attempt.completion_tokens for s in samples),
-        sum(s.attempt.seconds for s in samples),
-    )
-
-
-def _answer(
-    method: str,
-    chosen: Scored | None,
-    q: Question,
-    gold: Sequence[Gold],
-    paid: Sequence[Scored],
-    agreement: float,
-    large_calls: int,
-    failed: bool = False,
-    correct: bool | None = None,
-) -> MethodAnswer:
-    """A method's answer: `chosen` (None: abstained, or `failed`), judged unless `correct` given."""
-    if correct is None:
-        text = chosen.attempt.raw_text if chosen else ""
-        correct = judge(chosen.value if chosen else None, q, gold, text, not failed)
-    small = sum(s.attempt.role == "small" for s in paid)
-    return MethodAnswer(
-        method, chosen, correct, agreement, *_cost(paid), large_calls, failed, samples=small
-    )
-
-
-def _pass_at_k(q: Question, small: Sequence[Scored], gold: Sequence[Gold], k: int) -> MethodAnswer:
-    """Right if any sample is right. The answer shown is the first right sample (None when that
-    is a deliberate abstention on an unanswerable question), else the first that answered, so
-    coverage is "any sample answered" and failures are never a pass."""
-    right = [s for s in small if _right(s, q, gold)]
-    answered = [s for s in small if s.value is not None]
-    chosen = right[0] if right else (answered[0] if answered else None)
-    if chosen is not None and chosen.value is None:
-        chosen = None
-    failed = all(s.failed for s in small)
-    return _answer(f"small-pass@{k}", chosen, q, gold, small, 1.0, 0, failed, bool(right))
 
 
 def answer_methods(
@@ -154,66 +194,14 @@ def answer_methods(
     article: Article | None = None,
     selector: SelectorModel | None = None,
 ) -> dict[str, MethodAnswer]:
-    """Every method's answer to one question from its first k small samples and the large one
-    (the selector's methods only when the `article` is given; `selector` replaces the shipped
-    one). A question that adaptive sampling stopped early has fewer than k samples; the methods
-    are still named @k. The routed cascades need every question's answer: see `routed`."""
-    gold = gold_of(q)
-    small = list(small[:k])
-    values = [s.value for s in small]
-    abstentions = [s.abstained for s in small]
-    all_failed = all(s.failed for s in small)
-    large_pick = large if large.value is not None else None
-    verified_large = large if large.value is not None and large.attempt.confirmed else None
-    maj = majority(values, abstain_votes=True, abstentions=abstentions)
-    ver = majority(values, keep=[s.attempt.confirmed for s in small], abstentions=abstentions)
-    ver_pick = small[ver.index] if ver.index is not None else None
-    fallback = ver_pick is None
-    answers = [
-        _answer("large@1", large_pick, q, gold, [large], 1.0, 1, large.failed),
-        _answer("large-verified@1", verified_large, q, gold, [large], 1.0, 1, large.failed),
-        _answer(
-            "small@1",
-            small[0] if small[0].value is not None else None,
-            q,
-            gold,
-            small[:1],
-            1.0,
-            0,
-            small[0].failed,
-        ),
-        _answer(
-            f"small-maj@{k}",
-            small[maj.index] if maj.index is not None else None,
-            q,
-            gold,
-            small,
-            maj.agreement,
-            0,
-            all_failed,
-        ),
-        _answer(f"small-verified@{k}", ver_pick, q, gold, small, ver.agreement, 0, all_failed),
-        _pass_at_k(q, small, gold, k),
-        _answer(
-            "cascade",
-            large_pick if fallback else ver_pick,
-            q,
-            gold,
-            [*small, large] if fallback else small,
-            1.0 if fallback else ver.agreement,
-            1 if fallback else 0,
-            large.failed if fallback else False,
-        ),
-    ]
-    if article is not None:
-        cands = candidates(q, article, small)
-        for name, model in (("rule", RULE), ("selected", selector or learned())):
-            sel = select(cands, model)
-            pick = small[sel.chosen.index] if sel.chosen is not None else None
-            answers.append(
-                _answer(f"small-{name}@{k}", pick, q, gold, small, sel.confidence, 0, all_failed)
-            )
-    return {a.method: a for a in answers}
+    """Every per-question method's answer to one question from its first k small samples and
+    the large one (the selectors' methods only when the `article` is given; `selector` replaces
+    the shipped one). A question that adaptive sampling stopped early has fewer than k samples;
+    the methods are still named @k. The routed cascades need every question's answer: see
+    `add_routed`."""
+    qs = QuestionSamples(q, list(small[:k]), large, k, article, selector)
+    has = BOTH | ({"article"} if article is not None else set())
+    return {m.name(k): m.run(qs) for m in REGISTRY.per_question(has)}
 
 
 def routed(
@@ -223,9 +211,9 @@ def routed(
     base: str,
 ) -> dict[str, MethodAnswer]:
     """`base` for every question, except that the `share` of questions (rounded down) with the
-    lowest confidence (`base`'s agreement field: the selector's score; ties by question id)
-    take large@1's answer, paying for both models."""
-    order = sorted(questions, key=lambda q: (answers[q.id][base].agreement, q.id))
+    lowest confidence (`base`'s: the selector's score; ties by question id) take large@1's
+    answer, paying for both models."""
+    order = sorted(questions, key=lambda q: (answers[q.id][base].confidence, q.id))
     sent = {q.id for q in order[: math.floor(share * len(questions) + 1e-9)]}
     out = {}
     for q in questions:
@@ -246,25 +234,24 @@ def routed(
 def add_routed(
     questions: Sequence[Question], answers: dict[str, dict[str, MethodAnswer]], k: int
 ) -> None:
-    """Add cascade@B% (B in `ROUTED_SHARES`) to `answers`, routing by small-selected@k."""
-    for b in ROUTED_SHARES:
-        name = f"cascade@{b}%"
-        for qid, a in routed(questions, answers, b / 100, f"small-selected@{k}").items():
-            answers[qid][name] = replace(a, method=name)
+    """Add every routed method (cascade@B%) to `answers`."""
+    for method in REGISTRY.routed():
+        for qid, a in method.route(questions, answers, k, method).items():  # type: ignore[misc]
+            answers[qid][method.name(k)] = a
 
 
 def routing_curve(
     questions: Sequence[Question], answers: dict[str, dict[str, MethodAnswer]], k: int
 ) -> list[dict[str, float | int | str]]:
     """Accuracy against the share of questions sent to the large model, 0 to 100 % in steps of
-    5 %, for each selector's confidence."""
+    5 %, for each router's confidence (the learned selector's first)."""
     rows: list[dict[str, float | int | str]] = []
-    for base in (f"small-selected@{k}", f"small-rule@{k}"):
+    for base in REGISTRY.routers():
         for pct in range(0, 101, 5):
-            got = routed(questions, answers, pct / 100, base)
+            got = routed(questions, answers, pct / 100, base.name(k))
             rows.append(
                 {
-                    "selector": base,
+                    "selector": base.name(k),
                     "share_sent": pct / 100,
                     "sent": math.floor(pct / 100 * len(questions) + 1e-9),
                     "accuracy": sum(a.correct for a in got.values()) / len(questions),
@@ -279,13 +266,11 @@ def k_curve(
     large: dict[str, Scored],
     k: int,
     articles: dict[str, Article] | None = None,
-) -> list[dict[str, float | int]]:
+) -> list[dict[str, float | int | str]]:
     """Accuracy and coverage of the k-dependent methods for k' = 1..k, from the same samples
     (the selectors' too when `articles` are given)."""
-    rows: list[dict[str, float | int]] = []
-    names = ["small-maj", "small-verified", "small-pass"]
-    if articles is not None:
-        names += ["small-rule", "small-selected"]
+    rows: list[dict[str, float | int | str]] = []
+    curve = REGISTRY.curve(BOTH | ({"article"} if articles is not None else set()))
     for kk in range(1, k + 1):
         per_q = [
             answer_methods(
@@ -293,12 +278,12 @@ def k_curve(
             )
             for q in questions
         ]
-        for name in names:
-            col = [a[f"{name}@{kk}"] for a in per_q]
+        for method in curve:
+            col = [a[method.name(kk)] for a in per_q]
             rows.append(
                 {
                     "k": kk,
-                    "method": name,
+                    "method": method.family,
                     "accuracy": sum(a.correct for a in col) / len(col),
                     "coverage": sum(a.answered for a in col) / len(col),
                 }

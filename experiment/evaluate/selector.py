@@ -23,9 +23,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from experiment.evaluate.features import FEATURES, Candidate
+from experiment.evaluate.features import FEATURES, ConfirmedAnswer
+
+if TYPE_CHECKING:
+    import numpy as np
 
 PACKAGED = Path(__file__).with_name("selector.json")
 
@@ -93,16 +96,16 @@ def save(model: SelectorModel, path: Path) -> None:
 
 @dataclass(frozen=True)
 class Selection:
-    ranked: tuple[tuple[Candidate, float], ...]  # every candidate with its score, best first
-    chosen: Candidate | None  # None: abstain (no candidate, or none above the threshold)
+    ranked: tuple[tuple[ConfirmedAnswer, float], ...]  # every candidate with its score, best first
+    chosen: ConfirmedAnswer | None  # None: abstain (no candidate, or none above the threshold)
     confidence: float  # the best candidate's score; 0.0 when there is none
 
     @property
-    def best(self) -> Candidate | None:
+    def best(self) -> ConfirmedAnswer | None:
         return self.ranked[0][0] if self.ranked else None
 
 
-def select(cands: Sequence[Candidate], model: SelectorModel) -> Selection:
+def pick(cands: Sequence[ConfirmedAnswer], model: SelectorModel) -> Selection:
     """Rank `cands` by `model` (ties: more votes, then first sampled) and keep the best one when
     it reaches the threshold."""
     ranked = sorted(
@@ -113,3 +116,22 @@ def select(cands: Sequence[Candidate], model: SelectorModel) -> Selection:
         return Selection((), None, 0.0)
     top, score = ranked[0]
     return Selection(tuple(ranked), top if score >= model.threshold else None, score)
+
+
+FOLDS = 5  # the selector's cross-validation folds (grouped by title or passage)
+
+
+def out_of_fold(x: np.ndarray, y: np.ndarray, groups: np.ndarray, folds: int = FOLDS) -> np.ndarray:
+    """Each row's probability from the logistic regression fitted on the other folds (grouped by
+    title, so no title is in both)."""
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GroupKFold
+    from sklearn.preprocessing import StandardScaler
+
+    oof = np.zeros(len(y))
+    for train, test in GroupKFold(n_splits=folds).split(x, y, groups):
+        scaler = StandardScaler().fit(x[train])
+        clf = LogisticRegression(C=1.0, max_iter=1000).fit(scaler.transform(x[train]), y[train])
+        oof[test] = clf.predict_proba(scaler.transform(x[test]))[:, 1]
+    return oof

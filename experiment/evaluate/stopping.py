@@ -43,7 +43,7 @@ from experiment.errors import ConfigError
 from experiment.evaluate.check import checked
 from experiment.evaluate.features import candidates
 from experiment.evaluate.scored import Scored
-from experiment.evaluate.selector import learned, select
+from experiment.evaluate.selector import learned, pick
 from experiment.evaluate.vote import clusters
 from experiment.generate.sampling import Sample, SampleStop
 from experiment.records import Article, Question
@@ -156,7 +156,7 @@ def leader_posterior(outcomes: Sequence[Value | None]) -> float:
 def _selector_sure(
     q: Question, article: Article, small: Sequence[Scored], level: float, none_counts: bool
 ) -> bool:
-    picked = select(candidates(q, article, small), learned())
+    picked = pick(candidates(q, article, small), learned())
     if picked.best is None:
         # nothing confirmed yet: with +none, stop once three samples in a row say so
         return none_counts and window_agrees(_outcomes(small, True), 3)
@@ -176,14 +176,15 @@ def sample_stopper(rule: StopRule, articles: dict[str, Article], temperature: fl
 
 
 def adaptive_facts(
-    rule: str, rounds: str, k: int, drawn: Sequence[Sequence[Scored]]
+    rule: str, rounds: Sequence[int] | None, k: int, drawn: Sequence[Sequence[Scored]]
 ) -> dict[str, object]:
-    """The manifest's sampling record: the rule, the rounds, mean samples, share stopped early."""
+    """The manifest's sampling record: the rule, the rounds (None: all k at once), mean samples,
+    share stopped early."""
     counts = [len(d) for d in drawn]
     n = len(counts) or 1
     return {
         "adaptive": rule,
-        "rounds": list(parse_rounds(rounds, k)) if rule != "off" else [k],
+        "rounds": list(rounds) if rounds else [k],
         "k": k,
         "mean_samples": round(sum(counts) / n, 3),
         "stopped_early": round(sum(c < k for c in counts) / n, 4),

@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from experiment.evaluate.methods import REFERENCE, MethodAnswer
+from experiment.evaluate.methods import REFERENCE
+from experiment.evaluate.registry import Method, MethodAnswer
 from experiment.evaluate.stats import bootstrap_ci, mcnemar_exact, paired_difference_ci
 from experiment.records import Question
 
@@ -59,13 +60,15 @@ def verdict(diff_ci_low: float, diff_ci_high: float) -> str:
 def summarize(
     questions: Sequence[Question],
     answers: dict[str, dict[str, MethodAnswer]],
-    methods: Sequence[str],
+    methods: Sequence[Method],
+    k: int,
 ) -> list[MethodSummary]:
-    """One row per method; `answers[question_id][method]`."""
+    """One row per method at `k`; `answers[question_id][method name]`."""
     clusters = [q.cluster for q in questions]
     reference = [answers[q.id][REFERENCE].correct for q in questions]
     rows = []
-    for m in methods:
+    for method in methods:
+        m = method.name(k)
         col = [answers[q.id][m] for q in questions]
         correct = [a.correct for a in col]
         answered = [a for a in col if a.answered]
@@ -73,8 +76,7 @@ def summarize(
         low, high = bootstrap_ci(correct, clusters)
         wins, losses, p = mcnemar_exact(correct, reference)
         diff, d_low, d_high = paired_difference_ci(correct, reference, clusters)
-        defined = "pass@" not in m
-        wrong_in_text = sum(a.in_text_wrong for a in col) if defined else None
+        wrong_in_text = sum(a.in_text_wrong for a in col) if method.keeps_one else None
         rows.append(
             MethodSummary(
                 method=m,

@@ -29,7 +29,7 @@ from experiment.errors import ModelError
 from experiment.generate.cache import GenerationCache, cache_key
 from experiment.generate.models.base import Backend, SamplingParams
 from experiment.generate.prompts import messages_for
-from experiment.generate.windows import WHOLE, fit_article
+from experiment.generate.windows import WHOLE_ARTICLE, WHOLE_NOTE, Reading, fit_article
 from experiment.records import ERROR_PREFIX, Article, Generation, Question
 
 log = logging.getLogger("factqa")
@@ -49,7 +49,7 @@ class Sample:
     seed: int
     generation: Generation
     cached: bool
-    context: str = "whole"  # what the model read: the whole article, a window or an excerpt
+    context: str = WHOLE_NOTE  # what the model read: the whole article, a window or an excerpt
     round: int = 1  # the round it was drawn in (1 when all k are drawn at once)
     drawn: int = 0  # samples drawn for its question (0: not recorded)
 
@@ -76,16 +76,16 @@ def article_order(questions: Iterable[Question]) -> list[Question]:
 
 def _budget(backend: Backend, article: Article, question: Question, k: int, params: SamplingParams):  # type: ignore[no-untyped-def]
     """Tokens left for the article text, and the counter; (None, None) if the backend can't say."""
-    limit = getattr(backend, "prompt_limit", None)
-    count = getattr(backend, "count_tokens", None)
-    if limit is None or count is None:
+    limit = backend.prompt_limit(k, params.max_tokens)
+    if limit is None:
         return None, None
+    count = backend.count_tokens
     bare = messages_for(replace(article, text=""), question)
     overhead = sum(count(m["content"]) for m in bare) + TEMPLATE_MARGIN
-    return limit(k, params.max_tokens) - overhead, count
+    return limit - overhead, count
 
 
-def failed(error: Exception, n: int) -> list[Generation]:
+def errored(error: Exception, n: int) -> list[Generation]:
     """What a sample records when the model raised: no text, and the error as finish reason."""
     reason = f"{ERROR_PREFIX}: {type(error).__name__}: {error}".replace("\n", " ")[:300]
     return [Generation("", 0, 0, 0.0, reason) for _ in range(n)]
@@ -117,15 +117,15 @@ def _plan(
     base_seed: int,
     cache: GenerationCache | None,
     rounds: Sequence[int] | None = None,
-    reading: str = WHOLE,
+    reading: Reading = WHOLE_ARTICLE,
 ) -> _Plan:
     budget, count = _budget(backend, article, question, k, params)
     shown, context = fit_article(article, question.text, budget, count, reading)
     messages = messages_for(shown, question)
     seeds = [derive_seed(base_seed, question.id, i) for i in range(k)]
-    setup = getattr(backend, "setup", None)
+    setup = backend.setup
     bounds = round_bounds(rounds or (k,))
-    keyed = len(bounds) > 1 and getattr(backend, "batch_dependent", False)
+    keyed = len(bounds) > 1 and backend.batch_dependent
     keys = [
         cache_key(
             backend.fingerprint,
@@ -153,7 +153,7 @@ def _generate(
         return out
     except Exception as e:  # any model failure becomes a recorded reason, not a crash
         log.warning("%s on question %s: %s", backend.name, plan.question.id, e)
-        return failed(e, len(indices))
+        return errored(e, len(indices))
 
 
 def _samples(plan: _Plan, fresh: dict[int, Generation], upto: int) -> list[Sample]:
@@ -187,7 +187,7 @@ def _draw(
         if missing:
             fresh.update(zip(missing, _generate(backend, plan, params, missing), strict=True))
         upto = r.stop
-        if any(g.failed for g in fresh.values()):
+        if any(g.errored for g in fresh.values()):
             break  # not cached: the next run tries the question again
         last = r.stop == len(plan.seeds)
         if stop is not None and not last and stop(_samples(plan, fresh, upto)):
@@ -202,7 +202,7 @@ def _finish(
     cache: GenerationCache | None,
 ) -> list[Sample]:
     fresh, upto = drawn
-    good = [i for i, g in fresh.items() if not g.failed]
+    good = [i for i, g in fresh.items() if not g.errored]
     if cache is not None and good:
         cache.put_many(backend.name, [(plan.keys[i], fresh[i]) for i in sorted(good)])
     return _samples(plan, fresh, upto)
@@ -218,7 +218,7 @@ def sample_question(
     cache: GenerationCache | None,
     rounds: Sequence[int] | None = None,
     stop: SampleStop | None = None,
-    reading: str = WHOLE,
+    reading: Reading = WHOLE_ARTICLE,
 ) -> list[Sample]:
     """k samples of one question (fewer when `stop` ends it after a round), reading the article
     as `reading` says (`windows.fit_article`); the ones already in the cache are not generated
@@ -242,7 +242,7 @@ def sample_all(
     on_question: Callable[[Question], None] | None = None,
     rounds: Sequence[int] | None = None,
     stop: SampleStop | None = None,
-    reading: str = WHOLE,
+    reading: Reading = WHOLE_ARTICLE,
 ) -> dict[str, list[Sample]]:
     """Samples for every question, keyed by question id, generated article by article (in
     `rounds` until `stop` says enough, when given; reading the article as `reading` says).
@@ -252,7 +252,7 @@ def sample_all(
     the same as with one question at a time.
     """
     ordered = article_order(questions)
-    width = max(1, int(getattr(backend, "parallel", 1)))
+    width = max(1, int(backend.parallel))
     out: dict[str, list[Sample]] = {}
     in_a_row = 0
     pool = ThreadPoolExecutor(max_workers=width) if width > 1 else None
@@ -273,7 +273,7 @@ def sample_all(
             for plan, got in zip(plans, drawn, strict=True):
                 q = plan.question
                 out[q.id] = _finish(backend, plan, got, cache)
-                errors = [s for s in out[q.id] if s.generation.failed]
+                errors = [s for s in out[q.id] if s.generation.errored]
                 in_a_row = in_a_row + 1 if errors else 0
                 if in_a_row >= FAILURES_IN_A_ROW:
                     raise ModelError(

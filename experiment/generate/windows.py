@@ -28,7 +28,8 @@ from experiment.records import Article
 
 Counter = Callable[[str], int]
 OVERLAP = 0.15  # share of a window repeated from the end of the previous one
-WHOLE = "article"  # what the models read by default
+ARTICLE = "article"  # the reading setting of the whole article: what the models read by default
+WHOLE_NOTE = "whole"  # the context note of a sample that read the whole article
 GAP = " ... "  # between sentences of an excerpt that are not next to each other
 
 
@@ -98,17 +99,32 @@ def best_window(windows: list[Window], question: str) -> int:
     return max(range(len(scores)), key=scores.__getitem__)
 
 
-def parse_reading(spec: str) -> int | None:
-    """Sentences an excerpt keeps ("excerpt:3" -> 3); None for the whole article ("article")."""
-    if spec == WHOLE:
-        return None
+@dataclass(frozen=True)
+class Reading:
+    """What a model reads: the whole article, or (`excerpt` = N) the N sentences closest to
+    the question. Parsed once from its setting (`parse_reading`)."""
+
+    excerpt: int | None = None
+
+    @property
+    def spec(self) -> str:
+        return ARTICLE if self.excerpt is None else f"excerpt:{self.excerpt}"
+
+
+WHOLE_ARTICLE = Reading()
+
+
+def parse_reading(spec: str) -> Reading:
+    """A reading from its setting: "article" (the whole article) or "excerpt:N"."""
+    if spec == ARTICLE:
+        return WHOLE_ARTICLE
     name, _, n = spec.partition(":")
     if name == "excerpt" and n.isdigit() and int(n) >= 1:
-        return int(n)
+        return Reading(int(n))
     from experiment.errors import ConfigError
 
     raise ConfigError(
-        f"small_context must be '{WHOLE}' or 'excerpt:N' (N sentences, N >= 1), got '{spec}'"
+        f"small_context must be '{ARTICLE}' or 'excerpt:N' (N sentences, N >= 1), got '{spec}'"
     )
 
 
@@ -144,18 +160,17 @@ def fit_article(
     question: str,
     budget: int | None,
     count: Counter | None,
-    reading: str = WHOLE,
+    reading: Reading = WHOLE_ARTICLE,
 ) -> tuple[Article, str]:
     """The article as the model will read it and how: 'whole', 'excerpt n/m tf-idf' or
     'window i/n [start:end] tf-idf'."""
-    n = parse_reading(reading)
-    if n is not None:
-        shown = excerpt(article.text, question, n, budget, count or len)
+    if reading.excerpt is not None:
+        shown = excerpt(article.text, question, reading.excerpt, budget, count or len)
         if shown is not None:
             note = f"excerpt {shown.kept}/{shown.total} sentences tf-idf"
             return replace(article, text=shown.text), note
     if budget is None or count is None or count(article.text) <= budget:
-        return article, "whole"
+        return article, WHOLE_NOTE
     if budget < 32:
         from experiment.errors import ModelError
 

@@ -1,9 +1,9 @@
 """Analysis of a finished run folder: the figures the notebook, `factqa report` and the benchmarks
 share, all computed from the run's CSVs (nothing is regenerated).
 
-- risk-coverage: answer only when agreement (votes / k) reaches a threshold; coverage and accuracy
-  of what is answered, for every threshold;
-- AUROC of a confidence (agreement, or a selector's score) for "this answer is right" (answered);
+- risk-coverage: answer only when a method's confidence (a vote's agreement, votes / k, or a
+  selector's score) reaches a threshold; coverage and accuracy of what is answered, per threshold;
+- AUROC of that confidence for "this answer is right" (answered);
 - cost per correct answer: tokens and model seconds divided by correct answers;
 - SQuAD exact match and F1 of each method's answer text (the official normalisation), beside our
   value-based correctness;
@@ -22,21 +22,22 @@ from collections import Counter
 
 import pandas as pd
 
-from experiment.report.run import flag
+from experiment.evaluate.methods import PASS, VERIFIED
 
 
 def answered_mask(q: pd.DataFrame, method: str) -> pd.Series:
     """Questions the method answered: neither abstained nor failed (runs before failures were
-    counted apart have no `.failed` column)."""
-    failed = flag(q[f"{method}.failed"]) if f"{method}.failed" in q else False
-    return ~flag(q[f"{method}.abstained"]) & ~failed
+    counted apart have no `.failed` column). `q` is a run's typed questions (`Run.questions`)."""
+    failed = q.get(f"{method}.failed", pd.Series(False, index=q.index))
+    return ~q[f"{method}.abstained"] & ~failed
 
 
 def risk_coverage(q: pd.DataFrame, method: str) -> pd.DataFrame:
-    """Per agreement threshold t: coverage (answered with agreement >= t) and accuracy there."""
+    """Per confidence threshold t: coverage (answered with confidence >= t) and accuracy there
+    (the confidence of a vote is its agreement, votes / k)."""
     answered = answered_mask(q, method)
-    conf = pd.to_numeric(q[f"{method}.agreement"]).where(answered, -1.0)
-    correct = flag(q[f"{method}.correct"])
+    conf = q[f"{method}.confidence"].where(answered, -1.0)
+    correct = q[f"{method}.correct"]
     rows = []
     for t in sorted(set(conf[answered]), reverse=True):
         take = conf >= t
@@ -53,14 +54,14 @@ def risk_coverage(q: pd.DataFrame, method: str) -> pd.DataFrame:
 
 
 def auroc(q: pd.DataFrame, method: str) -> float:
-    """How well agreement ranks right answers above wrong ones (answered questions only)."""
+    """How well the confidence ranks right answers above wrong ones (answered questions only)."""
     from sklearn.metrics import roc_auc_score
 
     answered = answered_mask(q, method)
-    y = flag(q[f"{method}.correct"])[answered]
+    y = q[f"{method}.correct"][answered]
     if y.nunique() < 2:
         return math.nan
-    return float(roc_auc_score(y, pd.to_numeric(q[f"{method}.agreement"])[answered]))
+    return float(roc_auc_score(y, q[f"{method}.confidence"][answered]))
 
 
 def cost_table(summary: pd.DataFrame) -> pd.DataFrame:
@@ -101,9 +102,7 @@ def squad_em_f1(q: pd.DataFrame, method: str) -> tuple[float, float]:
     """SQuAD exact match and F1 (max over golds); an unanswerable gold is the empty string, as in
     the official v2.0 script, so an abstention scores 1 there."""
     em = f1 = 0.0
-    for pred, gold, unanswerable in zip(
-        q[f"{method}.answer"], q.gold, flag(q.unanswerable), strict=True
-    ):
+    for pred, gold, unanswerable in zip(q[f"{method}.answer"], q.gold, q.unanswerable, strict=True):
         golds = [""] if unanswerable else [g.strip() for g in gold.split(" | ")]
         em += max(float(_squad_normalize(pred) == _squad_normalize(g)) for g in golds)
         f1 += max(_f1(pred, g) for g in golds)
@@ -118,8 +117,8 @@ def verifier_cost(q: pd.DataFrame, method: str) -> dict[str, int]:
         return {}
     sampled_right = pd.to_numeric(q.small_correct) > 0
     none_confirmed = pd.to_numeric(q.small_correct_confirmed) == 0
-    wrong = ~flag(q[f"{method}.correct"])
-    in_text = flag(q.gold_in_text)
+    wrong = ~q[f"{method}.correct"]
+    in_text = q.gold_in_text
     lost = sampled_right & none_confirmed & wrong
     return {
         "gold_in_text": int(in_text.sum()),
@@ -132,10 +131,10 @@ def verifier_cost(q: pd.DataFrame, method: str) -> dict[str, int]:
 
 def calibration(q: pd.DataFrame, method: str, bins: int = 10) -> tuple[pd.DataFrame, float]:
     """Reliability table (per confidence bin: answers, mean confidence, share right) and the Brier
-    score of `method`'s confidence (its agreement column) over the questions it answered."""
+    score of `method`'s confidence over the questions it answered."""
     answered = answered_mask(q, method)
-    conf = pd.to_numeric(q[f"{method}.agreement"])[answered].clip(0.0, 1.0)
-    right = flag(q[f"{method}.correct"])[answered].astype(float)
+    conf = q[f"{method}.confidence"][answered].clip(0.0, 1.0)
+    right = q[f"{method}.correct"][answered].astype(float)
     if conf.empty:
         return pd.DataFrame(columns=["bin", "answers", "confidence", "right"]), math.nan
     edges = [i / bins for i in range(bins + 1)]
@@ -158,17 +157,18 @@ def gap_closed(summary: pd.DataFrame, method: str, k: int) -> float:
     """(method - small-verified@k) / (small-pass@k - small-verified@k): the share of the gap
     between the vote and a perfect checker that `method` closes (NaN when there is no gap)."""
     acc = summary.set_index("method").accuracy
-    gap = acc[f"small-pass@{k}"] - acc[f"small-verified@{k}"]
-    return float((acc[method] - acc[f"small-verified@{k}"]) / gap) if gap > 0 else math.nan
+    verified = acc[VERIFIED.name(k)]
+    gap = acc[PASS.name(k)] - verified
+    return float((acc[method] - verified) / gap) if gap > 0 else math.nan
 
 
 def stated_computed(q: pd.DataFrame, methods: list[str]) -> pd.DataFrame:
     """Each method's accuracy on questions whose gold the text states and on those whose gold
     is computed from it (a sum, a count); runs without a `computed` column are all stated."""
-    computed = flag(q["computed"]) if "computed" in q else pd.Series(False, index=q.index)
+    computed = q["computed"] if "computed" in q else pd.Series(False, index=q.index)
     rows = []
     for m in methods:
-        right = flag(q[f"{m}.correct"])
+        right = q[f"{m}.correct"]
         rows.append(
             {
                 "method": m,

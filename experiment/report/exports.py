@@ -1,4 +1,5 @@
-"""A run's exports: attempts.csv, questions.csv, summary.csv and manifest.json, as rows.
+"""A run's exports: attempts.csv, questions.csv and summary.csv, as rows (the manifest is
+`report/manifest.py`'s).
 
 Every file goes through `experiment.files` (atomic, spreadsheet-safe); this module decides only
 which columns each file has and how a record becomes a row.
@@ -6,30 +7,31 @@ which columns each file has and how a record becomes a row.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
-from experiment.evaluate.methods import MethodAnswer
+from experiment.evaluate.registry import MethodAnswer
 from experiment.evaluate.summary import MethodSummary
-from experiment.files import atomic_write, write_csv
-from experiment.records import Attempt, Question, span_cells
+from experiment.files import write_csv
+from experiment.records import Attempt, Question, span_cells, spans_cell
 
 # `cached` stays out of the export: a resumed run must write the same file as an uninterrupted
 # one. The manifest counts the generations that came from the cache.
-ATTEMPT_COLUMNS = [f.name for f in fields(Attempt) if f.name not in ("span", "cached")] + [
+ATTEMPT_COLUMNS = [f.name for f in fields(Attempt) if f.name not in ("spans", "cached")] + [
     "span_start",
     "span_end",
     "span_text",
+    "spans",
 ]
 
 
 def attempt_row(a: Attempt) -> dict[str, Any]:
-    row = {f.name: getattr(a, f.name) for f in fields(Attempt) if f.name != "span"}
+    row = {f.name: getattr(a, f.name) for f in fields(Attempt) if f.name != "spans"}
     row["candidates"] = " | ".join(a.candidates)
     row.update(span_cells(a.span))
+    row["spans"] = spans_cell(a.spans)
     return row
 
 
@@ -68,6 +70,8 @@ def question_rows(
             f"{m}.abstained",
             f"{m}.failed",
             f"{m}.agreement",
+            f"{m}.confidence",
+            f"{m}.in_text_wrong",
         ]
     rows = []
     for q in questions:
@@ -94,6 +98,8 @@ def question_rows(
             row[f"{m}.abstained"] = a.abstained
             row[f"{m}.failed"] = a.failed
             row[f"{m}.agreement"] = a.agreement
+            row[f"{m}.confidence"] = a.confidence
+            row[f"{m}.in_text_wrong"] = a.in_text_wrong
         rows.append(row)
     return rows, columns
 
@@ -103,7 +109,3 @@ SUMMARY_COLUMNS = [f.name for f in fields(MethodSummary)]
 
 def write_summary(path: Path, summary: Sequence[MethodSummary]) -> None:
     write_csv(path, [asdict(s) for s in summary], SUMMARY_COLUMNS)
-
-
-def write_manifest(path: Path, manifest: Mapping[str, Any]) -> None:
-    atomic_write(path, json.dumps(manifest, indent=2, sort_keys=True, default=str) + "\n")

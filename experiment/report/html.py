@@ -21,10 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from experiment.corpus import load_articles
 from experiment.errors import InputError
+from experiment.evaluate.methods import REFERENCE
 from experiment.report.markdown import run_command
 from experiment.report.plots import plot_files
 from experiment.report.run import Run, load_run
@@ -81,19 +80,15 @@ def _pieces(
     return out
 
 
-def _true(cell: object) -> bool:
-    """A true/false CSV cell (written as true/false, read as text)."""
-    return str(cell).lower() == "true"
-
-
 def _span(row: Mapping[str, Any]) -> tuple[int, int] | None:
+    """The kept answer's span cells of a questions.csv row."""
     if str(row.get("span_start", "")).strip() in ("", "nan"):
         return None
     return int(float(row["span_start"])), int(float(row["span_end"]))
 
 
 def _cards(run: Run, kept: str, articles: dict[str, Any]) -> list[Card]:
-    attempts = pd.read_csv(run.path / "attempts.csv", keep_default_na=False, dtype=str)
+    attempts = run.attempts
     small = attempts[attempts.role == "small"]
     by_q = {qid: g for qid, g in small.groupby("question_id", sort=False)}
     cards = []
@@ -103,7 +98,8 @@ def _cards(run: Run, kept: str, articles: dict[str, Any]) -> list[Card]:
         samples, spans = [], []
         mine = by_q.get(row["question_id"], small.iloc[:0])
         for sd in mine.to_dict("records"):
-            span = _span(sd) if _true(sd["confirmed"]) else None
+            first = sd["spans"][0] if sd["confirmed"] and sd["spans"] else None
+            span = (first.start, first.end) if first else None
             if span:
                 spans.append(span)
             samples.append(
@@ -111,7 +107,7 @@ def _cards(run: Run, kept: str, articles: dict[str, Any]) -> list[Card]:
                     "index": sd["sample_index"],
                     "raw": sd["raw_text"],
                     "value": sd["value"],
-                    "confirmed": _true(sd["confirmed"]),
+                    "confirmed": sd["confirmed"],
                     "anchor": f"q{n}-{span[0]}-{span[1]}" if span else "",
                 }
             )
@@ -121,20 +117,19 @@ def _cards(run: Run, kept: str, articles: dict[str, Any]) -> list[Card]:
         methods = [
             {
                 "name": m,
-                "answer": row[f"{m}.answer"]
-                or ("abstained" if _true(row[f"{m}.abstained"]) else "—"),
-                "correct": _true(row[f"{m}.correct"]),
+                "answer": row[f"{m}.answer"] or ("abstained" if row[f"{m}.abstained"] else "—"),
+                "correct": row[f"{m}.correct"],
             }
             for m in run.methods
         ]
-        k_answer, large_answer = row[f"{kept}.value"], row["large@1.value"]
+        k_answer, large_answer = row[f"{kept}.value"], row[f"{REFERENCE}.value"]
         flags = {
             "all": True,
-            "wrong": not _true(row[f"{kept}.correct"]),
-            "in_text_wrong": _in_text_wrong(row, kept, mine),
+            "wrong": not row[f"{kept}.correct"],
+            "in_text_wrong": bool(row.get(f"{kept}.in_text_wrong", False)),
             "disagree": k_answer != large_answer,
-            "abstained": _true(row[f"{kept}.abstained"]),
-            "failed": _true(row.get(f"{kept}.failed", "")),
+            "abstained": row[f"{kept}.abstained"],
+            "failed": bool(row.get(f"{kept}.failed", False)),
         }
         cards.append(
             Card(
@@ -149,15 +144,6 @@ def _cards(run: Run, kept: str, articles: dict[str, Any]) -> list[Card]:
             )
         )
     return cards
-
-
-def _in_text_wrong(row: dict[str, Any], kept: str, mine: pd.DataFrame) -> bool:
-    """The kept method's answer is confirmed by the article and wrong (`mine`: the question's
-    small samples)."""
-    if _true(row[f"{kept}.correct"]) or not row[f"{kept}.value"]:
-        return False
-    same = mine[mine.value == row[f"{kept}.value"]]
-    return bool(same.confirmed.map(_true).any())
 
 
 def _plots(run: Run) -> list[tuple[str, str]]:
@@ -175,7 +161,7 @@ def render_html(run_dir: Path, articles_dir: Path | None = None) -> str:
 
     run = load_run(run_dir)
     m = run.manifest
-    folder = Path(articles_dir or m["config"]["articles"])
+    folder = Path(articles_dir or m.config["articles"])
     if not folder.is_dir():
         raise InputError(
             "the run's articles folder is not here", path=folder, fix="pass --articles FOLDER"
@@ -191,10 +177,10 @@ def render_html(run_dir: Path, articles_dir: Path | None = None) -> str:
         undefined=jinja2.StrictUndefined,
     )
     return env.get_template(TEMPLATE).render(
-        title=f"factqa run {m['run_id']}",
+        title=f"factqa run {m.run_id}",
         m=m,
         command=run_command(m),
-        models=m["models"],
+        models=m.models,
         header=header,
         rows=rows,
         plots=_plots(run),

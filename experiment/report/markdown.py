@@ -9,9 +9,16 @@ from typing import Any
 
 import pandas as pd
 
-from experiment.evaluate.methods import REFERENCE
+from experiment.evaluate.methods import (
+    CASCADE_20,
+    PASS,
+    REFERENCE,
+    RULE_PICK,
+    SELECTED,
+    VERIFIED,
+)
+from experiment.evaluate.registry import REGISTRY, Method
 from experiment.files import atomic_write
-from experiment.records import BUNDLED
 from experiment.report.analysis import (
     auroc,
     calibration,
@@ -22,6 +29,7 @@ from experiment.report.analysis import (
     stated_computed,
     verifier_cost,
 )
+from experiment.report.manifest import Manifest
 from experiment.report.run import Run, load_run
 from experiment.report.tables import (
     COLUMNS,
@@ -49,8 +57,8 @@ def update_section(path: Path, name: str, body: str) -> None:
     atomic_write(path, text)
 
 
-def _timing(m: dict) -> str:
-    full = [h for h in m.get("history", []) if h.get("cached_attempts") == 0]
+def _timing(m: Manifest) -> str:
+    full = [h for h in m.history if h.get("cached_attempts") == 0]
     if full:
         first = full[0]
         return (
@@ -59,31 +67,31 @@ def _timing(m: dict) -> str:
             f"included (started {first['started']}, commit `{first['git_commit'][:12]}`)."
         )
     return (
-        f"Wall time {m['wall_seconds']:,.0f} s, {m['cached_attempts']} of {m['attempts']} "
+        f"Wall time {m.wall_seconds:,.0f} s, {m.cached_attempts} of {m.attempts} "
         "generations from cache."
     )
 
 
-def _report_command(m: dict) -> str:
+def _report_command(m: Manifest) -> str:
     readme = " --readme README.md" if is_bundled(m) else ""
-    return f"factqa report outputs/{m['run_id']} --results docs/RESULTS.md{readme}"
+    return f"factqa report outputs/{m.run_id} --results docs/RESULTS.md{readme}"
 
 
-def is_bundled(m: dict) -> bool:
+def is_bundled(m: Manifest) -> bool:
     """Runs recorded before manifests named their data set were of the bundled corpus."""
-    return bool(m.get("bundled", True))
+    return m.bundled
 
 
-def run_command(m: dict) -> str:
+def run_command(m: Manifest) -> str:
     """The `factqa run` command that reproduces a run, as its manifest recorded it."""
-    return str(m.get("command", "factqa run"))
+    return m.command
 
 
-def section_name(m: dict) -> str:
+def section_name(m: Manifest) -> str:
     """The marked section of docs/RESULTS.md a run writes: one per data set and limit."""
     if is_bundled(m):
-        return "bundled" + (f"-limit{m['config']['limit']}" if m["config"].get("limit") else "")
-    return f"run-{m['run_id']}"
+        return "bundled" + (f"-limit{m.config['limit']}" if m.config.get("limit") else "")
+    return f"run-{m.run_id}"
 
 
 def readme_section(run_dir: Path) -> str:
@@ -91,8 +99,8 @@ def readme_section(run_dir: Path) -> str:
     run = load_run(run_dir)
     m = run.manifest
     lines = [
-        f"{m['questions']} questions on {m['articles']} articles, k={m['config']['k']}, "
-        f"small `{m['models']['small']['name']}`, large `{m['models']['large']['name']}`; "
+        f"{m.questions} questions on {m.articles} articles, k={m.k}, "
+        f"small `{m.models['small'].name}`, large `{m.models['large'].name}`; "
         f"measured by `{run_command(m)}` and recorded with `{_report_command(m)}`. " + _timing(m),
         "",
         *markdown_table(*method_cells(run.summary.itertuples(), SHORT)),
@@ -124,8 +132,8 @@ def _blind_spot_lines(run: Run, examples: int = 10) -> list[str]:
 
 def _selected_misses(run: Run, every: pd.DataFrame) -> list[str]:
     """Where the right answer was when the learned selector kept a confirmed wrong one."""
-    name = run.verified.replace("verified", "selected")
-    if "method" not in every.columns or name not in set(run.summary.method):
+    name = SELECTED.name(run.k)
+    if "method" not in every.columns or not run.has(name):
         return []
     b = every[every.method == name]
     if b.empty:
@@ -165,8 +173,8 @@ def _selector_lines(run: Run) -> list[str]:
     v, s, r, ceiling = (
         rows[run.verified],
         rows[sel],
-        rows[f"small-rule@{k}"],
-        rows[f"small-pass@{k}"],
+        rows[RULE_PICK.name(k)],
+        rows[PASS.name(k)],
     )
     closed, closed_rule = gap_closed(run.summary, sel, k), gap_closed(run.summary, r.method, k)
     table, brier = calibration(run.questions, sel)
@@ -246,12 +254,12 @@ def _by_method(run: Run) -> dict[str, Any]:
     return {r.method: r for r in run.summary.itertuples()}
 
 
-def _models_line(m: dict) -> str:
-    cfg, models = m["config"], m["models"]
+def _models_line(m: Manifest) -> str:
+    cfg, small, large = m.config, m.models["small"], m.models["large"]
     return (
-        f"Small: `{models['small']['name']}` ({models['small']['fingerprint'][:19]}…), "
+        f"Small: `{small.name}` ({small.fingerprint[:19]}…), "
         f"temperature {cfg['temperature']}, top-p {cfg['top_p']}, seed {cfg['seed']}. "
-        f"Large: `{models['large']['name']}` ({models['large']['fingerprint'][:19]}…), greedy."
+        f"Large: `{large.name}` ({large.fingerprint[:19]}…), greedy."
     )
 
 
@@ -262,8 +270,8 @@ COST_NOTE = (
 )
 
 
-def _title(m: dict) -> str:
-    name = m.get("dataset", BUNDLED)
+def _title(m: Manifest) -> str:
+    name = m.dataset
     return name[:1].upper() + name[1:]
 
 
@@ -272,7 +280,7 @@ def _agreement_lines(run: Run) -> list[str]:
     m = run.manifest
     if run.scored_against == "gold":
         return []
-    if run.scored_against == "large@1":
+    if run.scored_against == REFERENCE:
         return [
             "**No question has a gold answer, so every figure in the table above is agreement "
             "with large@1, not accuracy**: each method's answer is judged against the large "
@@ -281,26 +289,26 @@ def _agreement_lines(run: Run) -> list[str]:
         ]
     rows = method_cells(run.agreement.itertuples(index=False))
     return [
-        f"**Agreement with large@1 on the {m['questions_without_gold']} questions without gold "
-        f"answers** (not accuracy; the table above covers the {m['questions_with_gold']} with "
+        f"**Agreement with large@1 on the {m.questions_without_gold} questions without gold "
+        f"answers** (not accuracy; the table above covers the {m.questions_with_gold} with "
         "gold; disagreements first in `disagreements.csv`):",
         "",
         *markdown_table(*rows),
     ]
 
 
-def _sampling_lines(m: dict) -> list[str]:
+def _sampling_lines(m: Manifest) -> list[str]:
     """What the small model read, when not the whole article, and how many samples adaptive
     sampling drew (nothing for a fixed-k run)."""
     lines = []
-    reading = m.get("config", {}).get("small_context", "article")
+    reading = m.reading
     if reading != "article":
         lines.append(
             f"The small model read `{reading}` (the sentences closest to each question, "
             "`--small-context`); the large model read whole articles, and every answer was "
             "verified against the whole article."
         )
-    drawn = m.get("sampling", {})
+    drawn = m.sampling
     if drawn.get("adaptive", "off") == "off":
         return lines
     return [
@@ -317,10 +325,10 @@ def run_section(run_dir: Path) -> str:
     run = load_run(run_dir)
     m, s, k = run.manifest, run.summary, run.k
     lines = [
-        f"## {_title(m)}: {m['questions']} questions, {m['articles']} articles, k={k}",
+        f"## {_title(m)}: {m.questions} questions, {m.articles} articles, k={k}",
         "",
-        f"Command: `{run_command(m)}` (run id `{m['run_id']}`), then `{_report_command(m)}`.",
-        f"Commit `{m['git_commit'][:12]}`, scored {m['started']}. " + _timing(m),
+        f"Command: `{run_command(m)}` (run id `{m.run_id}`), then `{_report_command(m)}`.",
+        f"Commit `{m.git_commit[:12]}`, scored {m.started}. " + _timing(m),
         _models_line(m),
         *_sampling_lines(m),
         "",
@@ -328,8 +336,8 @@ def run_section(run_dir: Path) -> str:
         "",
         *_agreement_lines(run),
         "",
-        _verdict(run, f"on the {m.get('dataset', BUNDLED)}" if is_bundled(m) else "here")
-        if run.scored_against != "large@1"
+        _verdict(run, f"on the {m.dataset}" if is_bundled(m) else "here")
+        if run.scored_against != REFERENCE
         else f"{run.verified} agrees with large@1 on {_by_method(run)[run.verified].accuracy:.1%} "
         "of the questions.",
         "",
@@ -352,17 +360,28 @@ BENCH_EXTRA_COLUMNS = (
     "tokens per correct",
     "model s per correct",
 )
-CLAIM_COLUMNS = (
-    "data set",
-    "questions",
-    "large@1",
-    "small-verified@10",
-    "small-pass@10",
-    DIFFERENCE,
-    MCNEMAR,
-    "kept answers in text but wrong",
-    "verdict",
-)
+
+
+def _claim_columns(k: int) -> tuple[str, ...]:
+    return (
+        "data set",
+        "questions",
+        REFERENCE,
+        VERIFIED.name(k),
+        PASS.name(k),
+        DIFFERENCE,
+        MCNEMAR,
+        "kept answers in text but wrong",
+        "verdict",
+    )
+
+
+def _method(name: str, k: int) -> Method | None:
+    """The registered method of that name at k (None for a name no longer registered)."""
+    try:
+        return REGISTRY.by_name(name, k)
+    except KeyError:
+        return None
 
 
 def _fmt(x: float, digits: int = 3) -> str:
@@ -374,14 +393,15 @@ def benchmark_section(run_dir: Path, title: str, command: str) -> str:
     AUROC, cost per correct, risk-coverage, accuracy against k and the error analysis."""
     run = load_run(run_dir)
     m, s, q, k = run.manifest, run.summary, run.questions, run.k
-    unanswerable = int(q.unanswerable.str.lower().eq("true").sum())
+    unanswerable = int(q.unanswerable.sum())
     cost = cost_table(s).set_index("method")
     extra = []
     for method in run.methods:
-        # pass@k names no single answer, so it has no EM/F1
-        em, f1 = (math.nan, math.nan) if "pass@" in method else squad_em_f1(q, method)
-        confident = ("small-maj", "small-verified", "small-rule", "small-selected")
-        au = auroc(q, method) if method.startswith(confident) else math.nan
+        known = _method(method, k)
+        # a method that names no single answer (small-pass@k) has no EM/F1
+        one = known is None or known.keeps_one
+        em, f1 = squad_em_f1(q, method) if one else (math.nan, math.nan)
+        au = auroc(q, method) if known is not None and known.confident else math.nan
         c = cost.loc[method]
         extra.append(
             [
@@ -403,12 +423,12 @@ def benchmark_section(run_dir: Path, title: str, command: str) -> str:
     ]
     vc = verifier_cost(q, run.verified)
     lines = [
-        f"## {title}: {m['questions']} questions ({unanswerable} unanswerable), "
-        f"{m['articles']} articles, k={k}",
+        f"## {title}: {m.questions} questions ({unanswerable} unanswerable), "
+        f"{m.articles} articles, k={k}",
         "",
         f"Command: `{command}` (imports the sample, runs, writes this section; run folder "
-        f"`outputs/bench/{m['run_id']}`).",
-        f"Commit `{m['git_commit'][:12]}`, scored {m['started'][:10]}. " + _timing(m),
+        f"`outputs/bench/{m.run_id}`).",
+        f"Commit `{m.git_commit[:12]}`, scored {m.started[:10]}. " + _timing(m),
         _models_line(m),
         "",
         *markdown_table(*method_cells(s.itertuples())),
@@ -446,20 +466,23 @@ def benchmark_section(run_dir: Path, title: str, command: str) -> str:
     return "\n".join(lines)
 
 
+def _loaded(runs: dict[str, Path]) -> list[tuple[str, Run]]:
+    return [(label, load_run(d)) for label, d in runs.items() if (d / "summary.csv").exists()]
+
+
 def benchmark_summary(runs: dict[str, Path]) -> str:
-    """One table over the benchmark runs that exist: the claim, data set by data set."""
+    """One table over the benchmark runs that exist: the claim, data set by data set (method
+    names at the k of the first run; the presets share one k)."""
+    loaded = _loaded(runs)
+    k = loaded[0][1].k if loaded else 10
     rows = []
-    for label, run_dir in runs.items():
-        if not (run_dir / "summary.csv").exists():
-            continue
-        run = load_run(run_dir)
-        m, k = run.manifest, run.k
+    for label, run in loaded:
         rows_of = _by_method(run)
-        v, large, ceiling = rows_of[run.verified], rows_of[REFERENCE], rows_of[f"small-pass@{k}"]
+        v, large, ceiling = rows_of[run.verified], rows_of[REFERENCE], rows_of[PASS.name(run.k)]
         rows.append(
             [
                 label,
-                m["questions"],
+                run.manifest.questions,
                 COLUMNS["accuracy [95% CI]"](large),
                 COLUMNS["accuracy [95% CI]"](v),
                 f"{ceiling.accuracy:.3f}",
@@ -471,47 +494,46 @@ def benchmark_summary(runs: dict[str, Path]) -> str:
         )
     return "\n".join(
         [
-            *_claim_lines(rows),
+            *_claim_lines(rows, k),
             "",
-            *_selector_summary(runs),
+            *_selector_summary(loaded, k),
         ]
     )
 
 
-SELECTOR_COLUMNS = (
-    "data set",
-    "small-verified@10",
-    "small-rule@10",
-    "small-selected@10",
-    "small-pass@10",
-    "gap closed",
-    "in text, wrong: verified / selected",
-    "selected minus large@1 [95% CI]",
-    "verdict",
-    "cascade@20% minus large@1 [95% CI]",
-    "cascade@20% verdict",
-)
+def _selector_columns(k: int) -> tuple[str, ...]:
+    cascade = CASCADE_20.name(k)
+    return (
+        "data set",
+        VERIFIED.name(k),
+        RULE_PICK.name(k),
+        SELECTED.name(k),
+        PASS.name(k),
+        "gap closed",
+        "in text, wrong: verified / selected",
+        "selected minus large@1 [95% CI]",
+        "verdict",
+        f"{cascade} minus large@1 [95% CI]",
+        f"{cascade} verdict",
+    )
 
 
-def _selector_summary(runs: dict[str, Path]) -> list[str]:
+def _selector_summary(loaded: list[tuple[str, Run]], k: int) -> list[str]:
     """The selector data set by data set: against the vote, the ceiling and the large model."""
     rows = []
-    for label, run_dir in runs.items():
-        if not (run_dir / "summary.csv").exists():
-            continue
-        run = load_run(run_dir)
+    for label, run in loaded:
         if run.selected is None:
             continue
-        k, by = run.k, _by_method(run)
-        v, s, cas = by[run.verified], by[run.selected], by.get("cascade@20%")
+        rk, by = run.k, _by_method(run)
+        v, s, cas = by[run.verified], by[run.selected], by.get(CASCADE_20.name(rk))
         rows.append(
             [
                 label,
                 f"{v.accuracy:.3f}",
-                f"{by[f'small-rule@{k}'].accuracy:.3f}",
+                f"{by[RULE_PICK.name(rk)].accuracy:.3f}",
                 COLUMNS["accuracy [95% CI]"](s),
-                f"{by[f'small-pass@{k}'].accuracy:.3f}",
-                _pct(gap_closed(run.summary, s.method, k)),
+                f"{by[PASS.name(rk)].accuracy:.3f}",
+                _pct(gap_closed(run.summary, s.method, rk)),
                 f"{v.in_text_wrong_rate:.1%} / {s.in_text_wrong_rate:.1%}",
                 COLUMNS[DIFFERENCE](s),
                 COLUMNS["verdict"](s),
@@ -521,20 +543,22 @@ def _selector_summary(runs: dict[str, Path]) -> list[str]:
         )
     if not rows:
         return []
+    cascade = CASCADE_20.name(k)
     return [
         "## The selector on public data",
         "",
-        "small-selected@10 is the learned selector's pick among the confirmed candidates "
-        "(fitted once on the other half of SQuAD's titles, never refitted); small-rule@10 the "
-        "hand-set rule; cascade@20% sends the 20 % least confident questions to the large model. "
+        f"{SELECTED.name(k)} is the learned selector's pick among the confirmed candidates "
+        f"(fitted once on the other half of SQuAD's titles, never refitted); {RULE_PICK.name(k)} "
+        f"the hand-set rule; {cascade} sends the {CASCADE_20.share:.0%} least confident questions "
+        "to the large model. "
         "Gap closed: (selected - verified) / (pass - verified). In text, wrong: the share of "
         "kept answers that the article confirms and that are wrong.",
         "",
-        *markdown_table(SELECTOR_COLUMNS, rows),
+        *markdown_table(_selector_columns(k), rows),
     ]
 
 
-def _claim_lines(rows: list[list[Any]]) -> list[str]:
+def _claim_lines(rows: list[list[Any]], k: int) -> list[str]:
     return [
         "## The claim on public data",
         "",
@@ -542,12 +566,12 @@ def _claim_lines(rows: list[list[Any]]) -> list[str]:
         "own section in docs/RESULTS.md has the command, models, intervals, costs and error "
         "analysis. "
         "Accuracy with 95 % cluster-bootstrap intervals (clusters: Wikipedia title, passage "
-        "or article); the difference is small-verified@10 minus large@1 on the same "
+        f"or article); the difference is {VERIFIED.name(k)} minus large@1 on the same "
         "questions, with a paired cluster-bootstrap interval; p is the exact McNemar test. "
         "The verdict says beats or loses to only when that interval excludes 0.",
         "",
         *markdown_table(
-            CLAIM_COLUMNS,
+            _claim_columns(k),
             rows,
         ),
     ]

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from experiment.evaluate.methods import REFERENCE, RULE_PICK
+from experiment.evaluate.registry import REGISTRY
 from experiment.report.analysis import cost_table, risk_coverage
 from experiment.report.run import Run
 
@@ -19,7 +21,7 @@ def plot_files(run: Run, out: Path) -> list[Path]:
 
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    large = float(run.summary.set_index("method").loc["large@1", "accuracy"])
+    large = float(run.summary.set_index("method").loc[REFERENCE, "accuracy"])
 
     fig, ax = plt.subplots(figsize=(6, 4))
     for method, part in run.curves.groupby("method"):
@@ -37,7 +39,8 @@ def plot_files(run: Run, out: Path) -> list[Path]:
     )
 
     fig, ax = plt.subplots(figsize=(6, 4))
-    for method in (f"small-maj@{run.k}", run.verified, *([run.selected] if run.selected else [])):
+    confident = [m.name(run.k) for m in REGISTRY if m.confident and m is not RULE_PICK]
+    for method in [name for name in confident if run.has(name)]:
         rc = risk_coverage(run.questions, method)
         ax.step(rc.coverage, rc.accuracy, where="post", marker=".", label=method)
     written.append(
@@ -46,7 +49,7 @@ def plot_files(run: Run, out: Path) -> list[Path]:
             ax,
             large,
             out / "risk_coverage.png",
-            xlabel="coverage (answered at agreement >= threshold)",
+            xlabel="coverage (answered at confidence >= threshold)",
             ylabel="accuracy of the answered",
             title="Risk-coverage (confidence: agreement, or the selector's score)",
         )
@@ -80,7 +83,7 @@ def plot_files(run: Run, out: Path) -> list[Path]:
 
 def _finish(fig: Any, ax: Any, large: float, path: Path, **labels: str) -> Path:
     """The large@1 line, the labels and the legend, then save."""
-    ax.axhline(large, color="grey", linestyle="--", label="large@1")
+    ax.axhline(large, color="grey", linestyle="--", label=REFERENCE)
     ax.set(**labels)
     ax.legend()
     return _save(fig, path)

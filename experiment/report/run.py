@@ -1,56 +1,123 @@
-"""A finished run folder, loaded once: manifest, summary, questions, curves, blind spots, routing.
+"""A finished run folder, loaded once: manifest, summary, questions, attempts, curves, blind spots,
+routing.
 
-Every reader of a run (the notebook, `factqa report`, the Markdown writer, the benchmarks) loads it
-here, so a run folder is checked and parsed in one place.
+Every reader of a run (the notebook, `factqa report`, the HTML page, the Markdown writer, the
+benchmarks) loads it here, so a run folder is checked and parsed in one place: true/false cells
+become booleans, confidences numbers, and an attempt's confirming spans `Span` records.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
 from experiment.errors import InputError
+from experiment.evaluate.methods import SELECTED, VERIFIED
+from experiment.records import Span
+from experiment.report import manifest as manifests
+from experiment.report.manifest import Manifest
 
 RUN_FILES = ("manifest.json", "summary.csv", "questions.csv", "curves.csv")
+FLAGS = ("unanswerable", "computed", "gold_in_text", "stopped_early")
+METHOD_FLAGS = (".correct", ".abstained", ".failed", ".in_text_wrong")
+METHOD_NUMBERS = (".agreement", ".confidence")
 
 
 @dataclass(frozen=True)
 class Run:
     path: Path
-    manifest: dict[str, Any]
+    manifest: Manifest
     summary: pd.DataFrame
-    questions: pd.DataFrame
+    questions: pd.DataFrame  # typed: see `typed_questions`
     curves: pd.DataFrame
     blindspots: pd.DataFrame
     routing: pd.DataFrame  # accuracy against the share sent to the large model (may be empty)
     agreement: pd.DataFrame  # the summary over questions without gold, against large@1 (or empty)
 
+    @cached_property
+    def attempts(self) -> pd.DataFrame:
+        """attempts.csv, typed (`typed_attempts`); loaded when first asked for."""
+        path = self.path / "attempts.csv"
+        if not path.is_file():
+            raise InputError(
+                "the run folder has no attempts.csv", path=self.path, fix="run it again"
+            )
+        return typed_attempts(pd.read_csv(path, keep_default_na=False, dtype=str))
+
     @property
     def scored_against(self) -> str:
         """'gold', 'large@1' (no question has gold: the summary is agreement) or 'both'."""
-        return str(self.manifest.get("scored_against", "gold"))
+        return self.manifest.scored_against
 
     @property
     def k(self) -> int:
-        return int(self.manifest["config"]["k"])
-
-    @property
-    def verified(self) -> str:
-        return f"small-verified@{self.k}"
-
-    @property
-    def selected(self) -> str | None:
-        """The learned selector's method, in runs that have it."""
-        name = f"small-selected@{self.k}"
-        return name if name in set(self.summary.method) else None
+        return self.manifest.k
 
     @property
     def methods(self) -> list[str]:
         return list(self.summary.method)
+
+    def has(self, method: str) -> bool:
+        return method in set(self.summary.method)
+
+    @property
+    def verified(self) -> str:
+        """small-verified@k: the method as the user stated it."""
+        return VERIFIED.name(self.k)
+
+    @property
+    def selected(self) -> str | None:
+        """The learned selector's method, in runs that have it."""
+        name = SELECTED.name(self.k)
+        return name if self.has(name) else None
+
+
+def _truth(col: pd.Series) -> pd.Series:
+    return col.astype(str).str.lower().eq("true")
+
+
+def typed_questions(q: pd.DataFrame) -> pd.DataFrame:
+    """questions.csv as read (text cells) with flags as booleans and agreement and confidence as
+    numbers; a run written before methods had a confidence takes its agreement."""
+    q = q.copy()
+    for col in q.columns:
+        if col in FLAGS or col.endswith(METHOD_FLAGS):
+            q[col] = _truth(q[col])
+    for col in [c for c in q.columns if c.endswith(".agreement")]:
+        twin = col.removesuffix(".agreement") + ".confidence"
+        if twin not in q.columns:
+            q[twin] = q[col]
+    for col in q.columns:
+        if col == "agreement" or col.endswith(METHOD_NUMBERS):
+            q[col] = pd.to_numeric(q[col], errors="coerce")
+    return q
+
+
+def parse_spans(cell: str, text: str = "") -> tuple[Span, ...]:
+    """The `spans` cell (`start:end` pairs) as spans; their text from `text` when given."""
+    out = []
+    for pair in str(cell).split():
+        start, _, end = pair.partition(":")
+        a, b = int(start), int(end)
+        out.append(Span(a, b, text[a:b] if text else ""))
+    return tuple(out)
+
+
+def typed_attempts(a: pd.DataFrame) -> pd.DataFrame:
+    """attempts.csv as read, with `confirmed` a boolean and `spans` a tuple of `Span`s (every
+    confirming span; a run written before they were kept has only its first, `span_*`)."""
+    a = a.copy()
+    a["confirmed"] = _truth(a["confirmed"])
+    if "spans" not in a.columns:
+        a["spans"] = [
+            f"{s}:{e}" if str(s).strip() else ""
+            for s, e in zip(a.span_start, a.span_end, strict=True)
+        ]
+    a["spans"] = [parse_spans(cell) for cell in a["spans"]]
+    return a
 
 
 def load_run(path: Path) -> Run:
@@ -67,21 +134,11 @@ def load_run(path: Path) -> Run:
     )
     return Run(
         path,
-        json.loads((path / "manifest.json").read_text(encoding="utf-8")),
+        manifests.read(path / "manifest.json"),
         pd.read_csv(path / "summary.csv"),
-        pd.read_csv(path / "questions.csv", keep_default_na=False, dtype=str),
+        typed_questions(pd.read_csv(path / "questions.csv", keep_default_na=False, dtype=str)),
         pd.read_csv(path / "curves.csv"),
         pd.read_csv(spots, keep_default_na=False, dtype=str) if spots.exists() else pd.DataFrame(),
         pd.read_csv(routing) if routing.exists() else pd.DataFrame(),
         pd.read_csv(agreement) if agreement.exists() else pd.DataFrame(),
     )
-
-
-def read_summary(path: Path) -> list[Any]:
-    """A summary CSV (summary.csv, agreement.csv) as rows with the MethodSummary field names."""
-    return list(pd.read_csv(path).itertuples(index=False))
-
-
-def flag(col: pd.Series) -> pd.Series:
-    """A true/false CSV column as booleans."""
-    return col.astype(str).str.lower().eq("true")

@@ -32,6 +32,10 @@ class AnswerCheck:
         return self.verdict.span if self.verdict else None
 
     @property
+    def spans(self) -> tuple[Span, ...]:
+        return self.verdict.spans if self.verdict else ()
+
+    @property
     def reason(self) -> str:
         """Why nothing was read, or why the value was not confirmed; "" when confirmed."""
         return self.extraction.reason or (self.verdict.reason if self.verdict else "")

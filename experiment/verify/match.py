@@ -40,13 +40,6 @@ def _supporting(mentions: tuple[Mention, ...], value: Value, offset: int = 0) ->
     ]
 
 
-def find_spans(value: Value, article: str, answer_text: str = "", guard: bool = True) -> list[Span]:
-    """Spans of `article` whose value supports `value`, in text order; with `guard`, never one
-    inside a sentence that addresses the model (`experiment.verify.injection`)."""
-    spans = _find(value, article, answer_text)
-    return _guarded(spans, article) if guard else spans
-
-
 def _guarded(spans: list[Span], article: str) -> list[Span]:
     if not spans or not instruction_ranges(article):
         return spans

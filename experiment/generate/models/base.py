@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 from experiment.records import Generation
 
@@ -32,16 +31,41 @@ class SamplingParams:
 GREEDY = SamplingParams(temperature=0.0, top_p=1.0, top_k=1)
 
 
-class Backend(Protocol):
-    """A model. `fingerprint` identifies its weights for the generation cache; `setup` (optional)
-    names everything else that can change a generation: the backend, context size, speculative
-    mode, the inference library's version. Both are part of the cache key."""
+class Backend:
+    """A model: `generate` k completions of one chat prompt, one seed each.
+
+    A backend sets `name` and `fingerprint` (its weights, for the generation cache key) and
+    implements `generate`. Everything else it can do is declared here with a default, so the
+    sampler never probes for it:
+    - `setup`: what else can change a generation (the backend, context size, speculative mode,
+      the inference library's version); part of the cache key;
+    - `batch_dependent`: a sample depends on the batch it was drawn in, so adaptive rounds put
+      their bounds in the cache key;
+    - `parallel`: how many questions may be sent at once (a server's concurrency);
+    - `prompt_limit` and `count_tokens`: the prompt tokens that fit beside k answers (None: the
+      backend cannot say) and the tokens of a text, so a long article is read in windows;
+    - `counters`: the counts the backend keeps (server requests and retries, drafted and
+      accepted tokens), recorded in the manifest.
+    """
 
     name: str
     fingerprint: str
+    setup: dict[str, object] | None = None
+    batch_dependent: bool = False
+    parallel: int = 1
 
     def generate(
         self, messages: Messages, params: SamplingParams, seeds: Sequence[int]
     ) -> list[Generation]:
         """One completion per seed, in order."""
-        ...
+        raise NotImplementedError
+
+    def count_tokens(self, text: str) -> int:
+        """Only asked of a backend that has a `prompt_limit`."""
+        raise NotImplementedError(f"{self.name} does not count tokens")
+
+    def prompt_limit(self, k: int, max_tokens: int) -> int | None:
+        return None
+
+    def counters(self) -> dict[str, int]:
+        return {}

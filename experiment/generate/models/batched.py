@@ -22,9 +22,10 @@ import os
 import time
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from experiment.errors import ModelError
-from experiment.generate.models.base import Messages, SamplingParams
+from experiment.generate.models.base import Backend, Messages, SamplingParams
 from experiment.generate.models.store import ModelFile
 from experiment.records import Generation
 
@@ -41,7 +42,13 @@ def cut_at_stop(text: str, stops: Sequence[str]) -> str:
     return text
 
 
-class BatchedLlamaBackend:
+class BatchedLlamaBackend(Backend):
+    # Set by __init__; here so that __del__ of a half-made backend (a load failed) frees nothing.
+    _L: Any = None
+    _ctx: Any = None
+    _model: Any = None
+    batch_dependent = True  # a row's numbers depend on the batch it is decoded in
+
     def __init__(
         self,
         model: ModelFile,
@@ -59,9 +66,6 @@ class BatchedLlamaBackend:
         self.name = model.name
         # Its samples differ from the sequential backend's for the same seed: cache them apart.
         self.fingerprint = f"sha256:{model.sha256}+batched"
-        # A row's numbers depend on the batch it is decoded in: adaptive rounds key their samples
-        # by round (experiment/generate/sampling.py).
-        self.batch_dependent = True
         # Sum each answer's token log-probabilities (the selector's `logprob` feature); off only
         # to measure what it costs (bench/selector.py).
         self.logprobs = True
@@ -123,11 +127,11 @@ class BatchedLlamaBackend:
                 )
 
     def __del__(self) -> None:
-        L = getattr(self, "_L", None)
-        if L is not None and getattr(self, "_ctx", None):
+        L = self._L
+        if L is not None and self._ctx:
             L.llama_free(self._ctx)
             self._ctx = None
-        if L is not None and getattr(self, "_model", None):
+        if L is not None and self._model:
             L.llama_model_free(self._model)
             self._model = None
 
@@ -168,6 +172,9 @@ class BatchedLlamaBackend:
 
     def count_tokens(self, text: str) -> int:
         return len(self.tokenize(text))
+
+    def counters(self) -> dict[str, int]:
+        return {"drafted": self.drafted, "accepted": self.accepted}
 
     def prompt_limit(self, k: int, max_tokens: int) -> int:
         """Prompt tokens that fit beside k answers (each sequence keeps its own answer cells)."""

@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterator, Sequence
 
 from experiment.errors import ModelError
-from experiment.generate.models.base import Messages, SamplingParams
+from experiment.generate.models.base import Backend, Messages, SamplingParams
 from experiment.generate.models.store import ModelFile
 from experiment.records import Generation
 
@@ -52,7 +52,7 @@ def _model_params(use_extra_bufts: bool) -> Iterator[None]:
         high_level.llama_cpp.llama_model_default_params = original
 
 
-class LlamaBackend:
+class LlamaBackend(Backend):
     def __init__(
         self, model: ModelFile, n_ctx: int = DEFAULT_CONTEXT, n_threads: int | None = None
     ) -> None:

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from experiment.errors import ModelError
-from experiment.generate.models.base import Messages, SamplingParams
+from experiment.generate.models.base import Backend, Messages, SamplingParams
 from experiment.records import Generation
 
 log = logging.getLogger("factqa")
@@ -72,7 +72,7 @@ class Transient(Exception):
     """A failure worth another try."""
 
 
-class OpenAIBackend:
+class OpenAIBackend(Backend):
     def __init__(
         self,
         spec: str,
@@ -95,10 +95,13 @@ class OpenAIBackend:
         self._key = next((os.environ[v] for v in KEY_VARS if os.environ.get(v)), "")
         self._slots = threading.BoundedSemaphore(self.concurrency)  # requests in flight
 
-    @property
+    @property  # type: ignore[override]
     def parallel(self) -> int:
         """Questions `sample_all` may send at once (each with its own requests)."""
         return self.concurrency
+
+    def counters(self) -> dict[str, int]:
+        return {"requests": self.requests, "retried": self.retried}
 
     # -- HTTP -------------------------------------------------------------------------------
 

@@ -2,26 +2,23 @@
 answerable + 100 unanswerable SQuAD v2.0 questions of the fitting titles
 (experiment/importers/split.py), with the small model's ten checked samples per question.
 
-Used by bench/fit_selector.py, bench/fit_stopping.py and bench/fit_excerpt.py.
+Used by bench/fit_selector.py, bench/fit_stopping.py, bench/fit_excerpt.py and
+bench/model_check.py.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from experiment.config import PROJECT_ROOT, RunConfig
+from experiment.evaluate.scored import Scored
+from experiment.generate.windows import ARTICLE
+from experiment.importers.service import ImportResult, import_dataset
+from experiment.records import Article, Question
+from experiment.runner import small_samples
 
-from experiment.config import RunConfig  # noqa: E402
-from experiment.evaluate.scored import Scored  # noqa: E402
-from experiment.generate.windows import WHOLE  # noqa: E402
-from experiment.importers.service import ImportResult, import_dataset  # noqa: E402
-from experiment.records import Article, Question  # noqa: E402
-from experiment.runner import small_samples  # noqa: E402
-
-OUT = ROOT / "outputs" / "bench"
+OUT = PROJECT_ROOT / "outputs" / "bench"
 # name, answerable sample, unanswerable sample
 SETS = (("squad-v1-fit", 400, None), ("squad-v2-fit", 50, 100))
 
@@ -35,12 +32,12 @@ def fitting_sets(v1: Path, v2: Path) -> list[tuple[str, ImportResult]]:
 
 
 def fitting_samples(
-    sets: list[tuple[str, ImportResult]], reading: str = WHOLE
+    sets: list[tuple[str, ImportResult]], reading: str = ARTICLE
 ) -> Iterator[tuple[str, dict[str, Article], list[Question], dict[str, list[Scored]]]]:
     """Each fitting set's name, articles, questions and the small model's checked samples
     (reading `reading`), through the shared generation cache of outputs/bench."""
     for name, imp in sets:
-        run_id = name if reading == WHOLE else f"{name}-{reading.replace(':', '')}"
+        run_id = name if reading == ARTICLE else f"{name}-{reading.replace(':', '')}"
         cfg = RunConfig(
             articles=imp.articles,
             questions=imp.questions,
