@@ -31,11 +31,20 @@ _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
 def read_text(path: Path) -> str:
-    """A UTF-8 text file (a BOM is dropped), or an InputError naming the line of a bad byte."""
+    """A UTF-8 text file (a BOM is dropped), or an InputError naming the line of a bad byte (a
+    NUL byte too: valid UTF-8, but the mark of a binary file)."""
     try:
         data = path.read_bytes()
     except OSError as e:
         raise InputError(f"cannot read file ({e.strerror})", path=path) from e
+    nul = data.find(b"\0")
+    if nul >= 0:
+        raise InputError(
+            f"has a NUL byte (byte {nul}): a binary file, not text",
+            path=path,
+            line=data[:nul].count(b"\n") + 1,
+            fix="give a text file, saved as UTF-8",
+        )
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
@@ -63,6 +72,81 @@ def _check_id(value: object, path: Path, line: int, field: str) -> str:
     return text
 
 
+class _BadDate(str):
+    """A front matter value written like a date that is no date (2025-02-30): kept as its text,
+    with its line in the front matter, so only a field read as a date refuses it."""
+
+    line: int
+
+
+class _FrontMatter(yaml.SafeLoader):
+    """YAML's safe loader, except that an impossible date is a `_BadDate`, not a ValueError."""
+
+    def construct_yaml_timestamp(self, node: yaml.Node) -> object:  # type: ignore[override]
+        try:
+            return super().construct_yaml_timestamp(node)  # type: ignore[arg-type]
+        except ValueError:
+            bad = _BadDate(node.value)
+            bad.line = node.start_mark.line
+            return bad
+
+
+_FrontMatter.add_constructor("tag:yaml.org,2002:timestamp", _FrontMatter.construct_yaml_timestamp)
+SCALARS = (str, int, float, dt.date)  # what a front matter field may be (a datetime is a date)
+FRONT_LINE = 2  # the file line of the front matter's first line
+
+
+def _front_matter(path: Path, lines: list[str], close: int) -> dict:  # type: ignore[type-arg]
+    """The front matter between the '---' lines as a mapping, or an InputError at its line."""
+    try:
+        meta = yaml.load("".join(lines[1:close]), Loader=_FrontMatter) or {}
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        line = mark.line + FRONT_LINE if mark is not None else FRONT_LINE
+        raise InputError(
+            f"front matter is not valid YAML ({getattr(e, 'problem', e)})",
+            path=path,
+            line=line,
+            fix="write 'key: value' lines; quote values that contain ':'",
+        ) from None
+    except RecursionError:
+        raise InputError(
+            "front matter is nested too deeply",
+            path=path,
+            line=FRONT_LINE,
+            fix="write flat 'key: value' lines",
+        ) from None
+    if not isinstance(meta, dict):
+        raise InputError(
+            "front matter is not a mapping",
+            path=path,
+            line=FRONT_LINE,
+            fix="write 'key: value' lines",
+        )
+    return meta
+
+
+def _line_of(key: str, lines: list[str], close: int) -> int:
+    """The file line of `key` in the front matter (its first line when not found)."""
+    pattern = re.compile(rf"^\s*{re.escape(key)}\s*:")
+    return next((i + 1 for i in range(1, close) if pattern.match(lines[i])), FRONT_LINE)
+
+
+def _published(value: object, path: Path) -> str:
+    """The publication date as written (a YAML date as YYYY-MM-DD); an impossible one refused."""
+    if isinstance(value, _BadDate):
+        raise InputError(
+            f"'{value}' is not a real date",
+            path=path,
+            line=value.line + FRONT_LINE,
+            field="published",
+            fix="write the date as YYYY-MM-DD, e.g. 'published: 2024-03-01'",
+        )
+    if isinstance(value, dt.datetime | dt.date):
+        return value.isoformat()[:10]
+    return str(value)
+
+
 def parse_article(path: Path) -> Article:
     """One article file: front matter with id, title, published; then a non-empty body."""
     text = read_text(path)
@@ -80,34 +164,26 @@ def parse_article(path: Path) -> Article:
         raise InputError(
             "front matter is not closed", path=path, line=1, fix="add a line '---' after it"
         ) from None
-    try:
-        meta = yaml.safe_load("".join(lines[1:close])) or {}
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        line = mark.line + 2 if mark is not None else 2
-        raise InputError(
-            f"front matter is not valid YAML ({getattr(e, 'problem', e)})",
-            path=path,
-            line=line,
-            fix="write 'key: value' lines; quote values that contain ':'",
-        ) from None
-    if not isinstance(meta, dict):
-        raise InputError(
-            "front matter is not a mapping", path=path, line=2, fix="write 'key: value' lines"
-        )
+    meta = _front_matter(path, lines, close)
     for key in ("id", "title", "published"):
         if key not in meta or meta[key] in (None, ""):
             raise InputError(
                 "is missing from the front matter",
                 path=path,
-                line=2,
+                line=FRONT_LINE,
                 field=key,
                 fix=f"add a line '{key}: ...'",
             )
-    article_id = _check_id(meta["id"], path, 2, "id")
-    published = meta["published"]
-    if isinstance(published, dt.datetime | dt.date):
-        published = published.isoformat()[:10]
+        if not isinstance(meta[key], SCALARS):
+            raise InputError(
+                f"must be one value, got {type(meta[key]).__name__}",
+                path=path,
+                line=_line_of(key, lines, close),
+                field=key,
+                fix=f"write '{key}: ...' with one value on its line",
+            )
+    article_id = _check_id(meta["id"], path, _line_of("id", lines, close), "id")
+    published = _published(meta["published"], path)
     body = "".join(lines[close + 1 :]).strip()
     if not body:
         raise InputError(
@@ -116,7 +192,7 @@ def parse_article(path: Path) -> Article:
             line=close + 2,
             fix="write the article text after the front matter",
         )
-    return Article(article_id, str(meta["title"]).strip(), str(published), body, path)
+    return Article(article_id, str(meta["title"]).strip(), published, body, path)
 
 
 def plain_article(path: Path) -> Article:

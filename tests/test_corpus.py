@@ -177,3 +177,52 @@ def test_a_text_and_a_markdown_article_with_one_id_are_refused(tmp_path: Path) -
     (tmp_path / "alpha.txt").write_text("Other text.", encoding="utf-8")
     with pytest.raises(InputError, match="duplicate article id 'alpha'"):
         load_articles(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("published", "needle"),
+    [
+        ("2025-13-45", "'2025-13-45' is not a real date"),
+        ("2025-02-30", "'2025-02-30' is not a real date"),
+        ("2024-01-01 25:00:00", "is not a real date"),
+    ],
+)
+def test_an_impossible_publication_date_names_its_line_and_field(
+    tmp_path: Path, published: str, needle: str
+) -> None:
+    path = write(tmp_path, "bad.md", f"---\nid: x\ntitle: t\npublished: {published}\n---\nbody\n")
+    e = _error(parse_article, path)
+    assert (e.path, e.line, e.field) == (path, 4, "published")
+    assert needle in str(e) and "YYYY-MM-DD" in str(e)
+    # the same impossible date in a field the loader does not read as a date is only text
+    ok = write(tmp_path, "ok.md", "---\nid: x\ntitle: 2025-02-30\npublished: 2024-02-29\n---\nb\n")
+    assert (parse_article(ok).title, parse_article(ok).published) == ("2025-02-30", "2024-02-29")
+
+
+@pytest.mark.parametrize(
+    ("front", "field", "line"),
+    [
+        ("id: x\ntitle: [1, 2]\npublished: 2024-01-01\n", "title", 3),
+        ("id: x\ntitle: t\npublished: {year: 2024}\n", "published", 4),
+        ("title: t\nid: [x]\npublished: 2024-01-01\n", "id", 3),
+    ],
+)
+def test_a_front_matter_field_that_is_not_one_value_is_refused(
+    tmp_path: Path, front: str, field: str, line: int
+) -> None:
+    e = _error(parse_article, write(tmp_path, "a.md", f"---\n{front}---\nbody\n"))
+    assert (e.field, e.line) == (field, line) and "must be one value" in str(e)
+
+
+def test_deeply_nested_front_matter_is_refused_not_a_recursion_error(tmp_path: Path) -> None:
+    deep = "---\nid: x\ntitle: " + "[" * 5000 + "\npublished: 2024-01-01\n---\nbody\n"
+    e = _error(parse_article, write(tmp_path, "deep.md", deep))
+    assert "nested too deeply" in str(e) and e.line == 2
+
+
+def test_a_binary_file_with_a_nul_byte_is_not_read_as_text(tmp_path: Path) -> None:
+    from experiment.corpus import read_given_article
+
+    path = write(tmp_path, "blob.md", b"12 units\nsold\x00\x01\x02 and more")
+    e = _error(read_given_article, path)
+    assert e.line == 2 and "NUL byte" in str(e) and "binary" in str(e)
