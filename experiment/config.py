@@ -15,10 +15,11 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from experiment.errors import ConfigError, InputError
 from experiment.generate.models.catalog import DEFAULT_LARGE, DEFAULT_SMALL
+from experiment.generate.models.openai_compat import RETRIES, TIMEOUT
 from experiment.records import BUNDLED
 
 if TYPE_CHECKING:
@@ -88,6 +89,40 @@ def content_digest(path: Path) -> str:
     return h.hexdigest()
 
 
+class Limit(NamedTuple):
+    low: float
+    high: float
+    why: str  # said when a value is over `high`
+
+
+# The numbers a run is refused outside of (docs/RELIABILITY.md): generous, but each upper bound
+# keeps a run's memory and time bounded on a 24 GiB machine.
+LIMITS = {
+    "k": Limit(1, 1000, "each question's k samples are held in memory and in attempts.csv"),
+    "max_tokens": Limit(
+        1, 4096, "an answer is a figure or a date, and k answers share one context"
+    ),
+    "n_ctx": Limit(
+        256,
+        131072,
+        "the KV cache grows with the context: 131072 tokens of a 7B model take about 7 GiB",
+    ),
+    "top_k": Limit(0, 1_000_000, "more than any vocabulary; 0 turns top-k off"),
+    "server_timeout": Limit(0.01, 3600, "seconds to wait for one answer of a few tokens"),
+    "server_retries": Limit(0, 10, "every try may wait server_timeout"),
+    "server_concurrency": Limit(1, 64, "one thread per request in flight"),
+}
+
+
+def _check_limits(cfg: RunConfig) -> None:
+    for name, (low, high, why) in LIMITS.items():
+        value = getattr(cfg, name)
+        if not value >= low:  # NaN too
+            raise ConfigError(f"{name} must be at least {low}, got {value}", field=name)
+        if value > high:
+            raise ConfigError(f"{name} must be at most {high}, got {value} ({why})", field=name)
+
+
 @contextmanager
 def _about(field: str) -> Iterator[None]:
     """Name `field` on a ConfigError raised inside (by a parser that does not know the setting)."""
@@ -115,8 +150,8 @@ class RunConfig:
     limit: int = 0
     n_ctx: int = 4096
     backend: str = "batched"
-    server_timeout: float = 120.0
-    server_retries: int = 4
+    server_timeout: float = TIMEOUT
+    server_retries: int = RETRIES
     server_concurrency: int = 4
     speculative: str = "off"
     # Adaptive sampling (experiment/evaluate/stopping.py): "off" draws all k at once; a rule
@@ -129,18 +164,13 @@ class RunConfig:
     label: str = ""  # what the data set is called in reports (default: from the articles folder)
 
     def __post_init__(self) -> None:
-        if self.k < 1:
-            raise ConfigError(f"k must be at least 1, got {self.k}", field="k")
+        _check_limits(self)
         if not 0.0 <= self.temperature <= 5.0:
             raise ConfigError(
                 f"temperature must be in [0, 5], got {self.temperature}", field="temperature"
             )
         if not 0.0 < self.top_p <= 1.0:
             raise ConfigError(f"top_p must be in (0, 1], got {self.top_p}", field="top_p")
-        if self.max_tokens < 1:
-            raise ConfigError(
-                f"max_tokens must be at least 1, got {self.max_tokens}", field="max_tokens"
-            )
         if self.backend not in ("llama", "batched"):
             raise ConfigError(
                 f"backend must be 'llama' or 'batched', got '{self.backend}'", field="backend"
@@ -170,16 +200,6 @@ class RunConfig:
             )
         with _about("small_context"):
             self.reading  # noqa: B018
-        bad = {
-            "server_timeout": self.server_timeout <= 0,
-            "server_retries": self.server_retries < 0,
-            "server_concurrency": self.server_concurrency < 1,
-        }
-        if any(bad.values()):
-            raise ConfigError(
-                "server_timeout must be > 0, server_retries >= 0 and server_concurrency >= 1",
-                field=next(name for name, wrong in bad.items() if wrong),
-            )
 
     @cached_property
     def stop_rule(self) -> StopRule | None:
@@ -256,6 +276,10 @@ def load_toml(path: Path) -> dict[str, Any]:
         data = tomllib.loads(read_text(path))
     except tomllib.TOMLDecodeError as e:
         raise InputError(f"not valid TOML ({e})", path=path, fix="check the TOML syntax") from e
+    except RecursionError:
+        raise InputError(
+            "nested too deeply", path=path, fix="write flat key = value lines"
+        ) from None
     data = data.get("run", data)
     if not isinstance(data, dict):
         raise InputError("[run] is not a table", path=path, field="run", fix="write key = value")

@@ -43,6 +43,8 @@ PREFIX = "openai:"
 KEY_VARS = ("FACTQA_API_KEY", "OPENAI_API_KEY")
 RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 MAX_BACKOFF = 8.0
+TIMEOUT = 120.0  # seconds to wait for one answer
+RETRIES = 4  # tries after the first
 # Sampling fields beyond the OpenAI API that llama.cpp's and vLLM's servers read; dropped for the
 # rest of the run if a server refuses one with HTTP 400.
 EXTRAS = ("top_k", "repeat_penalty")
@@ -76,8 +78,8 @@ class OpenAIBackend(Backend):
     def __init__(
         self,
         spec: str,
-        timeout: float = 120.0,
-        retries: int = 4,
+        timeout: float = TIMEOUT,
+        retries: int = RETRIES,
         concurrency: int = 4,
         backoff: float = 0.5,
     ) -> None:
