@@ -161,3 +161,72 @@ def test_toml_config_can_name_a_server(corpus, tmp_path: Path) -> None:  # type:
     assert res.exit_code == 0, res.output
     m = json.loads((tmp_path / "t" / "manifest.json").read_text())
     assert m["models"]["large"]["fingerprint"].startswith("openai:fake@http://127.0.0.1")
+
+
+def test_the_default_settings_give_up_on_a_silent_server_within_about_a_minute() -> None:
+    from experiment.config import RunConfig
+    from experiment.generate.models.openai_compat import worst_wait
+
+    cfg = RunConfig()
+    waited = worst_wait(cfg.server_timeout, cfg.server_retries)
+    assert 30 <= waited <= 65, waited  # every try's timeout and the longest pauses between
+    assert worst_wait(120.0, 4) > 600  # the old defaults: ten minutes for one request
+    assert worst_wait(1.0, 2, backoff=0.5) == pytest.approx(3 * 1.0 + (0.5 + 1.0) * 1.25)
+
+
+def test_a_hung_server_fails_fast_naming_the_request_and_the_time_waited(caplog) -> None:  # type: ignore[no-untyped-def]
+    import time
+
+    with ScriptedServer(by_keyword(SMALL_ANSWERS)) as srv:
+        srv.always = "timeout"  # every request outlasts the client's timeout
+        backend = OpenAIBackend(
+            f"openai:m@{srv.url}", timeout=0.2, retries=1, concurrency=2, backoff=0.01
+        )
+        t0 = time.perf_counter()
+        with caplog.at_level("WARNING", logger="factqa"), pytest.raises(ModelError) as e:
+            backend.generate(MESSAGES, SamplingParams(temperature=0.7), list(range(8)))
+        took = time.perf_counter() - t0
+        sent = len(srv.bodies)
+    said = str(e.value)
+    assert "did not answer after 2 tries: no answer within 0.2 s (timed out)" in said
+    assert "'How many units were sold?', seed 0" in said and "s in all" in said
+    assert "raise --server-timeout" in said
+    # once one request ran out of tries the others are not sent: two in flight, two tries each
+    assert sent <= 2 * 2, sent
+    assert took < 1.5, took  # not 8 requests x 2 tries x 0.2 s one after another
+    retried = [r.getMessage() for r in caplog.records if "timed out" in r.getMessage()]
+    assert retried and all("How many units were sold?" in m for m in retried)
+    assert all("try 2 of 2" in m for m in retried)
+
+
+def test_a_server_found_silent_is_not_sent_more_requests() -> None:
+    with ScriptedServer(by_keyword(SMALL_ANSWERS), ["timeout", "timeout"]) as srv:
+        backend = OpenAIBackend(f"openai:m@{srv.url}", timeout=0.2, retries=1, backoff=0.01)
+        with pytest.raises(ModelError, match="timed out"):
+            backend.generate(MESSAGES, GREEDY, [1])
+        with pytest.raises(ModelError, match=r"is not answering \(no answer within 0.2 s") as e:
+            backend.generate(MESSAGES, GREEDY, [2])  # the server answers again, but is not asked
+        assert len(srv.bodies) == 2 and "seed 2" in str(e.value)
+        assert OpenAIBackend(f"openai:m@{srv.url}").generate(MESSAGES, GREEDY, [3])[0].text
+
+
+def test_a_hung_server_stops_the_run_after_one_round_of_timeouts(corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import time
+
+    with ScriptedServer(by_keyword(SMALL_ANSWERS)) as srv:
+        srv.always = "timeout"
+        spec = f"openai:fake@{srv.url}"
+        args = run_args(
+            *corpus, spec, spec, 3, tmp_path, "t", "--server-timeout", "0.2",
+            "--server-retries", "1",
+        )  # fmt: skip
+        t0 = time.perf_counter()
+        res = CliRunner().invoke(cli.app, args)
+        took = time.perf_counter() - t0
+        sent = len(srv.bodies)
+    assert res.exit_code == 1
+    said = " ".join(res.output.split())
+    assert "failed on 5 questions in a row" in said and "is not answering" in said
+    assert "timed out" in said and "try 2 of 2" in said
+    assert sent <= 4 * 2, sent  # the first requests in flight, two tries each; no more
+    assert took < 5, took

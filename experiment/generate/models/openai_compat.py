@@ -10,8 +10,15 @@ Authorization header: it is never in the fingerprint, the records, the manifest 
   so a sample could not be reproduced or cached on its own, and a resumed run would mix draws.
 - Failures: 429, 5xx, connection errors, timeouts and malformed bodies are retried up to
   `retries` times with exponential backoff (0.5 s, 1 s, 2 s, ... capped at 8 s, or the server's
-  Retry-After). Other 4xx answers are not retried. When the tries run out, `ModelError` says why;
-  the run records it for that question and stops after 5 questions in a row (`sampling.py`).
+  Retry-After), each retry logged with the request (its question's first words and seed). Other
+  4xx answers are not retried. When the tries run out, `ModelError` names the request, the last
+  failure and the time waited; the run records it for that question and stops after 5 questions
+  in a row (`sampling.py`).
+- A silent server (timeouts, refused connections): the defaults (20 s a try, 2 retries) give up
+  on one request after about a minute (`worst_wait`). Once a request has had no answer through
+  all its tries, the server is taken as down: the requests after it fail at once, without being
+  sent, so a hung server stops a run in about a minute rather than after every request has
+  waited its turn. A request holds its slot through its retries.
 - Sampling matches the in-process backends: top_k is sent, and the repetition penalty is set to
   1.0 (none), since llama.cpp's servers default to 1.1 and that changes greedy answers.
 - Tokens and latency come from the response's `usage` block and the request's wall time.
@@ -21,6 +28,7 @@ Authorization header: it is never in the fingerprint, the records, the manifest 
 
 from __future__ import annotations
 
+import http.client
 import json
 import logging
 import os
@@ -32,6 +40,7 @@ import urllib.request
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from textwrap import shorten
 from typing import Any
 
 from experiment.errors import ModelError
@@ -43,8 +52,10 @@ PREFIX = "openai:"
 KEY_VARS = ("FACTQA_API_KEY", "OPENAI_API_KEY")
 RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 MAX_BACKOFF = 8.0
-TIMEOUT = 120.0  # seconds to wait for one answer
-RETRIES = 4  # tries after the first
+BACKOFF = 0.5  # the first pause; each next one doubles
+JITTER = 0.25  # each pause is drawn within +-25 % of its length
+TIMEOUT = 20.0  # seconds to wait for one answer
+RETRIES = 2  # tries after the first
 # Sampling fields beyond the OpenAI API that llama.cpp's and vLLM's servers read; dropped for the
 # rest of the run if a server refuses one with HTTP 400.
 EXTRAS = ("top_k", "repeat_penalty")
@@ -71,7 +82,28 @@ class ServerSpec:
 
 
 class Transient(Exception):
-    """A failure worth another try."""
+    """A failure worth another try: why, the server's Retry-After, and whether the server gave no
+    answer at all (a timeout, a refused connection)."""
+
+    def __init__(self, reason: str, retry_after: str | None = None, silent: bool = False) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.retry_after = retry_after
+        self.silent = silent
+
+
+def worst_wait(timeout: float, retries: int, backoff: float = BACKOFF) -> float:
+    """The longest one request waits on a silent server: every try's timeout and the longest
+    pauses between them."""
+    pauses = sum(min(MAX_BACKOFF, backoff * 2**i) for i in range(retries))
+    return (retries + 1) * timeout + pauses * (1 + JITTER)
+
+
+def request_name(messages: Messages, seed: int) -> str:
+    """A request as log lines and errors name it: its question's first words and its seed."""
+    content = str(messages[-1].get("content", "")) if messages else ""
+    asked = content.rsplit("Question: ", 1)[-1].strip().split("\n", 1)[0]
+    return f"'{shorten(asked, 60, placeholder='...')}', seed {seed}"
 
 
 class OpenAIBackend(Backend):
@@ -81,7 +113,7 @@ class OpenAIBackend(Backend):
         timeout: float = TIMEOUT,
         retries: int = RETRIES,
         concurrency: int = 4,
-        backoff: float = 0.5,
+        backoff: float = BACKOFF,
     ) -> None:
         self.server = ServerSpec.parse(spec)
         self.name = self.server.model
@@ -94,6 +126,7 @@ class OpenAIBackend(Backend):
         self.extras_off: set[str] = set()  # EXTRAS this server refused
         self.requests = 0
         self.retried = 0
+        self.silent = ""  # why the server was taken as down ("" while it answers)
         self._key = next((os.environ[v] for v in KEY_VARS if os.environ.get(v)), "")
         self._slots = threading.BoundedSemaphore(self.concurrency)  # requests in flight
 
@@ -117,7 +150,7 @@ class OpenAIBackend(Backend):
         )
         self.requests += 1
         try:
-            with self._slots, urllib.request.urlopen(req, timeout=self.timeout) as resp:
+            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
                 raw = resp.read()
         except urllib.error.HTTPError as e:
             detail = e.read()[:300].decode("utf-8", "replace")
@@ -134,9 +167,13 @@ class OpenAIBackend(Backend):
                 404: "check the model name and that the URL ends in /v1",
             }.get(e.code, "check the request and the server log")
             raise ModelError(f"{self.fingerprint}: HTTP {e.code}: {detail}. Fix: {hint}") from None
-        except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as e:
+        except (urllib.error.URLError, OSError, http.client.HTTPException) as e:
             reason = getattr(e, "reason", e)
-            raise Transient(f"no answer ({reason})") from None
+            if isinstance(reason, TimeoutError):
+                timed_out = f"no answer within {self.timeout:g} s (timed out)"
+                raise Transient(timed_out, silent=True) from None
+            why = str(reason) or type(reason).__name__
+            raise Transient(f"no answer ({why})", silent=True) from None
         try:
             data = json.loads(raw)
             choices = data["choices"]
@@ -149,31 +186,53 @@ class OpenAIBackend(Backend):
         except (ValueError, KeyError, TypeError) as e:
             raise Transient(f"malformed response ({e}): {raw[:120]!r}") from None
 
-    def _call(self, body: dict[str, Any]) -> tuple[dict[str, Any], float]:
-        """One request with retries; (response, seconds of the successful request)."""
-        last = ""
+    def _call(self, body: dict[str, Any], name: str) -> tuple[dict[str, Any], float]:
+        """One request with retries, holding its slot throughout; (response, seconds of the
+        successful request)."""
+        with self._slots:
+            return self._tries(body, name)
+
+    def _tries(self, body: dict[str, Any], name: str) -> tuple[dict[str, Any], float]:
+        t0 = time.perf_counter()
+        last: Transient | None = None
         for attempt in range(self.retries + 1):
+            if self.silent:
+                raise ModelError(
+                    f"{self.fingerprint} is not answering ({self.silent}); {name} not sent. "
+                    "Fix: check that the server is up, then run the same command again"
+                )
             body = {k: v for k, v in body.items() if k not in self.extras_off}
-            t0 = time.perf_counter()
+            start = time.perf_counter()
             try:
-                return self._post(body), time.perf_counter() - t0
+                return self._post(body), time.perf_counter() - start
             except Transient as e:
-                last = str(e.args[0])
+                last = e
                 if attempt == self.retries:
                     break
                 self.retried += 1
-                wait = self._wait(attempt, e.args[1] if len(e.args) > 1 else None)
+                wait = self._wait(attempt, e.retry_after)
                 log.warning(
-                    "%s: %s; try %d of %d in %.1f s",
+                    "%s: %s to %s; try %d of %d in %.1f s",
                     self.name,
-                    last,
+                    e.reason,
+                    name,
                     attempt + 2,
                     self.retries + 1,
                     wait,
                 )
                 time.sleep(wait)
+        assert last is not None
+        if last.silent:
+            self.silent = f"{last.reason} to {name}"
+        hint = (
+            f"check that the server is up; if it is only slow, raise --server-timeout "
+            f"(now {self.timeout:g} s)"
+            if last.silent
+            else "check the server log"
+        )
         raise ModelError(
-            f"{self.fingerprint} did not answer after {self.retries + 1} tries: {last}"
+            f"{self.fingerprint} did not answer after {self.retries + 1} tries: {last.reason} "
+            f"({name}; {time.perf_counter() - t0:.1f} s in all). Fix: {hint}"
         )
 
     def _wait(self, attempt: int, retry_after: str | None) -> float:
@@ -182,7 +241,8 @@ class OpenAIBackend(Backend):
                 return min(MAX_BACKOFF, max(0.0, float(retry_after)))
             except ValueError:
                 pass
-        return min(MAX_BACKOFF, self.backoff * 2**attempt) * (0.75 + 0.5 * random.random())
+        jitter = 1 + JITTER * (2 * random.random() - 1)
+        return min(MAX_BACKOFF, self.backoff * 2**attempt) * jitter
 
     # -- samples ----------------------------------------------------------------------------
 
@@ -226,7 +286,9 @@ class OpenAIBackend(Backend):
         self, messages: Messages, params: SamplingParams, seeds: Sequence[int]
     ) -> list[Generation]:
         def one(seed: int) -> Generation:
-            data, seconds = self._call(self._body(messages, params, seed))
+            data, seconds = self._call(
+                self._body(messages, params, seed), request_name(messages, seed)
+            )
             return self._generation(data, seconds)
 
         if len(seeds) == 1 or self.concurrency == 1:
