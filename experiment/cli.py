@@ -40,8 +40,9 @@ err = Console(stderr=True)
 
 
 def _out() -> Console:
-    """Standard output; wide when it is a file or pipe, so tables are not cut to 80 columns."""
-    return Console() if sys.stdout.isatty() else Console(width=160)
+    """Standard output; wide when it is a file or pipe, so tables are not cut to 80 columns. It
+    reads no markup: model answers, article text and paths are shown as they are."""
+    return Console(markup=False) if sys.stdout.isatty() else Console(width=160, markup=False)
 
 
 T = TypeVar("T")
@@ -60,10 +61,14 @@ def _errors() -> Iterator[None]:
     try:
         yield
     except (InputError, ConfigError) as e:
-        err.print(f"[red]error:[/red] {e}", highlight=False, soft_wrap=True)
+        _error(str(e))
         raise typer.Exit(2) from None
     except (ModelError, FactQAError) as e:
-        err.print(f"[red]error:[/red] {e}", highlight=False, soft_wrap=True)
+        _error(str(e))
+        raise typer.Exit(1) from None
+    except OSError as e:  # an output that cannot be written (inputs are read as InputErrors)
+        where = f"{e.filename}: " if e.filename else ""
+        _error(f"{where}{e.strerror or e}. Fix: check the path, its permissions and free space")
         raise typer.Exit(1) from None
     except KeyboardInterrupt:
         err.print(
@@ -71,6 +76,13 @@ def _errors() -> Iterator[None]:
             "to resume where it stopped."
         )
         raise typer.Exit(130) from None
+
+
+def _error(message: str) -> None:
+    """One line on standard error; the message is text, never markup."""
+    from rich.markup import escape
+
+    err.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
 
 
 def summary_table(summary: list[MethodSummary], title: str) -> Table:
@@ -200,6 +212,7 @@ def run(
 ) -> None:
     """Run the experiment and write attempts, questions, summary, curves and manifest."""
     from experiment.evaluate.methods import REFERENCE
+    from experiment.outputs import check_folder
     from experiment.runner import run_experiment
 
     with _errors():
@@ -228,6 +241,8 @@ def run(
                 "small_context": small_context,
             },
         )
+        check_folder(cfg.out, "--out")
+        check_folder(cfg.run_dir, "--run-id")
         bar, update = _progress_bar()
         with bar:
             result = run_experiment(cfg, factory=_factory(), progress=update)
@@ -306,16 +321,21 @@ def ask(
     from experiment.evaluate.registry import QuestionSamples
     from experiment.generate.models.base import SamplingParams
     from experiment.generate.sampling import sample_question
-    from experiment.generate.windows import WHOLE_NOTE, parse_reading
+    from experiment.generate.windows import WHOLE_NOTE
     from experiment.records import Question
 
     with _errors():
         if kind not in ("figure", "date"):
-            raise ConfigError(f"kind must be 'figure' or 'date', got '{kind}'")
+            raise ConfigError(f"kind must be 'figure' or 'date', got '{kind}'", field="kind")
+        if not question.strip():
+            raise ConfigError("the question is empty", field="question")
+        # k, temperature and --small-context checked as a run checks them, before the model loads
+        cfg = RunConfig(
+            small=model, k=k, temperature=temperature, seed=seed, small_context=small_context
+        )
         art = read_given_article(article)
         q = Question("ask", art.id, question, ("unanswerable",), kind)  # type: ignore[arg-type]
-        reading = parse_reading(small_context)  # before the model loads
-        backend = _factory()(model, RunConfig())
+        backend = _factory()(model, cfg)
         samples = sample_question(
             backend,
             art,
@@ -324,7 +344,7 @@ def ask(
             SamplingParams(temperature=temperature),
             seed,
             None,
-            reading=reading,
+            reading=cfg.reading,
         )
         if samples and samples[0].context != WHOLE_NOTE:
             _out().print(f"the model read: {samples[0].context}")
@@ -359,7 +379,7 @@ def ask(
 
 def _print_ranked(qs: QuestionSamples) -> None:
     """The confirmed candidates as the learned selector ranks them, with their evidence."""
-    from rich.markup import escape
+    from rich.text import Text
 
     from experiment.evaluate.selector import learned, pick
 
@@ -377,18 +397,15 @@ def _print_ranked(qs: QuestionSamples) -> None:
         start, end = c.sentence
         sentence = art.text[start:end].replace("\n", " ")
         local = c.span.start - start
-        end_span = local + len(c.span.text)
-        marked = (
-            f"{escape(sentence[:local])}[bold]{escape(sentence[local:end_span])}[/bold]"
-            f"{escape(sentence[end_span:])}"
-        )
+        marked = Text(sentence[:300])
+        marked.stylize("bold", local, local + len(c.span.text))
         table.add_row(
             str(rank),
             c.canonical,
             f"{score:.2f}",
             str(len(c.samples)),
             f"{c.features['type_fit']:.1f}",
-            marked[:300],
+            marked,
         )
     _out().print(table)
     if sel.chosen is None:
@@ -423,6 +440,8 @@ def report(
 ) -> None:
     """Show a finished run's method table, write its plots (PNG) into RUN_DIR/plots, and
     optionally record it in the results file and write its HTML page."""
+    from experiment.outputs import check_file
+    from experiment.report.checked import checked_run, reporting
     from experiment.report.markdown import (
         is_bundled,
         readme_section,
@@ -431,32 +450,39 @@ def report(
         update_section,
     )
     from experiment.report.plots import plot_files
-    from experiment.report.run import load_run
 
     with _errors():
-        run = load_run(run_dir)
-        text = run_section(run_dir)
-        _out().print(text, highlight=False, markup=False)
-        for path in plot_files(run, run_dir / "plots"):
-            _out().print(f"wrote {path}", highlight=False)
-        if results is not None:
-            update_section(results, section_name(run.manifest), text)
-            _out().print(f"updated {results}", highlight=False)
-        if readme is not None:
-            if not is_bundled(run.manifest):
-                raise InputError(
-                    "the README's result block is for the bundled corpus",
-                    path=run_dir,
-                    fix="record this run in the results file only (--results)",
-                )
-            update_section(readme, "result", readme_section(run_dir))
-            _out().print(f"updated {readme}", highlight=False)
+        for path, option in ((results, "--results"), (readme, "--readme")):
+            if path is not None:
+                check_file(path, option)
+        run = checked_run(run_dir)
+        if readme is not None and not is_bundled(run.manifest):
+            raise InputError(
+                "the README's result block is for the bundled corpus",
+                path=run_dir,
+                fix="record this run in the results file only (--results)",
+            )
         if html:
-            from experiment.report.html import write_html
+            from experiment.report.html import check_html, write_html
 
-            page = write_html(run_dir, articles)
-            size = page.stat().st_size / 2**20
-            _out().print(f"wrote {page} ({size:.1f} MiB; open it in a browser)", highlight=False)
+            check_html(run, articles)  # before anything is written
+        with reporting(run_dir):
+            text = run_section(run_dir)
+            _out().print(text, highlight=False)
+            for path in plot_files(run, run_dir / "plots"):
+                _out().print(f"wrote {path}", highlight=False)
+            if results is not None:
+                update_section(results, section_name(run.manifest), text)
+                _out().print(f"updated {results}", highlight=False)
+            if readme is not None:
+                update_section(readme, "result", readme_section(run_dir))
+                _out().print(f"updated {readme}", highlight=False)
+            if html:
+                page = write_html(run_dir, articles)
+                size = page.stat().st_size / 2**20
+                _out().print(
+                    f"wrote {page} ({size:.1f} MiB; open it in a browser)", highlight=False
+                )
 
 
 @app.command("verify")
@@ -477,6 +503,7 @@ def verify_cmd(
 ) -> None:
     """Check answers against article text: confirmed or not, the value, and the evidence span."""
     from experiment.corpus import read_article
+    from experiment.outputs import check_file
     from experiment.verify.batch import ArticleSource, check_answer, verify_file
 
     with _errors():
@@ -493,6 +520,7 @@ def verify_cmd(
                 fix="give a CSV file, or --article FILE with one answer",
             )
         target = out or path.with_suffix(".verified.csv")
+        check_file(target, "--out")
         stats = verify_file(path, target, ArticleSource(articles))
         _out().print(
             f"{stats.rows} rows, {stats.confirmed} confirmed, {stats.errors} rows with "
@@ -508,20 +536,21 @@ def models_list() -> None:
     from experiment.generate.models.store import models_dir
 
     role = {DEFAULT_SMALL: "default small", DEFAULT_LARGE: "default large", TEST_MODEL: "tests"}
-    table = Table(title=f"models in {models_dir()}")
-    for col in ("name", "role", "size", "sha256", "downloaded", "description"):
-        table.add_column(col)
-    for m in CATALOG.values():
-        have = (models_dir() / m.filename).exists()
-        table.add_row(
-            m.name,
-            role.get(m.name, ""),
-            f"{m.size / 2**20:,.0f} MiB",
-            m.sha256[:12] + "…",
-            "yes" if have else "no",
-            m.description,
-        )
-    _out().print(table)
+    with _errors():
+        table = Table(title=f"models in {models_dir()}")
+        for col in ("name", "role", "size", "sha256", "downloaded", "description"):
+            table.add_column(col)
+        for m in CATALOG.values():
+            have = (models_dir() / m.filename).exists()
+            table.add_row(
+                m.name,
+                role.get(m.name, ""),
+                f"{m.size / 2**20:,.0f} MiB",
+                m.sha256[:12] + "…",
+                "yes" if have else "no",
+                m.description,
+            )
+        _out().print(table)
 
 
 @models_app.command("pull")
@@ -547,10 +576,12 @@ def _import(
     half: str | None = None,
 ) -> None:
     from experiment.importers.service import import_dataset
+    from experiment.outputs import check_folder
 
     with _errors():
         if half is not None and half not in ("fit", "eval"):
             raise InputError(f"--half must be 'fit' or 'eval', got {half!r}", fix="--half eval")
+        check_folder(out, "--out")
         result = import_dataset(
             fmt,
             source,

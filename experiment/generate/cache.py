@@ -14,9 +14,11 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
+from experiment.errors import FactQAError
 from experiment.generate.models.base import Messages, SamplingParams
 from experiment.records import Generation
 
@@ -57,25 +59,40 @@ class GenerationCache:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._db = sqlite3.connect(path)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(SCHEMA)
-        columns = {row[1] for row in self._db.execute("PRAGMA table_info(generations)")}
-        if "logprob" not in columns:  # a cache written before log-probabilities were kept
-            self._db.execute("ALTER TABLE generations ADD COLUMN logprob REAL")
-        self._db.commit()
+        with self._usable():
+            self._db = sqlite3.connect(path)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(SCHEMA)
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(generations)")}
+            if "logprob" not in columns:  # a cache written before log-probabilities were kept
+                self._db.execute("ALTER TABLE generations ADD COLUMN logprob REAL")
+            self._db.commit()
+
+    @contextmanager
+    def _usable(self) -> Iterator[None]:
+        """A cache SQLite cannot use (not a database, locked, disk full): a FactQAError naming
+        the file and the fix; the file is left as it is."""
+        try:
+            yield
+        except sqlite3.Error as e:
+            raise FactQAError(
+                f"{self.path}: the generation cache cannot be used ({e}). Fix: if another run "
+                "uses it, wait for that run; if it is damaged, move it aside (it holds only "
+                "generations, which the next run makes again)"
+            ) from e
 
     def get(self, key: str) -> Generation | None:
-        row = self._db.execute(
-            "SELECT text, prompt_tokens, completion_tokens, seconds, finish_reason, logprob "
-            "FROM generations WHERE key = ?",
-            (key,),
-        ).fetchone()
+        with self._usable():
+            row = self._db.execute(
+                "SELECT text, prompt_tokens, completion_tokens, seconds, finish_reason, logprob "
+                "FROM generations WHERE key = ?",
+                (key,),
+            ).fetchone()
         return Generation(*row) if row else None
 
     def put_many(self, model: str, items: list[tuple[str, Generation]]) -> None:
-        with self._db:  # one transaction
+        with self._usable(), self._db:  # one transaction
             self._db.executemany(
                 "INSERT OR REPLACE INTO generations VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [

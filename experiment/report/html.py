@@ -154,6 +154,25 @@ def _plots(run: Run) -> list[tuple[str, str]]:
         ]
 
 
+def _articles_folder(run: Run, articles_dir: Path | None) -> Path:
+    """The folder of the run's articles: `articles_dir`, else the one the run read."""
+    folder = Path(articles_dir or run.manifest.config.get("articles", ""))
+    if not str(folder) or not folder.is_dir():
+        raise InputError(
+            "the run's articles folder is not here", path=folder, fix="pass --articles FOLDER"
+        )
+    return folder
+
+
+def check_html(run: Run, articles_dir: Path | None = None) -> None:
+    """What the page needs beyond the run's tables, checked before anything is written: its
+    attempts.csv and its articles folder."""
+    from experiment.report.checked import checked_attempts
+
+    checked_attempts(run)
+    _articles_folder(run, articles_dir)
+
+
 def render_html(run_dir: Path, articles_dir: Path | None = None) -> str:
     """The page of the run in `run_dir` (articles from the run's own articles folder unless
     `articles_dir` is given)."""
@@ -161,12 +180,7 @@ def render_html(run_dir: Path, articles_dir: Path | None = None) -> str:
 
     run = load_run(run_dir)
     m = run.manifest
-    folder = Path(articles_dir or m.config["articles"])
-    if not folder.is_dir():
-        raise InputError(
-            "the run's articles folder is not here", path=folder, fix="pass --articles FOLDER"
-        )
-    articles = load_articles(folder)
+    articles = load_articles(_articles_folder(run, articles_dir))
     kept = run.verified  # the method as the user stated it
     header, rows = method_cells(run.summary.itertuples(), FULL)
     cards = _cards(run, kept, articles)
