@@ -85,6 +85,15 @@ def _error(message: str) -> None:
     err.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
 
 
+def _text(value: str, name: str) -> str:
+    """A text argument; one holding bytes the terminal could not decode as UTF-8 is refused."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ConfigError(f"{name} has bytes that are not UTF-8 text", field=name) from None
+    return value
+
+
 def summary_table(summary: list[MethodSummary], title: str) -> Table:
     from experiment.report.tables import CONSOLE, method_cells
 
@@ -327,7 +336,7 @@ def ask(
     with _errors():
         if kind not in ("figure", "date"):
             raise ConfigError(f"kind must be 'figure' or 'date', got '{kind}'", field="kind")
-        if not question.strip():
+        if not _text(question, "question").strip():
             raise ConfigError("the question is empty", field="question")
         # k, temperature and --small-context checked as a run checks them, before the model loads
         cfg = RunConfig(
@@ -508,7 +517,7 @@ def verify_cmd(
 
     with _errors():
         if article is not None:
-            result = check_answer(answers, read_article(article), kind=kind)
+            result = check_answer(_text(answers, "answer"), read_article(article), kind=kind)
             for key, value in result.items():
                 _out().print(f"{key}: {value}", highlight=False)
             raise typer.Exit(0 if result["confirmed"] == "true" else 3)

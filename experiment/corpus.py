@@ -109,6 +109,13 @@ def _front_matter(path: Path, lines: list[str], close: int) -> dict:  # type: ig
             line=line,
             fix="write 'key: value' lines; quote values that contain ':'",
         ) from None
+    except ValueError as e:  # a value its tag cannot hold: '!!int x', '!!float y'
+        raise InputError(
+            f"front matter has a value YAML cannot read ({e})",
+            path=path,
+            line=FRONT_LINE,
+            fix="write plain 'key: value' lines without '!!' tags",
+        ) from None
     except RecursionError:
         raise InputError(
             "front matter is nested too deeply",

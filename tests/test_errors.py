@@ -125,6 +125,7 @@ def report(run: Path, *extra: str) -> Result:
         ("manifest.json", "[" * 100000, "manifest.json: nested too deeply"),
         ("summary.csv", "", "summary.csv: is empty"),
         ("curves.csv", "k,method\n", "curves.csv:1: field 'accuracy': missing column"),
+        ("questions.csv", "question_id,article_id\n", "questions.csv:1: field 'question': missing"),
     ],
 )
 def test_report_refuses_a_garbage_run_file_naming_it(

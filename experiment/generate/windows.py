@@ -119,7 +119,7 @@ def parse_reading(spec: str) -> Reading:
     if spec == ARTICLE:
         return WHOLE_ARTICLE
     name, _, n = spec.partition(":")
-    if name == "excerpt" and n.isdigit() and int(n) >= 1:
+    if name == "excerpt" and n.isascii() and n.isdigit() and int(n) >= 1:  # '²' is a digit too
         return Reading(int(n))
     from experiment.errors import ConfigError
 

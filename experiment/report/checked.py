@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from experiment.errors import InputError
+from experiment.evaluate.blindspots import COLUMNS as SPOT_COLUMNS
 from experiment.evaluate.summary import MethodSummary
 from experiment.report.manifest import Manifest
 from experiment.report.run import Run, load_run
@@ -58,7 +59,10 @@ TABLES = {  # Run attribute -> (file, columns); checked where the file is there
         "routing.csv",
         Columns(("selector", "share_sent", "sent", "accuracy"), ("share_sent", "sent", "accuracy")),
     ),
+    "blindspots": ("blindspots.csv", Columns(tuple(SPOT_COLUMNS), ())),
 }
+QUESTION_COLUMNS = ("question_id", "article_id", "question", "gold")
+PER_METHOD = ("answer", "value", "correct", "abstained", "agreement")  # questions.csv, each method
 CSV_FILES = ("summary.csv", "questions.csv", "curves.csv", "blindspots.csv", "routing.csv")
 TYPES = {"int": int, "float": (int, float), "str": str, "bool": bool, "dict": dict, "list": list}
 
@@ -77,6 +81,8 @@ def checked_run(path: Path) -> Run:
             _check_table(getattr(run, attribute), path / name, columns)
     if run.summary.empty:
         raise InputError("has no rows", path=path / "summary.csv", line=2, fix=AGAIN)
+    per_method = tuple(f"{m}.{c}" for m in run.summary.method.astype(str) for c in PER_METHOD)
+    _check_table(run.questions, path / "questions.csv", Columns(QUESTION_COLUMNS + per_method, ()))
     return run
 
 
@@ -87,7 +93,7 @@ def checked_attempts(run: Run) -> pd.DataFrame:
         return run.attempts
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
         raise _unreadable(run.path, e, ("attempts.csv",)) from None
-    except (KeyError, ValueError) as e:
+    except (KeyError, ValueError, AttributeError) as e:  # a column missing or a cell unread
         raise InputError(f"is not an attempts table ({e})", path=path, fix=AGAIN) from None
 
 
