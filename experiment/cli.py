@@ -250,8 +250,7 @@ def run(
                 "small_context": small_context,
             },
         )
-        check_folder(cfg.out, "--out")
-        check_folder(cfg.run_dir, "--run-id")
+        check_folder(cfg.out, "--out")  # not the run folder: its id hashes the corpus, read later
         bar, update = _progress_bar()
         with bar:
             result = run_experiment(cfg, factory=_factory(), progress=update)
