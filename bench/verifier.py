@@ -228,7 +228,7 @@ def main() -> int:
     lines = [
         "## Verifier on SQuAD v1.1 dev (figure and date questions)",
         "",
-        f"Command: `python bench/verifier.py ../shared/data/squad-v1.1-dev/dev-v1.1.json"
+        f"Command: `python bench/verifier.py PATH/TO/dev-v1.1.json"
         f"{f' --limit {args.limit}' if args.limit else ''} --seed {args.seed}`",
         "",
         f"- questions kept by the figure/date rule: {questions} "
