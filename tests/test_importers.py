@@ -617,3 +617,11 @@ def test_a_passage_id_naming_another_passage_is_skipped_not_misattached(tmp_path
     stats, qs = _import(tmp_path, "squad", data)
     assert set(qs) == {"qa1", "qa2"}  # the second article's questions would read the first's text
     assert stats.skipped == {"passage id of another passage (the first is kept)": 2}
+
+
+@pytest.mark.parametrize("mark", ["\r", "\u2028", "\x85", "\x0b"])
+def test_a_line_break_in_a_question_is_written_as_a_space(tmp_path: Path, mark: str) -> None:
+    data = squad()
+    data["data"][0]["paragraphs"][0]["qas"][1]["question"] = f"How long{mark}is the bridge?"
+    _, qs = _import(tmp_path, "squad", data)  # the run reads the questions file back whole
+    assert qs["qa2"].text == "How long is the bridge?"

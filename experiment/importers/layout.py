@@ -28,6 +28,7 @@ from experiment.values.question_kind import question_kind, wording_kind
 
 UNKNOWN_DATE = "unknown"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+_LINE_BREAK = re.compile("[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")  # where splitlines() splits
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,12 @@ def shown(text: str, limit: int = 40) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
+def one_line(text: str) -> str:
+    """`text` with each line break (of any kind) made a space, so that the questions CSV reads
+    back with the cell whole."""
+    return _LINE_BREAK.sub(" ", text).strip()
+
+
 def safe_id(text: str) -> str:
     """An id the corpus loader accepts: letters, digits, '-', '_', '.'; never '..'."""
     out = _UNSAFE.sub("_", text).strip("._-").replace("..", "_")
@@ -99,7 +106,7 @@ def classify(row: Imported) -> tuple[str | None, str]:
     if not row.answers:
         kind = wording_kind(row.question)
         return (kind, "" if kind else "not_figure_date")
-    if any(ANSWER_SEPARATOR in a or "\n" in a for a in row.answers):
+    if any(ANSWER_SEPARATOR in a or _LINE_BREAK.search(a) for a in row.answers):
         return (None, "bad_answer")
     if row.kind is not None:  # typed by the source: every gold must read as that kind
         ok = all(parse_value(a, row.kind, row.question) is not None for a in row.answers)
@@ -222,16 +229,16 @@ def write_layout(
                 _article_text(article_id, row.title, row.passage, source),
             )
         gold = ANSWER_SEPARATOR.join(dict.fromkeys(a.strip() for a in row.answers)) or UNANSWERABLE
-        note = f"{source}; {row.note}" if row.note else source
+        note = one_line(f"{source}; {row.note}" if row.note else source)
         writer.writerow(
             [
                 safe_id(row.qid),
                 article_id,
-                row.question.strip(),
+                one_line(row.question),
                 gold,
                 kind,
                 note,
-                row.group,
+                one_line(row.group),
                 "true" if row.computed else "false",
             ]
         )
