@@ -53,14 +53,17 @@ def whole(value: Any) -> str | None:
 
 
 def flag(value: Any) -> str | None:
+    """true or false."""
     return None if isinstance(value, bool) else _wrong(value, "true/false")
 
 
 def items(value: Any) -> str | None:
+    """A list (its items are checked as records of their own)."""
     return None if isinstance(value, list) else _wrong(value, "a list")
 
 
 def record(value: Any) -> str | None:
+    """An object (its fields are checked as a record of its own)."""
     return None if isinstance(value, dict) else _wrong(value, "an object")
 
 
@@ -125,13 +128,9 @@ def check(value: Any, schema: Schema, kind: str, optional: Schema | None = None)
     should be; `Malformed` naming the first field that is not."""
     if not isinstance(value, dict):
         raise Malformed(kind, "record", _wrong(value, "an object"))
-    for key, test in schema.items():
-        if key not in value:
+    for key, test in {**schema, **(optional or {})}.items():
+        if key not in value and key in schema:
             raise Malformed(kind, key, "missing")
-        problem = test(value[key])
-        if problem:
-            raise Malformed(kind, key, problem)
-    for key, test in (optional or {}).items():
         problem = test(value[key]) if key in value else None
         if problem:
             raise Malformed(kind, key, problem)
