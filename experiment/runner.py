@@ -43,7 +43,7 @@ from experiment.evaluate.methods import (
     question_facts,
     routing_curve,
 )
-from experiment.evaluate.registry import REGISTRY, MethodAnswer
+from experiment.evaluate.registry import REGISTRY, Answers
 from experiment.evaluate.scored import Scored
 from experiment.evaluate.stopping import adaptive_facts, sample_stopper
 from experiment.evaluate.summary import MethodSummary, summarize
@@ -136,7 +136,7 @@ class Scores:
     questions: list[Question]  # questions without gold take large@1's answer as reference
     gold: list[Question]
     free: list[Question]
-    answers: dict[str, dict[str, MethodAnswer]]
+    answers: Answers
     summary: list[MethodSummary]  # over the questions with gold (or, if none has, the others)
     agreement: list[MethodSummary]  # over the questions without gold, against large@1
     seconds: float  # every method, the selectors' features too
@@ -157,7 +157,7 @@ class RunResult:
     questions: list[Question]
     summary: list[MethodSummary]
     agreement: list[MethodSummary]
-    answers: dict[str, dict[str, MethodAnswer]]
+    answers: Answers
     manifest: Manifest
 
 

@@ -28,6 +28,7 @@ from experiment.evaluate.judge import gold_of
 from experiment.evaluate.registry import (
     NEEDS,
     REGISTRY,
+    Answers,
     Choice,
     Method,
     MethodAnswer,
@@ -121,7 +122,7 @@ def _cascade(qs: QuestionSamples) -> Choice:
 
 def _routed(
     questions: Sequence[Question],
-    answers: dict[str, dict[str, MethodAnswer]],
+    answers: Answers,
     k: int,
     method: Method,
 ) -> dict[str, MethodAnswer]:
@@ -206,7 +207,7 @@ def answer_methods(
 
 def routed(
     questions: Sequence[Question],
-    answers: dict[str, dict[str, MethodAnswer]],
+    answers: Answers,
     share: float,
     base: str,
 ) -> dict[str, MethodAnswer]:
@@ -231,9 +232,7 @@ def routed(
     return out
 
 
-def add_routed(
-    questions: Sequence[Question], answers: dict[str, dict[str, MethodAnswer]], k: int
-) -> None:
+def add_routed(questions: Sequence[Question], answers: Answers, k: int) -> None:
     """Add every routed method (cascade@B%) to `answers`."""
     for method in REGISTRY.routed():
         for qid, a in method.route(questions, answers, k, method).items():  # type: ignore[misc]
@@ -241,7 +240,7 @@ def add_routed(
 
 
 def routing_curve(
-    questions: Sequence[Question], answers: dict[str, dict[str, MethodAnswer]], k: int
+    questions: Sequence[Question], answers: Answers, k: int
 ) -> list[dict[str, float | int | str]]:
     """Accuracy against the share of questions sent to the large model, 0 to 100 % in steps of
     5 %, for each router's confidence (the learned selector's first)."""

@@ -105,12 +105,10 @@ def sample_right(s: Scored, q: Question, gold: Sequence[Gold]) -> bool:
     return judge(s.value, q, gold, s.attempt.raw_text, s.abstained)
 
 
+Answers = dict[str, dict[str, MethodAnswer]]  # answers[question id][method name]
 Answerer = Callable[[QuestionSamples], Choice]
-# (questions, answers[question_id][method name], k, the routed method) -> answers by question
-Router = Callable[
-    [Sequence[Question], dict[str, dict[str, MethodAnswer]], int, "Method"],
-    dict[str, MethodAnswer],
-]
+# (questions, every per-question answer, k, the routed method) -> its answer by question id
+Router = Callable[[Sequence[Question], Answers, int, "Method"], dict[str, MethodAnswer]]
 
 
 @dataclass(frozen=True)

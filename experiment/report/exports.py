@@ -12,7 +12,7 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
-from experiment.evaluate.registry import MethodAnswer
+from experiment.evaluate.registry import Answers
 from experiment.evaluate.summary import MethodSummary
 from experiment.files import write_csv
 from experiment.records import Attempt, Question, span_cells, spans_cell
@@ -37,7 +37,7 @@ def attempt_row(a: Attempt) -> dict[str, Any]:
 
 def question_rows(
     questions: Sequence[Question],
-    answers: dict[str, dict[str, MethodAnswer]],
+    answers: Answers,
     methods: Sequence[str],
     verified: str,
     extra: Mapping[str, Mapping[str, Any]] | None = None,
