@@ -1,9 +1,10 @@
 """Files every stage writes: atomic writes, and CSV that a spreadsheet opens safely.
 
 Files are written atomically (temporary file, fsync, rename), so an interrupted run never leaves a
-half-written file. Text cells that a spreadsheet would run as a formula (starting with = + - @,
-tab or carriage return) are prefixed with a quote, as OWASP advises; cells that read as numbers
-stay numbers.
+half-written file; they get the mode the umask gives a new file (0644 under 022), and a write
+that fails names the file it was writing. Text cells that a spreadsheet would run as a formula
+(starting with = + - @, tab or carriage return) are prefixed with a quote, as OWASP advises; cells
+that read as numbers stay numbers.
 """
 
 from __future__ import annotations
@@ -38,7 +39,22 @@ def read_cell(value: str) -> str:
     return value
 
 
+def _umask_mode() -> int:
+    """The mode `open` gives a new file under the current umask (mkstemp's is always 0600)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def atomic_write(path: Path, data: str) -> None:
+    """Write `data` to `path` all at once; an OSError names `path`, whatever step failed."""
+    try:
+        _write_then_rename(path, data)
+    except OSError as e:
+        raise OSError(e.errno, e.strerror or str(e), str(path)) from e
+
+
+def _write_then_rename(path: Path, data: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -46,6 +62,7 @@ def atomic_write(path: Path, data: str) -> None:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, _umask_mode())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

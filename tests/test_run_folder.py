@@ -1,0 +1,77 @@
+"""A run folder says the truth about its run: a failed run exits non-zero and says so first, the
+manifest proves the folder whole, a run id is a plain name that one configuration owns, exports
+get the umask's mode, and an output that cannot be written names itself and keeps the answers."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from experiment import cli
+from experiment.files import atomic_write
+
+from .conftest import FakeBackend, keyword_script, run_args
+
+runner = CliRunner()
+CACHED = "the answers are cached"
+
+
+class FailsOn(FakeBackend):
+    """Raises like a dead server on every question whose text holds one of `words`."""
+
+    def __init__(self, name: str, answers, words: tuple[str, ...]) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(name, keyword_script(answers))
+        self.words = words
+
+    def generate(self, messages, params, seeds):  # type: ignore[no-untyped-def]
+        question = messages[-1]["content"].rsplit("Question: ", 1)[-1]
+        if any(w in question for w in self.words):
+            raise ConnectionError("server at 127.0.0.1:9 refused the connection")
+        return super().generate(messages, params, seeds)
+
+
+def use(monkeypatch: pytest.MonkeyPatch, small: FakeBackend, large: FakeBackend) -> None:
+    monkeypatch.setattr(
+        cli, "_factory", lambda: lambda spec, cfg: small if spec == "fake-small" else large
+    )
+
+
+def invoke(corpus: tuple[Path, Path], out: Path, *extra: str, k: int = 4):  # type: ignore[no-untyped-def]
+    return runner.invoke(
+        cli.app, run_args(*corpus, "fake-small", "fake-large", k, out, "t", *extra)
+    )
+
+
+def said(res) -> str:  # type: ignore[no-untyped-def]
+    return " ".join(res.output.split())
+
+
+EVERY = ("units", "launched", "cost", "staff", "salary")
+
+
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_exports_take_the_mode_the_umask_gives(tmp_path: Path, umask: int, mode: int) -> None:
+    old = os.umask(umask)
+    try:
+        atomic_write(tmp_path / "f.txt", "x")
+        atomic_write(tmp_path / "f.txt", "y")  # replacing keeps the mode
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "f.txt").stat().st_mode) == mode
+
+
+def test_a_run_folders_files_are_readable_by_others_under_umask_022(
+    corpus, tmp_path: Path, monkeypatch, fake_factory
+) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(cli, "_factory", lambda: fake_factory)
+    old = os.umask(0o022)
+    try:
+        assert invoke(corpus, tmp_path).exit_code == 0
+    finally:
+        os.umask(old)
+    modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in (tmp_path / "t").glob("*.*")}
+    assert modes and set(modes.values()) == {0o644}, modes
