@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from experiment.errors import ConfigError, InputError
+from experiment.files import safe_name
 from experiment.generate.models.catalog import DEFAULT_LARGE, DEFAULT_SMALL
 from experiment.records import BUNDLED
 
@@ -129,6 +130,7 @@ class RunConfig:
     label: str = ""  # what the data set is called in reports (default: from the articles folder)
 
     def __post_init__(self) -> None:
+        _check_run_folder(self)
         if self.k < 1:
             raise ConfigError(f"k must be at least 1, got {self.k}", field="k")
         if not 0.0 <= self.temperature <= 5.0:
@@ -247,6 +249,16 @@ class RunConfig:
 
     def as_dict(self) -> dict[str, Any]:
         return {k: str(v) if isinstance(v, Path) else v for k, v in asdict(self).items()}
+
+
+def _check_run_folder(cfg: RunConfig) -> None:
+    """The settings that decide where a run is written, and when it counts as failed."""
+    if cfg.run_id and not safe_name(cfg.run_id):
+        raise ConfigError(
+            f"run_id must be a plain folder name (letters, digits, '-', '_' and '.', starting "
+            f"with a letter or digit, no '..'), got {cfg.run_id!r}",
+            field="run_id",
+        )
 
 
 def load_toml(path: Path) -> dict[str, Any]:

@@ -21,6 +21,15 @@ from typing import Any
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+def safe_name(text: str) -> bool:
+    """A name that stays one plain file or folder name wherever it is joined: letters, digits,
+    '-', '_' and '.', starting with a letter or digit, and no '..'."""
+    return bool(_NAME.fullmatch(text)) and ".." not in text
+
+
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
 

@@ -12,6 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from experiment import cli
+from experiment.config import RunConfig
+from experiment.errors import ConfigError
 from experiment.files import atomic_write
 
 from .conftest import FakeBackend, keyword_script, run_args
@@ -75,3 +77,22 @@ def test_a_run_folders_files_are_readable_by_others_under_umask_022(
         os.umask(old)
     modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in (tmp_path / "t").glob("*.*")}
     assert modes and set(modes.values()) == {0o644}, modes
+
+
+@pytest.mark.parametrize("run_id", ["../../x", "a/b", "..", ".", ".cache", "a b", "x\\y", "a..b"])
+def test_a_run_id_that_is_not_a_plain_name_is_refused(
+    corpus, tmp_path: Path, monkeypatch, fake_factory, run_id: str
+) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ConfigError) as e:
+        RunConfig(run_id=run_id)
+    assert e.value.field == "run_id"
+    monkeypatch.setattr(cli, "_factory", lambda: fake_factory)
+    out = tmp_path / "deep" / "out"
+    args = run_args(*corpus, "fake-small", "fake-large", 2, out, run_id)
+    res = runner.invoke(cli.app, args)
+    assert res.exit_code == 2 and "run_id" in said(res)
+    assert not (tmp_path / "deep").exists() and not (tmp_path / "x").exists()
+
+
+def test_a_plain_run_id_is_accepted() -> None:
+    assert RunConfig(run_id="bench-1.2_b").run_dir.name == "bench-1.2_b"
