@@ -23,6 +23,7 @@ from pathlib import Path
 
 from experiment.config import BUNDLED, PROJECT_ROOT, RunConfig
 from experiment.corpus import load_articles, load_questions
+from experiment.errors import RunFailed
 from experiment.evaluate.agreement import (
     SCORED_AGAINST,
     disagreement_columns,
@@ -114,6 +115,40 @@ class Sampled:
     small: dict[str, list[Sample]]
     large: dict[str, list[Sample]]
     models: dict[str, ModelInfo]
+
+
+@dataclass(frozen=True)
+class Health:
+    """How many of each model's generations errored (the model or server raised), and why that
+    fails the run ("" when it does not)."""
+
+    errored: dict[str, int]
+    failed: str
+
+
+def health(drawn: Sampled, max_failed: float) -> Health:
+    """A run fails when every generation of a model errored, or more than `max_failed` of them."""
+    errored, failed = {}, ""
+    for role, samples in (("small", drawn.small), ("large", drawn.large)):
+        made = [s.generation for per_question in samples.values() for s in per_question]
+        bad = [g for g in made if g.errored]
+        errored[role] = len(bad)
+        if bad and not failed:
+            failed = _failure(role, len(bad), len(made), max_failed, bad[-1].finish_reason)
+    return Health(errored, failed)
+
+
+def _failure(role: str, bad: int, made: int, max_failed: float, last: str) -> str:
+    if bad == made:
+        said = f"every generation of the {role} model failed ({bad} of {made})"
+    elif bad / made > max_failed:
+        said = (
+            f"{bad} of {made} generations of the {role} model failed "
+            f"(more than --max-failed {max_failed:g})"
+        )
+    else:
+        return ""
+    return f"{said}; last: {last}"
 
 
 @dataclass(frozen=True)
@@ -426,17 +461,27 @@ def _manifest(
 def run_experiment(
     cfg: RunConfig, factory: BackendFactory = llama_factory, progress: Progress | None = None
 ) -> RunResult:
-    """One run end to end: sample, check, score, export; the manifest last."""
+    """One run end to end: sample, check, score, export; the manifest last. A run where too many
+    of a model's generations failed (`health`) is written whole, then raises `RunFailed`."""
     started = dt.datetime.now(dt.timezone.utc)
     t0 = time.perf_counter()
     articles, questions = load_corpus(cfg)
     for stale in cfg.run_dir.glob(".*.tmp"):  # left by a run killed while writing an export
         stale.unlink(missing_ok=True)
-    got = check(cfg, articles, questions, sample(cfg, articles, questions, factory, progress))
+    drawn = sample(cfg, articles, questions, factory, progress)
+    got = check(cfg, articles, questions, drawn)
     result = score(cfg, articles, questions, got)
     export(cfg, articles, questions, got, result)
-    manifest = _manifest(cfg, questions, got, result, started, time.perf_counter() - t0)
+    fit = health(drawn, cfg.max_failed)
+    manifest = replace(
+        _manifest(cfg, questions, got, result, started, time.perf_counter() - t0),
+        errored=fit.errored,
+        failed=fit.failed,
+    )
     manifests.write(cfg.run_dir / "manifest.json", manifest)
-    return RunResult(
+    run = RunResult(
         cfg.run_dir, questions, result.summary, result.agreement, result.answers, manifest
     )
+    if manifest.failed:
+        raise RunFailed(manifest.failed, cfg.run_dir, run)
+    return run

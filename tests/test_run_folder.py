@@ -15,8 +15,9 @@ from experiment import cli
 from experiment.config import RunConfig
 from experiment.errors import ConfigError
 from experiment.files import atomic_write
+from experiment.report.run import load_run
 
-from .conftest import FakeBackend, keyword_script, run_args
+from .conftest import LARGE_ANSWERS, SMALL_ANSWERS, FakeBackend, keyword_script, run_args
 
 runner = CliRunner()
 CACHED = "the answers are cached"
@@ -96,3 +97,52 @@ def test_a_run_id_that_is_not_a_plain_name_is_refused(
 
 def test_a_plain_run_id_is_accepted() -> None:
     assert RunConfig(run_id="bench-1.2_b").run_dir.name == "bench-1.2_b"
+
+
+@pytest.mark.parametrize("dead", ["small", "large"])
+def test_a_dead_server_fails_the_run_and_says_so_before_the_table(
+    corpus, tmp_path: Path, monkeypatch, dead: str
+) -> None:  # type: ignore[no-untyped-def]
+    small = FailsOn("fake-small", SMALL_ANSWERS, EVERY if dead == "small" else ())
+    large = FailsOn("fake-large", LARGE_ANSWERS, EVERY if dead == "large" else ())
+    use(monkeypatch, small, large)
+    res = invoke(corpus, tmp_path, "--limit", "4", "--server-retries", "0")
+    assert res.exit_code == 1, res.output
+    text = said(res)
+    assert f"every generation of the {dead} model failed" in text
+    assert "refused the connection" in text and "run the same command again" in text
+    assert text.index("run failed") < text.index("small-verified@4")  # first, then the table
+    run = tmp_path / "t"
+    for name in ("attempts.csv", "questions.csv", "summary.csv", "curves.csv", "blindspots.csv"):
+        assert (run / name).is_file(), name  # the exports are still written
+    manifest = load_run(run).manifest
+    assert f"every generation of the {dead} model failed" in manifest.failed
+    assert manifest.errored[dead] == (16 if dead == "small" else 4)
+    shown = runner.invoke(cli.app, ["report", str(run)])  # its report says so first too
+    assert shown.exit_code == 0 and said(shown).startswith("this run failed: every generation")
+
+
+def test_more_than_the_allowed_share_of_failed_generations_fails_the_run(
+    corpus, tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    small = FailsOn("fake-small", SMALL_ANSWERS, ("units", "launched", "cost"))  # 3 of 5
+    use(monkeypatch, small, FakeBackend("fake-large", keyword_script(LARGE_ANSWERS)))
+    res = invoke(corpus, tmp_path)
+    assert res.exit_code == 1, res.output
+    assert "12 of 20 generations of the small model failed" in said(res)
+    assert "more than --max-failed 0.5" in said(res)
+    # a wider allowance passes the same samples, in the same folder (not part of the run id)
+    res = invoke(corpus, tmp_path, "--max-failed", "0.7")
+    assert res.exit_code == 0, res.output
+    manifest = load_run(tmp_path / "t").manifest
+    assert manifest.failed == "" and manifest.errored == {"small": 12, "large": 0}
+    assert "run failed" not in said(res)
+
+
+def test_max_failed_is_bounded_and_stays_out_of_the_run_id() -> None:
+    assert RunConfig().max_failed == 0.5
+    assert RunConfig(max_failed=0.9).fingerprint() == RunConfig().fingerprint()
+    for bad in (-0.1, 1.5):
+        with pytest.raises(ConfigError) as e:
+            RunConfig(max_failed=bad)
+        assert e.value.field == "max_failed"

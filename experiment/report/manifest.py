@@ -62,6 +62,11 @@ class Manifest:
     # samples with no value and no deliberate abstention (empty, repetitive, an error, the wrong
     # kind): wrong on every question, unanswerable ones included
     failures: dict[str, int] = field(default_factory=dict)
+    # of those, the generations where the model or server raised, per model
+    errored: dict[str, int] = field(default_factory=dict)
+    # why the run failed (every generation of a model, or more than max_failed of them,
+    # errored); "" for a run that did not
+    failed: str = ""
     resumed: bool = False
     started: str = ""
     finished: str = ""
