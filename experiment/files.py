@@ -10,6 +10,7 @@ that read as numbers stay numbers.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import os
 import re
@@ -76,6 +77,15 @@ def _write_then_rename(path: Path, data: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def file_record(path: Path) -> dict[str, Any]:
+    """A file's size and SHA-256, as a run's manifest records its outputs."""
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return {"bytes": path.stat().st_size, "sha256": h.hexdigest()}
 
 
 def write_csv(path: Path, rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> None:

@@ -16,10 +16,11 @@ import gc
 import platform
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from experiment.config import BUNDLED, PROJECT_ROOT, RunConfig
 from experiment.corpus import load_articles, load_questions
@@ -48,14 +49,20 @@ from experiment.evaluate.registry import REGISTRY, MethodAnswer
 from experiment.evaluate.scored import Scored
 from experiment.evaluate.stopping import adaptive_facts, sample_stopper
 from experiment.evaluate.summary import MethodSummary, summarize
-from experiment.files import write_csv
+from experiment.files import file_record, write_csv
 from experiment.generate.cache import GenerationCache
 from experiment.generate.models.base import GREEDY, Backend, SamplingParams
 from experiment.generate.sampling import Sample, article_order, derive_seed, sample_all
 from experiment.generate.windows import WHOLE_ARTICLE
 from experiment.records import Article, Attempt, Question
 from experiment.report import manifest as manifests
-from experiment.report.exports import ATTEMPT_COLUMNS, attempt_row, question_rows, write_summary
+from experiment.report.exports import (
+    ATTEMPT_COLUMNS,
+    SUMMARY_COLUMNS,
+    attempt_row,
+    question_rows,
+    summary_rows,
+)
 from experiment.report.manifest import Manifest, ModelInfo
 
 BackendFactory = Callable[[str, RunConfig], Backend]
@@ -359,19 +366,37 @@ def score(
     return Scores(scored, gold, free, answers, summary, agreement, seconds)
 
 
+OUTPUTS = (
+    "attempts.csv",
+    "questions.csv",
+    "summary.csv",
+    "agreement.csv",
+    "disagreements.csv",
+    "curves.csv",
+    "routing.csv",
+    "blindspots.csv",
+)  # every file `export` may write; report/ writes plots and report.html beside them
+
+
 def export(
     cfg: RunConfig,
     articles: dict[str, Article],
     questions: list[Question],
     got: Checked,
     result: Scores,
-) -> None:
-    """Step 4: the run folder's CSVs (the manifest is written last, by `run_experiment`)."""
+) -> dict[str, dict[str, Any]]:
+    """Step 4: the run folder's CSVs (the manifest is written last, by `run_experiment`); an
+    output of an earlier run into the folder that this one does not write is removed. Returns
+    each written file's size and SHA-256, by name, for the manifest."""
     run_dir, k = cfg.run_dir, cfg.k
+    written: list[str] = []
+
+    def put(name: str, rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> None:
+        write_csv(run_dir / name, rows, columns)
+        written.append(name)
+
     names = REGISTRY.names(k)
-    write_csv(
-        run_dir / "attempts.csv", (attempt_row(a) for a in got.attempts(questions)), ATTEMPT_COLUMNS
-    )
+    put("attempts.csv", (attempt_row(a) for a in got.attempts(questions)), ATTEMPT_COLUMNS)
     facts = {
         q.id: question_facts(q, articles[q.article_id], got.small[q.id])
         | {
@@ -381,27 +406,30 @@ def export(
         for q, orig in zip(result.questions, questions, strict=True)
     }
     rows, columns = question_rows(result.questions, result.answers, names, VERIFIED.name(k), facts)
-    write_csv(run_dir / "questions.csv", rows, columns)
-    write_summary(run_dir / "summary.csv", result.summary)
+    put("questions.csv", rows, columns)
+    put("summary.csv", summary_rows(result.summary), SUMMARY_COLUMNS)
     if result.free:
-        write_summary(run_dir / "agreement.csv", result.agreement)
+        put("agreement.csv", summary_rows(result.agreement), SUMMARY_COLUMNS)
         shown = [VERIFIED.name(k), SELECTED.name(k)]
-        write_csv(
-            run_dir / "disagreements.csv",
+        put(
+            "disagreements.csv",
             disagreements(result.free, result.answers, shown),
             disagreement_columns(shown),
         )
     main = result.main
     curves = k_curve(main, got.small, got.large, k, articles)
-    write_csv(run_dir / "curves.csv", curves, ["k", "method", "accuracy", "coverage"])
-    write_csv(
-        run_dir / "routing.csv",
+    put("curves.csv", curves, ["k", "method", "accuracy", "coverage"])
+    put(
+        "routing.csv",
         routing_curve(main, result.answers, k),
         ["selector", "share_sent", "sent", "accuracy"],
     )
     kept = [VERIFIED.name(k), RULE_PICK.name(k), SELECTED.name(k)]
     spots = blind_spots(main, result.answers, kept, got.small, articles)
-    write_csv(run_dir / "blindspots.csv", (spot_row(b) for b in spots), SPOT_COLUMNS)
+    put("blindspots.csv", (spot_row(b) for b in spots), SPOT_COLUMNS)
+    for stale in set(OUTPUTS) - set(written):
+        (run_dir / stale).unlink(missing_ok=True)
+    return {name: file_record(run_dir / name) for name in written}
 
 
 def _manifest(
@@ -471,12 +499,13 @@ def run_experiment(
     drawn = sample(cfg, articles, questions, factory, progress)
     got = check(cfg, articles, questions, drawn)
     result = score(cfg, articles, questions, got)
-    export(cfg, articles, questions, got, result)
+    outputs = export(cfg, articles, questions, got, result)
     fit = health(drawn, cfg.max_failed)
     manifest = replace(
         _manifest(cfg, questions, got, result, started, time.perf_counter() - t0),
         errored=fit.errored,
         failed=fit.failed,
+        outputs=outputs,
     )
     manifests.write(cfg.run_dir / "manifest.json", manifest)
     run = RunResult(

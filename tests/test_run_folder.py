@@ -4,6 +4,7 @@ get the umask's mode, and an output that cannot be written names itself and keep
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
@@ -13,7 +14,7 @@ from typer.testing import CliRunner
 
 from experiment import cli
 from experiment.config import RunConfig
-from experiment.errors import ConfigError
+from experiment.errors import ConfigError, InputError
 from experiment.files import atomic_write
 from experiment.report.run import load_run
 
@@ -146,3 +147,89 @@ def test_max_failed_is_bounded_and_stays_out_of_the_run_id() -> None:
         with pytest.raises(ConfigError) as e:
             RunConfig(max_failed=bad)
         assert e.value.field == "max_failed"
+
+
+@pytest.fixture
+def done(corpus, tmp_path: Path, monkeypatch, fake_factory) -> Path:  # type: ignore[no-untyped-def]
+    """A finished run folder of the five-question corpus."""
+    monkeypatch.setattr(cli, "_factory", lambda: fake_factory)
+    res = invoke(corpus, tmp_path / "out")
+    assert res.exit_code == 0, res.output
+    return tmp_path / "out" / "t"
+
+
+def _truncate(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+
+
+def _drop_last_row(path: Path) -> None:
+    path.write_text("".join(path.read_text().splitlines(keepends=True)[:-1]))
+
+
+def _edit(path: Path) -> None:  # same size, one byte changed
+    data = bytearray(path.read_bytes())
+    data[-2] = ord("9") if data[-2] != ord("9") else ord("8")
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize(
+    ("name", "spoil"),
+    [
+        ("summary.csv", _truncate),
+        ("questions.csv", _drop_last_row),
+        ("curves.csv", _truncate),
+        ("attempts.csv", _edit),
+        ("routing.csv", Path.unlink),
+    ],
+)
+def test_report_refuses_a_folder_whose_files_do_not_match_the_manifest(
+    done: Path, name: str, spoil
+) -> None:  # type: ignore[no-untyped-def]
+    manifest = json.loads((done / "manifest.json").read_text())
+    assert manifest["outputs"][name]["bytes"] == (done / name).stat().st_size
+    spoil(done / name)
+    res = runner.invoke(cli.app, ["report", str(done)])
+    assert res.exit_code == 2, res.output
+    assert name in said(res) and CACHED in said(res)
+    assert "small-verified@4" not in res.output  # no table from a broken folder
+    with pytest.raises(InputError) as e:
+        load_run(done)
+    assert e.value.path == done / name
+
+
+def test_report_outputs_in_the_folder_are_not_checked_and_do_not_break_it(done: Path) -> None:
+    for _ in range(2):
+        res = runner.invoke(cli.app, ["report", str(done), "--html"])
+        assert res.exit_code == 0, res.output
+    assert (done / "report.html").is_file() and list((done / "plots").glob("*.png"))
+    outputs = load_run(done).manifest.outputs
+    assert "report.html" not in outputs and not any("plots" in n for n in outputs)
+    assert set(outputs) >= {"attempts.csv", "questions.csv", "summary.csv", "curves.csv"}
+
+
+def test_a_run_folder_from_before_outputs_were_recorded_still_loads(done: Path) -> None:
+    path = done / "manifest.json"
+    old = json.loads(path.read_text())
+    for key in ("outputs", "failed", "errored"):
+        del old[key]
+    path.write_text(json.dumps(old))
+    run = load_run(done)
+    assert run.manifest.outputs == {} and run.has("small-verified@4")
+
+
+def test_files_of_an_earlier_run_that_this_one_does_not_write_are_removed(
+    corpus, tmp_path: Path, monkeypatch, fake_factory
+) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(cli, "_factory", lambda: fake_factory)
+    _, qs = corpus
+    gold_only = qs.read_text()
+    qs.write_text(gold_only + "x-1,alpha,How many units were sold at launch?,,,\n")
+    assert invoke(corpus, tmp_path).exit_code == 0
+    run = tmp_path / "t"
+    assert (run / "agreement.csv").is_file() and (run / "disagreements.csv").is_file()
+    qs.write_text(gold_only)
+    res = invoke(corpus, tmp_path)
+    assert res.exit_code == 0, res.output
+    assert not (run / "agreement.csv").exists() and not (run / "disagreements.csv").exists()
+    (run / "agreement.csv").write_bytes((run / "summary.csv").read_bytes())  # a stray copy
+    assert load_run(run).agreement.empty  # not an output of this run: not read as one

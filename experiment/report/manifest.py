@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from experiment.errors import InputError
-from experiment.files import atomic_write
+from experiment.files import atomic_write, safe_name
 from experiment.records import BUNDLED
 
 COUNTERS = ("requests", "retried", "drafted", "accepted")  # a backend's own counts, when kept
@@ -74,6 +74,9 @@ class Manifest:
     selection_seconds: float = 0.0
     sampling: dict[str, Any] = field(default_factory=dict)
     history: list[dict[str, Any]] = field(default_factory=list)
+    # each file the run wrote, by name: {"bytes": n, "sha256": hex}; `report/run.load_run`
+    # refuses a folder whose files differ (empty for runs recorded before it)
+    outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def k(self) -> int:
@@ -125,6 +128,7 @@ def from_json(data: Any, path: Path) -> Manifest:
         values = {k: v for k, v in data.items() if k in known} | {"models": models}
         manifest = Manifest(**values)
         manifest.k  # noqa: B018 - a manifest without k is not one
+        _check_outputs(manifest.outputs)
     except (AttributeError, KeyError, TypeError, ValueError) as e:
         raise InputError(
             f"the manifest is malformed ({type(e).__name__}: {e})",
@@ -132,6 +136,14 @@ def from_json(data: Any, path: Path) -> Manifest:
             fix="run the same command again",
         ) from e
     return manifest
+
+
+def _check_outputs(outputs: dict[str, dict[str, Any]]) -> None:
+    """Each recorded output is a plain file name with a size and a digest (ValueError if not)."""
+    for name, record in outputs.items():
+        if not safe_name(name):
+            raise ValueError(f"output {name!r} is not a file name")
+        int(record["bytes"]), str(record["sha256"])
 
 
 def previous_history(path: Path) -> list[dict[str, Any]]:
