@@ -65,3 +65,14 @@ class RunFailed(FactQAError):
             "marks it failed. Fix: fix the model or server and run the same command again "
             "(the generations that worked are cached)"
         )
+
+
+class OutputError(FactQAError):
+    """A run's file cannot be written, after every generation was made (and cached)."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path = path
+        super().__init__(
+            f"{path}: cannot write it ({reason}). Fix: the answers are cached: fix the folder "
+            "and run the same command again"
+        )

@@ -15,9 +15,15 @@ import io
 import os
 import re
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: no lock
+    fcntl = None  # type: ignore[assignment]
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -77,6 +83,17 @@ def _write_then_rename(path: Path, data: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+@contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """An exclusive lock on the file `path` (created if need be) while inside: one holder at a
+    time, the others wait; released when the holder ends, even if it is killed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as f:
+        if fcntl is not None:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+        yield
 
 
 def file_record(path: Path) -> dict[str, Any]:

@@ -16,7 +16,8 @@ import gc
 import platform
 import subprocess
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path
@@ -24,7 +25,7 @@ from typing import Any
 
 from experiment.config import BUNDLED, PROJECT_ROOT, RunConfig
 from experiment.corpus import load_articles, load_questions
-from experiment.errors import RunFailed
+from experiment.errors import ConfigError, OutputError, RunFailed
 from experiment.evaluate.agreement import (
     SCORED_AGAINST,
     disagreement_columns,
@@ -49,7 +50,7 @@ from experiment.evaluate.registry import REGISTRY, MethodAnswer
 from experiment.evaluate.scored import Scored
 from experiment.evaluate.stopping import adaptive_facts, sample_stopper
 from experiment.evaluate.summary import MethodSummary, summarize
-from experiment.files import file_record, write_csv
+from experiment.files import file_record, locked, write_csv
 from experiment.generate.cache import GenerationCache
 from experiment.generate.models.base import GREEDY, Backend, SamplingParams
 from experiment.generate.sampling import Sample, article_order, derive_seed, sample_all
@@ -486,28 +487,62 @@ def _manifest(
     return replace(m, history=history)
 
 
+LOCK = ".lock"  # held while a run writes its folder
+
+
+def check_owner(cfg: RunConfig, fingerprint: str) -> None:
+    """A run folder holds one configuration's run: a run of another fingerprint is refused it."""
+    recorded = manifests.recorded_fingerprint(cfg.run_dir / "manifest.json")
+    if recorded and recorded != fingerprint:
+        raise ConfigError(
+            f"run_id '{cfg.resolved_run_id}' already holds a run of another configuration "
+            f"({cfg.run_dir}: settings or data with fingerprint {recorded}, this run's is "
+            f"{fingerprint}); give this run another --run-id, or delete that folder to replace it",
+            field="run_id",
+        )
+
+
+@contextmanager
+def _writing(cfg: RunConfig, fingerprint: str) -> Iterator[None]:
+    """The run folder held while its files are written: one run at a time, and only a run of its
+    own configuration; temporary files a killed run left are removed. An OSError becomes an
+    `OutputError` naming the file (the generations are cached already)."""
+    try:
+        with locked(cfg.run_dir / LOCK):
+            check_owner(cfg, fingerprint)  # another run may have finished in it meanwhile
+            for stale in cfg.run_dir.glob(".*.tmp"):
+                stale.unlink(missing_ok=True)
+            yield
+    except OSError as e:
+        raise OutputError(Path(e.filename or cfg.run_dir), e.strerror or str(e)) from e
+
+
 def run_experiment(
     cfg: RunConfig, factory: BackendFactory = llama_factory, progress: Progress | None = None
 ) -> RunResult:
-    """One run end to end: sample, check, score, export; the manifest last. A run where too many
-    of a model's generations failed (`health`) is written whole, then raises `RunFailed`."""
+    """One run end to end: sample, check, score, export; the manifest last. A run id that holds
+    a run of another configuration is refused (`check_owner`, before sampling and again while
+    the folder is held); a run where too many of a model's generations failed (`health`) is
+    written whole, then raises `RunFailed`."""
     started = dt.datetime.now(dt.timezone.utc)
     t0 = time.perf_counter()
     articles, questions = load_corpus(cfg)
-    for stale in cfg.run_dir.glob(".*.tmp"):  # left by a run killed while writing an export
-        stale.unlink(missing_ok=True)
+    fingerprint = cfg.fingerprint()
+    check_owner(cfg, fingerprint)  # before any model loads
     drawn = sample(cfg, articles, questions, factory, progress)
     got = check(cfg, articles, questions, drawn)
     result = score(cfg, articles, questions, got)
-    outputs = export(cfg, articles, questions, got, result)
     fit = health(drawn, cfg.max_failed)
-    manifest = replace(
-        _manifest(cfg, questions, got, result, started, time.perf_counter() - t0),
-        errored=fit.errored,
-        failed=fit.failed,
-        outputs=outputs,
-    )
-    manifests.write(cfg.run_dir / "manifest.json", manifest)
+    with _writing(cfg, fingerprint):
+        outputs = export(cfg, articles, questions, got, result)
+        manifest = replace(
+            _manifest(cfg, questions, got, result, started, time.perf_counter() - t0),
+            fingerprint=fingerprint,
+            errored=fit.errored,
+            failed=fit.failed,
+            outputs=outputs,
+        )
+        manifests.write(cfg.run_dir / "manifest.json", manifest)
     run = RunResult(
         cfg.run_dir, questions, result.summary, result.agreement, result.answers, manifest
     )

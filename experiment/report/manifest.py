@@ -50,6 +50,9 @@ class Manifest:
     dataset: str = BUNDLED
     bundled: bool = True  # runs recorded before manifests named their data set were bundled
     command: str = "factqa run"
+    # RunConfig.fingerprint(): the settings and data that decide the results; a run of another
+    # fingerprint is refused this folder ("" for runs recorded before it)
+    fingerprint: str = ""
     git_commit: str = ""
     versions: dict[str, str] = field(default_factory=dict)
     seeds: dict[str, Any] = field(default_factory=dict)
@@ -146,14 +149,26 @@ def _check_outputs(outputs: dict[str, dict[str, Any]]) -> None:
         int(record["bytes"]), str(record["sha256"])
 
 
-def previous_history(path: Path) -> list[dict[str, Any]]:
-    """Earlier runs into the same folder, so a re-score keeps the time of the first full run."""
+def _peek(path: Path) -> dict[str, Any]:
+    """The manifest at `path` as plain JSON, leniently: {} when there is none or it is not one."""
     try:
         old = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return []
-    history = old.get("history") if isinstance(old, dict) else None
+        return {}
+    return old if isinstance(old, dict) else {}
+
+
+def previous_history(path: Path) -> list[dict[str, Any]]:
+    """Earlier runs into the same folder, so a re-score keeps the time of the first full run."""
+    history = _peek(path).get("history")
     return history if isinstance(history, list) else []
+
+
+def recorded_fingerprint(path: Path) -> str:
+    """The fingerprint of the run recorded at `path`; "" when none is (no manifest, or one
+    recorded before runs kept it)."""
+    value = _peek(path).get("fingerprint")
+    return value if isinstance(value, str) else ""
 
 
 __all__ = ["Manifest", "ModelInfo", "asdict", "read", "write"]
