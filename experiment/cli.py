@@ -17,7 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from experiment.config import RunConfig, build_config
-from experiment.errors import ConfigError, FactQAError, InputError, ModelError
+from experiment.errors import ConfigError, FactQAError, InputError, ModelError, RunFailed
 from experiment.evaluate.summary import MethodSummary
 
 if TYPE_CHECKING:
@@ -194,6 +194,14 @@ def run(
             "against the whole article). The large model always reads the whole article."
         ),
     ] = None,
+    max_failed: Annotated[
+        float | None,
+        typer.Option(
+            help="Share of a model's generations that may fail (the model or server raised) "
+            "before the run fails with exit 1 (default 0.5; a model whose every generation "
+            "failed always fails it)."
+        ),
+    ] = None,
     config: Annotated[
         Path | None, typer.Option(help="TOML file with any of these options.")
     ] = None,
@@ -226,12 +234,18 @@ def run(
                 "adaptive": adaptive,
                 "rounds": rounds,
                 "small_context": small_context,
+                "max_failed": max_failed,
             },
         )
         bar, update = _progress_bar()
+        failed: RunFailed | None = None
         with bar:
-            result = run_experiment(cfg, factory=_factory(), progress=update)
+            try:
+                result = run_experiment(cfg, factory=_factory(), progress=update)
+            except RunFailed as e:  # written whole: shown, then reported as the error it is
+                failed, result = e, e.result
         m = result.manifest
+        _say_failed(m.failed, "run failed")
         scope = f"{m.articles} articles, k={cfg.k}"
         if m.scored_against == REFERENCE:
             scope += ": no gold answers, so AGREEMENT with large@1, not accuracy"
@@ -272,6 +286,16 @@ def run(
             f"wrote {result.run_dir}  ({m.wall_seconds} s, "
             f"{m.cached_attempts} of {m.attempts} generations from cache)"
         )
+        if failed is not None:
+            raise failed
+
+
+def _say_failed(reason: str, what: str) -> None:
+    """A failed run says so first, before any table of it."""
+    from rich.markup import escape
+
+    if reason:
+        _out().print(f"[bold red]{what}:[/bold red] {escape(reason)}", highlight=False)
 
 
 def _factory():  # type: ignore[no-untyped-def]
@@ -435,6 +459,7 @@ def report(
 
     with _errors():
         run = load_run(run_dir)
+        _say_failed(run.manifest.failed, "this run failed")
         text = run_section(run_dir)
         _out().print(text, highlight=False, markup=False)
         for path in plot_files(run, run_dir / "plots"):
