@@ -64,9 +64,8 @@ class DataSet:
     name: str
     articles: Path
     questions: Path
-    out: Path
-    runs: str  # the run folders' place inside `out` (outputs/bench/adaptive either way); the
-    # runs share the generation cache in it (a run id is a plain name, never a path)
+    out: Path  # the folder whose generation cache the runs share
+    runs: str  # the prefix of the run folders' names inside `out` (a run id is a plain name)
 
 
 def runs(ds: DataSet, reading: str) -> dict[str, Path]:
@@ -83,8 +82,8 @@ def runs(ds: DataSet, reading: str) -> dict[str, Path]:
         cfg = RunConfig(
             articles=ds.articles,
             questions=ds.questions,
-            out=ds.out / ds.runs,
-            run_id=f"{ds.name}-{label}",
+            out=ds.out,
+            run_id=f"{ds.runs}-{ds.name}-{label}",
             adaptive=rule,
             small_context=context,
             label=ds.name,
