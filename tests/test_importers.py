@@ -671,3 +671,43 @@ def test_a_line_break_in_a_question_is_written_as_a_space(tmp_path: Path, mark: 
     data["data"][0]["paragraphs"][0]["qas"][1]["question"] = f"How long{mark}is the bridge?"
     _, qs = _import(tmp_path, "squad", data)  # the run reads the questions file back whole
     assert qs["qa2"].text == "How long is the bridge?"
+
+
+def test_tatqa_split_by_table_uid_gives_disjoint_halves_that_cover_every_context(
+    tmp_path: Path,
+) -> None:
+    uids = ["t-1", "t-2", "t-3", "t-4", "t-5", "t-6"]
+    docs = [
+        {
+            "table": {"uid": uid, "table": [["", "2019"], ["Revenue", f"{i + 1},200"]]},
+            "paragraphs": [{"uid": f"p{i}", "order": 1, "text": "Revenue rose."}],
+            "questions": [
+                {
+                    "uid": f"q-{uid}",
+                    "question": "What was the revenue in 2019?",
+                    "answer": [f"{i + 1},200"],
+                    "derivation": "",
+                    "answer_type": "span",
+                    "answer_from": "table",
+                    "scale": "thousand",
+                }
+            ],
+        }
+        for i, uid in enumerate(uids)
+    ]
+    path = tmp_path / "tatqa.json"
+    path.write_text(json.dumps(docs), encoding="utf-8")
+    halves = {}
+    for half in ("fit", "eval"):
+        out = tmp_path / half
+        res = CliRunner().invoke(
+            cli.app, ["import", "tatqa", str(path), "--out", str(out), "--half", half]
+        )
+        assert res.exit_code == 0, res.output
+        arts = load_articles(out / "articles")
+        qs = load_questions(out / "questions" / "tatqa.csv", arts)
+        assert {q.article_id for q in qs} == set(arts)
+        assert f"{6 - len(arts)} of the other half" in res.output
+        halves[half] = set(arts)
+    assert halves == {"fit": {"t-1", "t-3", "t-5", "t-6"}, "eval": {"t-2", "t-4"}}
+    assert halves["fit"].isdisjoint(halves["eval"]) and halves["fit"] | halves["eval"] == set(uids)
