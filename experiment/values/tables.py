@@ -56,7 +56,7 @@ _THOUSANDS = re.compile(r"(?<![\w'’])(?:['’]000s?|000s)(?!\w)")
 _CURRENCY_ALONE = re.compile(rf"(?:^|\()\s*(?P<cur>{_CURRENCY})\s*(?:$|\))", re.IGNORECASE)
 _PERCENT = re.compile(r"%|\bper\s?cent(?:age)?\b", re.IGNORECASE)
 _SYMBOLS = re.compile(_SYMBOL, re.IGNORECASE)
-FACTORS = {
+_FACTORS = {
     "thousand": 1e3,
     "000": 1e3,
     "000s": 1e3,
@@ -104,9 +104,9 @@ def read_scale(text: str) -> Scale:
     source = text.strip()
     if m := _IN_SCALE.search(text):
         unit = _currency(m["cur"] or m["cur2"] or m["cur3"])
-        return Scale(FACTORS[m["word"].lower()], unit, source)
+        return Scale(_FACTORS[m["word"].lower()], unit, source)
     if m := _CURRENCY_SCALE.search(text):
-        factor = FACTORS[(m["abbr"] or m["word"]).lower()]
+        factor = _FACTORS[(m["abbr"] or m["word"]).lower()]
         return Scale(factor, _currency(m["cur"]), source)
     if _THOUSANDS.search(text):
         return Scale(1e3, "", source)
@@ -195,7 +195,7 @@ def _counts(read: _Read) -> bool:
     return read.figure is not None and not read.dated
 
 
-def heads_columns(cells: Sequence[str]) -> bool:
+def _heads_columns(cells: Sequence[str]) -> bool:
     """Whether a row of cell texts could head a table: no figure but years and dates after its
     first cell (the importer writes such a first row as the header row)."""
     return not any(_counts(_read(c.strip())) for c in cells[1:])
@@ -322,6 +322,20 @@ def _scales(grid: list[list[Cell | None]], width: int, caption: Span | None) -> 
     return scales
 
 
+def _place(
+    cell: Cell, row: Sequence[Cell], grid: list[list[Cell | None]], scales: list[Scale]
+) -> Cell:
+    """`cell` with its place in the table: header or body, its headers and its column's scale."""
+    header = cell.row < len(grid)
+    return replace(
+        cell,
+        header=header,
+        row_headers=_row_headers(row, cell.column, header),
+        column_headers=tuple(h[cell.column].span for h in grid[: cell.row] if h[cell.column]),
+        scale=scales[cell.column],
+    )
+
+
 def _table(text: str, block: list[tuple[int, int]]) -> Table | None:
     """The table a block of pipe lines makes, or None without a separator row."""
     rows: list[list[Cell]] = []
@@ -343,19 +357,7 @@ def _table(text: str, block: list[tuple[int, int]]) -> Table | None:
     grid = _header_grid(rows[:header_rows], width)
     caption = _caption(text, block[0][0])
     scales = _scales(grid, width, caption)
-    placed = tuple(
-        tuple(
-            replace(
-                c,
-                header=r < header_rows,
-                row_headers=_row_headers(row, c.column, r < header_rows),
-                column_headers=tuple(h[c.column].span for h in grid[:r] if h[c.column]),
-                scale=scales[c.column],
-            )
-            for c in row
-        )
-        for r, row in enumerate(rows)
-    )
+    placed = tuple(tuple(_place(c, row, grid, scales) for c in row) for row in rows)
     return Table(block[0][0], block[-1][1], placed, header_rows, scales[0], caption)
 
 
@@ -453,7 +455,7 @@ def _markdown_row(cells: Sequence[str]) -> str:
 
 def markdown_table(rows: Sequence[Sequence[str]]) -> str:
     """Rows of cell texts as a Markdown pipe table: the first row is the header row when it could
-    head the table (`heads_columns`), else an empty header row stands above it; pipes escaped,
+    head the table (`_heads_columns`), else an empty header row stands above it; pipes escaped,
     line breaks made spaces, empty rows dropped, short rows padded."""
     cleaned = [[_markdown_cell(c) for c in row] for row in rows]
     cleaned = [row for row in cleaned if any(row)]
@@ -461,7 +463,7 @@ def markdown_table(rows: Sequence[Sequence[str]]) -> str:
         return ""
     width = max(len(row) for row in cleaned)
     padded = [row + [""] * (width - len(row)) for row in cleaned]
-    if heads_columns(padded[0]):
+    if _heads_columns(padded[0]):
         head, body = padded[0], padded[1:]
     else:
         head, body = [""] * width, padded
