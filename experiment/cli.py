@@ -666,7 +666,9 @@ def import_tatqa(
     sample: SampleOpt = None,
     seed: SeedOpt = 0,
     overwrite: OverwriteOpt = False,
+    half: HalfOpt = None,
 ) -> None:
-    """TAT-QA JSON: each document's table (as text rows) and paragraphs become one article; the
-    kind comes from the answer type, arithmetic and count answers are marked computed."""
-    _import("tatqa", source, out, sample, seed, None, overwrite)
+    """TAT-QA JSON: each document's table (a Markdown pipe table) and paragraphs become one
+    article; the kind comes from the answer type, arithmetic and count answers are marked
+    computed; --half splits by the table's uid."""
+    _import("tatqa", source, out, sample, seed, None, overwrite, half)

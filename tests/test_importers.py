@@ -14,8 +14,11 @@ from experiment import cli
 from experiment.corpus import load_articles, load_questions
 from experiment.errors import InputError
 from experiment.importers.layout import Imported, ImportStats, stratified_sample
-from experiment.importers.readers import tatqa_scaled
+from experiment.importers.readers import tatqa_passage, tatqa_scaled
 from experiment.importers.service import import_dataset
+from experiment.values.normalize import parse_value
+from experiment.values.tables import markdown_table, parse_tables
+from experiment.verify.match import verify
 from tests.importer_fixtures import LAYOUTS, squad, tatqa, write_layout_file
 
 PARA_A = "The Velden bridge opened on 4 May 1931 after 26 months of work. It is 412 metres long."
@@ -176,7 +179,50 @@ def test_tatqa_table_and_scale(tmp_path: Path) -> None:
     arts = load_articles(res.articles)
     qs = {q.id: q for q in load_questions(res.questions, arts)}
     assert qs["u2"].gold == ("14.3%",) and "u3" not in qs  # multi-span is not one figure
-    assert "Revenue | 1,200 | 1,050" in arts["t-1"].text
+    text = arts["t-1"].text
+    assert text.startswith("|  | 2019 | 2018 |\n| --- | --- | --- |\n| Revenue | 1,200 | 1,050 |")
+    (table,) = parse_tables(text)
+    assert [[c.text for c in row] for row in table.rows] == [
+        ["", "2019", "2018"],
+        ["Revenue", "1,200", "1,050"],
+    ]
+
+
+def test_tatqa_table_follows_the_paragraph_that_introduces_it_and_confirms_in_its_scale(
+    tmp_path: Path,
+) -> None:
+    doc = tatqa()[:1]
+    doc[0]["paragraphs"] = [
+        {"uid": "p2", "order": 2, "text": "Revenue by year is as follows (in thousands):"},
+        {"uid": "p1", "order": 1, "text": "Results"},
+        {"uid": "p3", "order": 3, "text": "Revenue grew by 14.3% in 2019."},
+    ]
+    doc[0]["table"]["table"].append(["Cash | equivalents", "(15)", "3\n4"])
+    path = tmp_path / "tatqa.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    res = import_dataset("tatqa", path, tmp_path / "out")
+    arts = load_articles(res.articles)
+    text = arts["t-1"].text
+    intro, table_text, rest = text.split("\n\n")[1:]
+    assert intro == "Revenue by year is as follows (in thousands):" and rest.startswith(
+        "Revenue grew"
+    )
+    assert table_text.splitlines()[3] == r"| Cash \| equivalents | (15) | 3 4 |"
+    (table,) = parse_tables(text)
+    assert table.caption is not None and table.caption.text == intro
+    assert (table.scale.factor, table.scale.unit) == (1e3, "")
+    (q1,) = [q for q in load_questions(res.questions, arts) if q.id == "u1"]
+    assert q1.gold == ("1,200 thousand",)
+    verdict = verify(parse_value(q1.gold[0], "figure"), text)
+    assert verdict.confirmed and [s.text for s in verdict.spans] == ["1,200"]
+    assert verify(parse_value("-15,000", "figure"), text).confirmed  # accounting parentheses
+
+
+def test_tatqa_passage_without_an_introducing_paragraph_starts_with_its_table() -> None:
+    table = [["", "2019"], ["Staff", "40"]]
+    passage = tatqa_passage(table, ["Staff grew.", "", "Costs: none."])
+    assert passage.split("\n\n") == [markdown_table(table), "Staff grew.", "Costs: none."]
+    assert tatqa_passage([], ["Intro:", "More."]) == "Intro:\n\nMore."
 
 
 @pytest.mark.parametrize(
@@ -625,3 +671,43 @@ def test_a_line_break_in_a_question_is_written_as_a_space(tmp_path: Path, mark: 
     data["data"][0]["paragraphs"][0]["qas"][1]["question"] = f"How long{mark}is the bridge?"
     _, qs = _import(tmp_path, "squad", data)  # the run reads the questions file back whole
     assert qs["qa2"].text == "How long is the bridge?"
+
+
+def test_tatqa_split_by_table_uid_gives_disjoint_halves_that_cover_every_context(
+    tmp_path: Path,
+) -> None:
+    uids = ["t-1", "t-2", "t-3", "t-4", "t-5", "t-6"]
+    docs = [
+        {
+            "table": {"uid": uid, "table": [["", "2019"], ["Revenue", f"{i + 1},200"]]},
+            "paragraphs": [{"uid": f"p{i}", "order": 1, "text": "Revenue rose."}],
+            "questions": [
+                {
+                    "uid": f"q-{uid}",
+                    "question": "What was the revenue in 2019?",
+                    "answer": [f"{i + 1},200"],
+                    "derivation": "",
+                    "answer_type": "span",
+                    "answer_from": "table",
+                    "scale": "thousand",
+                }
+            ],
+        }
+        for i, uid in enumerate(uids)
+    ]
+    path = tmp_path / "tatqa.json"
+    path.write_text(json.dumps(docs), encoding="utf-8")
+    halves = {}
+    for half in ("fit", "eval"):
+        out = tmp_path / half
+        res = CliRunner().invoke(
+            cli.app, ["import", "tatqa", str(path), "--out", str(out), "--half", half]
+        )
+        assert res.exit_code == 0, res.output
+        arts = load_articles(out / "articles")
+        qs = load_questions(out / "questions" / "tatqa.csv", arts)
+        assert {q.article_id for q in qs} == set(arts)
+        assert f"{6 - len(arts)} of the other half" in res.output
+        halves[half] = set(arts)
+    assert halves == {"fit": {"t-1", "t-3", "t-5", "t-6"}, "eval": {"t-2", "t-4"}}
+    assert halves["fit"].isdisjoint(halves["eval"]) and halves["fit"] | halves["eval"] == set(uids)

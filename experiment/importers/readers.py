@@ -42,6 +42,7 @@ from experiment.importers.schema import (
 from experiment.values.canonical import DateValue, Quantity
 from experiment.values.normalize import parse_value
 from experiment.values.question_kind import wording_kind
+from experiment.values.tables import markdown_table
 
 Reader = Callable[[Path, ImportStats], list[Imported]]
 NO_GOLD = "no gold answer"
@@ -365,19 +366,22 @@ def _tatqa_question(
     return [Imported(q["uid"], uid, title, passage, question, answers, uid, kind, computed, note)]
 
 
-def _table_text(rows: list[list[str]]) -> str:
-    lines = [" | ".join(c.strip() for c in r) for r in rows]
-    return "\n".join(line for line in lines if line.strip(" |"))
+def tatqa_passage(table: list[list[str]], paragraphs: list[str]) -> str:
+    """The article of a context: its table as a Markdown pipe table (`experiment.values.tables`)
+    right after the first paragraph that ends with ':' (the one that introduces it, "...as
+    follows (in thousands):", so it is the table's caption), else before every paragraph."""
+    at = next((i + 1 for i, text in enumerate(paragraphs) if text.strip().endswith(":")), 0)
+    parts = [*paragraphs[:at], markdown_table(table), *paragraphs[at:]]
+    return "\n\n".join(part for part in parts if part.strip()).strip()
 
 
 def _tatqa_document(_: int, doc: Any, where: str, stats: ImportStats) -> list[Imported]:
-    """A context: the passage is its table (a line per row, cells joined by ' | '), then its
-    paragraphs in order."""
+    """A context: its paragraphs in order, with its table (`tatqa_passage`)."""
     doc = check(doc, TATQA_DOCUMENT, "TAT-QA document")
     table = check(doc["table"], TATQA_TABLE, "TAT-QA table")
     paragraphs = [check(p, TATQA_PARAGRAPH, "TAT-QA paragraph") for p in doc["paragraphs"]]
     ordered = sorted(paragraphs, key=lambda p: p["order"])
-    passage = "\n\n".join([_table_text(table["table"]), *(p["text"] for p in ordered)]).strip()
+    passage = tatqa_passage(table["table"], [p["text"] for p in ordered])
     if not passage:
         raise Malformed("TAT-QA document", "table", "no table row and no paragraph text")
     read = partial(_tatqa_question, uid=table["uid"], passage=passage, stats=stats)

@@ -486,6 +486,13 @@ def _round(x: Decimal | float) -> float:
     return float(_ROUND.plus(Decimal(x)))
 
 
+def times(x: float, factor: float) -> float | None:
+    """`x` times `factor` computed in decimal at the domain's precision ("142.9" in millions is
+    exactly 142900000.0), or None when the product is outside the domain."""
+    value = _in_domain(Decimal(repr(x)) * Decimal(repr(factor)))
+    return None if isinstance(value, str) else value
+
+
 def _power(g: dict[str, str | None], mantissa: Decimal) -> Decimal | str:
     """The value of an exponent form ("1e9", "1.2 × 10^6", "10⁹"), or why it is refused."""
     exponent = (g["e"] or g["pow"] or g["sup"] or "").translate(_FROM_SUPERSCRIPT)
