@@ -80,11 +80,17 @@ def page(monkeypatch: pytest.MonkeyPatch, fakes, fake_factory, tmp_path: Path) -
     )
     monkeypatch.setattr(cli, "_factory", lambda: fake_factory)
     arts, qs = write_corpus(tmp_path, alpha=HOSTILE_ARTICLE, questions=QUESTIONS)
-    res = runner.invoke(cli.app, run_args(arts, qs, "fake-small", "fake-large", 4, tmp_path, "h"))
+    return html_page(arts, qs, 4, tmp_path / "h")
+
+
+def html_page(articles: Path, questions: Path, k: int, run: Path) -> Path:
+    """`factqa run` with the fake models into `run`, then its page (`factqa report --html`)."""
+    args = run_args(articles, questions, "fake-small", "fake-large", k, run.parent, run.name)
+    res = runner.invoke(cli.app, args)
     assert res.exit_code == 0, res.output
-    res = runner.invoke(cli.app, ["report", str(tmp_path / "h"), "--html"])
+    res = runner.invoke(cli.app, ["report", str(run), "--html"])
     assert res.exit_code == 0, res.output
-    return tmp_path / "h" / "report.html"
+    return run / "report.html"
 
 
 def test_the_page_has_a_card_per_question_spans_at_their_offsets_and_no_raw_html(
@@ -213,11 +219,7 @@ def test_an_articles_table_is_an_html_table_with_the_kept_cell_and_its_headers_m
     fakes["fake-large"] = FakeBackend("fake-large", keyword_script(small | {"revenue": "142.9"}))
     monkeypatch.setattr(cli, "_factory", lambda: fake_factory)
     arts, qs = write_corpus(tmp_path, beta=TABLE_ARTICLE, questions=TABLE_QUESTIONS)
-    res = runner.invoke(cli.app, run_args(arts, qs, "fake-small", "fake-large", 3, tmp_path, "t"))
-    assert res.exit_code == 0, res.output
-    res = runner.invoke(cli.app, ["report", str(tmp_path / "t"), "--html"])
-    assert res.exit_code == 0, res.output
-    html = (tmp_path / "t" / "report.html").read_text(encoding="utf-8")
+    html = html_page(arts, qs, 3, tmp_path / "t").read_text(encoding="utf-8")
     beta = html[html.index('data-qid="beta-1"') :]
     parsed = Cells()
     parsed.feed(beta)

@@ -47,12 +47,12 @@ SELECTING = frozenset({"small", "article"})
 
 
 def _large(qs: QuestionSamples) -> Choice:
-    large = qs.large
+    large = qs.large_answer
     return Choice(large if large.value is not None else None, [large], 1.0, None, 1, large.failed)
 
 
 def _large_verified(qs: QuestionSamples) -> Choice:
-    large = qs.large
+    large = qs.large_answer
     kept = large if large.value is not None and large.attempt.confirmed else None
     return Choice(kept, [large], 1.0, None, 1, large.failed)
 
@@ -117,7 +117,7 @@ def _cascade(qs: QuestionSamples) -> Choice:
     if own.chosen is not None:
         return replace(own, confidence=None)
     large = _large(qs)
-    return replace(large, paid=[*qs.small, qs.large])
+    return replace(large, paid=[*qs.small, qs.large_answer])
 
 
 def _routed(
@@ -132,13 +132,11 @@ def _routed(
     return {qid: replace(a, method=name) for qid, a in got.items()}
 
 
-LARGE_1 = REGISTRY.register(Method("large@1", LARGE, _large, about="the reference"))
+LARGE_1 = REGISTRY.register(Method("large@1", LARGE, _large))
 LARGE_VERIFIED = REGISTRY.register(Method("large-verified@1", LARGE, _large_verified))
 FIRST = REGISTRY.register(Method("small@1", SMALL, _first))
 MAJORITY = REGISTRY.register(Method("small-maj@{k}", SMALL, _majority, confident=True))
-VERIFIED = REGISTRY.register(
-    Method("small-verified@{k}", SMALL, _verified, confident=True, about="the claim")
-)
+VERIFIED = REGISTRY.register(Method("small-verified@{k}", SMALL, _verified, confident=True))
 PASS = REGISTRY.register(Method("small-pass@{k}", SMALL, _pass, keeps_one=False))
 RULE_PICK = REGISTRY.register(
     Method("small-rule@{k}", SELECTING, _rule, confident=True, router_rank=2)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 from experiment.evaluate.features import ConfirmedAnswer, candidates
@@ -76,7 +76,7 @@ class QuestionSamples:
 
     question: Question
     small: list[Scored]
-    large: Scored
+    large: Scored | None  # None where only the small model answered (`factqa ask`)
     k: int
     article: Article | None = None
     selector: SelectorModel | None = None  # None: the shipped one
@@ -90,6 +90,12 @@ class QuestionSamples:
         """The distinct confirmed answers with their evidence features (the selectors')."""
         assert self.article is not None, "the selectors need the article"
         return candidates(self.question, self.article, self.small)
+
+    @property
+    def large_answer(self) -> Scored:
+        """The large model's answer, for the methods that need it."""
+        assert self.large is not None, "this method needs the large model's answer"
+        return self.large
 
     @cached_property
     def all_failed(self) -> bool:
@@ -125,7 +131,6 @@ class Method:
     router_rank: int = 0  # ranks questions for the routing curve (1 first; 0: it does not)
     base: Method | None = None  # the method a routed cascade ranks by
     share: float = 0.0  # the share of questions a routed cascade sends to the large model
-    about: str = field(default="", compare=False)  # one line for the docs
 
     def __post_init__(self) -> None:
         unknown = self.needs - NEEDS
