@@ -87,6 +87,8 @@ def main() -> None:
     if args.small_context != ARTICLE:
         name += f"-{args.small_context.replace(':', '')}"
         title += f", small model reads {args.small_context}"
+    if args.seed:  # another sample of the data set and other seeds: another run, not this one's
+        name += f"-seed{args.seed}"
     base = RunConfig()
     cfg = RunConfig(
         articles=imported.articles,

@@ -65,7 +65,7 @@ class DataSet:
     articles: Path
     questions: Path
     out: Path  # the folder whose generation cache the runs share
-    runs: str  # the run folders' place inside `out` (outputs/bench/adaptive either way)
+    runs: str  # the prefix of the run folders' names inside `out` (a run id is a plain name)
 
 
 def runs(ds: DataSet, reading: str) -> dict[str, Path]:
@@ -83,7 +83,7 @@ def runs(ds: DataSet, reading: str) -> dict[str, Path]:
             articles=ds.articles,
             questions=ds.questions,
             out=ds.out,
-            run_id=f"{ds.runs}/{ds.name}-{label}",
+            run_id=f"{ds.runs}-{ds.name}-{label}",
             adaptive=rule,
             small_context=context,
             label=ds.name,

@@ -16,10 +16,13 @@ import argparse
 import shutil
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 
+from experiment.files import file_record
+from experiment.report import manifest as manifests
 from experiment.report.browser import headless
 from experiment.report.html import write_html
 from experiment.report.run import load_run
@@ -52,12 +55,17 @@ def check(page: Path, screenshot: Path | None) -> tuple[float, int]:
 
 def scaled_copy(run: Path, times: int, out: Path) -> Path:
     """`run` with every question (and its attempts) repeated `times` times under new ids (the
-    files copied as text, cell for cell, so the copy is a run folder as `factqa run` writes)."""
+    files copied as text, cell for cell, so the copy is a run folder as `factqa run` writes;
+    its manifest records the new files)."""
     shutil.copytree(run, out, ignore=shutil.ignore_patterns("report.html", "plots"))
-    for name in ("questions.csv", "attempts.csv"):
+    scaled = ("questions.csv", "attempts.csv")
+    for name in scaled:
         frame = pd.read_csv(run / name, keep_default_na=False, dtype=str)
         parts = [frame.assign(question_id=frame.question_id + f"-{i}") for i in range(times)]
         pd.concat(parts).to_csv(out / name, index=False)
+    manifest = manifests.read(out / "manifest.json")
+    outputs = manifest.outputs | {name: file_record(out / name) for name in scaled}
+    manifests.write(out / "manifest.json", replace(manifest, outputs=outputs))
     return out
 
 

@@ -167,8 +167,6 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-write", action="store_true", help="do not update docs/RESULTS.md")
     args = ap.parse_args()
-    rng = random.Random(args.seed)
-
     items, paragraphs = load(args.data)
     if args.limit:
         items = items[: args.limit]
@@ -188,6 +186,9 @@ def main() -> int:
         "other paragraph": [],
     }
     for it in items:
+        # each answer's own generator: its corruptions do not depend on which other answers
+        # the normalizer reads, so two versions of the verifier are compared on the same draws
+        rng = random.Random(f"{args.seed}:{it.qid}:{it.gold}")
         for name, text in (
             ("digit", change_digit(it.gold, rng)),
             ("year", shift_year(it.gold, rng) if it.kind == "date" else None),
@@ -228,7 +229,7 @@ def main() -> int:
     lines = [
         "## Verifier on SQuAD v1.1 dev (figure and date questions)",
         "",
-        f"Command: `python bench/verifier.py ../shared/data/squad-v1.1-dev/dev-v1.1.json"
+        f"Command: `python bench/verifier.py PATH/TO/dev-v1.1.json"
         f"{f' --limit {args.limit}' if args.limit else ''} --seed {args.seed}`",
         "",
         f"- questions kept by the figure/date rule: {questions} "

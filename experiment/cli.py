@@ -17,7 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from experiment.config import RunConfig, build_config
-from experiment.errors import ConfigError, FactQAError, InputError, ModelError
+from experiment.errors import ConfigError, FactQAError, InputError, ModelError, RunFailed
 from experiment.evaluate.summary import MethodSummary
 
 if TYPE_CHECKING:
@@ -215,6 +215,14 @@ def run(
             "against the whole article). The large model always reads the whole article."
         ),
     ] = None,
+    max_failed: Annotated[
+        float | None,
+        typer.Option(
+            help="Share of a model's generations that may fail (the model or server raised) "
+            "before the run fails with exit 1 (default 0.5; a model whose every generation "
+            "failed always fails it)."
+        ),
+    ] = None,
     config: Annotated[
         Path | None, typer.Option(help="TOML file with any of these options.")
     ] = None,
@@ -248,13 +256,19 @@ def run(
                 "adaptive": adaptive,
                 "rounds": rounds,
                 "small_context": small_context,
+                "max_failed": max_failed,
             },
         )
         check_folder(cfg.out, "--out")  # not the run folder: its id hashes the corpus, read later
         bar, update = _progress_bar()
+        failed: RunFailed | None = None
         with bar:
-            result = run_experiment(cfg, factory=_factory(), progress=update)
+            try:
+                result = run_experiment(cfg, factory=_factory(), progress=update)
+            except RunFailed as e:  # written whole: shown, then reported as the error it is
+                failed, result = e, e.result
         m = result.manifest
+        _say_failed(m.failed, "run failed")
         scope = f"{m.articles} articles, k={cfg.k}"
         if m.scored_against == REFERENCE:
             scope += ": no gold answers, so AGREEMENT with large@1, not accuracy"
@@ -295,6 +309,16 @@ def run(
             f"wrote {result.run_dir}  ({m.wall_seconds} s, "
             f"{m.cached_attempts} of {m.attempts} generations from cache)"
         )
+        if failed is not None:
+            raise failed
+
+
+def _say_failed(reason: str, what: str) -> None:
+    """A failed run says so first, before any table of it."""
+    from rich.text import Text
+
+    if reason:
+        _out().print(Text.assemble((f"{what}:", "bold red"), f" {reason}"), highlight=False)
 
 
 def _factory():  # type: ignore[no-untyped-def]
@@ -464,6 +488,7 @@ def report(
             if path is not None:
                 check_file(path, option)
         run = checked_run(run_dir)
+        _say_failed(run.manifest.failed, "this run failed")
         if readme is not None and not is_bundled(run.manifest):
             raise InputError(
                 "the README's result block is for the bundled corpus",
@@ -680,7 +705,9 @@ def import_tatqa(
     sample: SampleOpt = None,
     seed: SeedOpt = 0,
     overwrite: OverwriteOpt = False,
+    half: HalfOpt = None,
 ) -> None:
-    """TAT-QA JSON: each document's table (as text rows) and paragraphs become one article; the
-    kind comes from the answer type, arithmetic and count answers are marked computed."""
-    _import("tatqa", source, out, sample, seed, None, overwrite)
+    """TAT-QA JSON: each document's table (a Markdown pipe table) and paragraphs become one
+    article; the kind comes from the answer type, arithmetic and count answers are marked
+    computed; --half splits by the table's uid."""
+    _import("tatqa", source, out, sample, seed, None, overwrite, half)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from experiment.errors import ConfigError, InputError
+from experiment.files import safe_name
 from experiment.generate.models.catalog import DEFAULT_LARGE, DEFAULT_SMALL
 from experiment.generate.models.openai_compat import RETRIES, TIMEOUT
 from experiment.records import BUNDLED
@@ -39,8 +40,9 @@ def _bundled(name: str) -> Path:
     return here if here.exists() else PROJECT_ROOT / name
 
 
-# Settings that decide where and how fast results are made, not what they are: left out of the
-# run id, so a run resumed with another timeout or concurrency lands in the same folder.
+# Settings that decide where and how fast results are made, or whether a run counts as failed, not
+# what they are: left out of the run id, so a run resumed with another timeout or concurrency
+# lands in the same folder.
 # `speculative` is not one of them: drafting can flip a near tie in a batched row, so it is in
 # the run id and in the generation cache key.
 TRANSPORT = (
@@ -50,6 +52,7 @@ TRANSPORT = (
     "server_retries",
     "server_concurrency",
     "label",
+    "max_failed",
 )
 # `factqa run` options that a recorded command names when they differ from the defaults
 COMMAND_OPTIONS = (
@@ -162,8 +165,13 @@ class RunConfig:
     # the large model always does) or "excerpt:N" (the N sentences closest to the question).
     small_context: str = "article"  # ARTICLE in experiment/generate/windows.py
     label: str = ""  # what the data set is called in reports (default: from the articles folder)
+    # The share of one model's generations that may fail (the model or server raised) before the
+    # run counts as failed (exit 1, marked in its manifest); a model whose every generation
+    # failed fails the run whatever this is.
+    max_failed: float = 0.5
 
     def __post_init__(self) -> None:
+        _check_run_folder(self)
         _check_limits(self)
         if not 0.0 <= self.temperature <= 5.0:
             raise ConfigError(
@@ -267,6 +275,20 @@ class RunConfig:
 
     def as_dict(self) -> dict[str, Any]:
         return {k: str(v) if isinstance(v, Path) else v for k, v in asdict(self).items()}
+
+
+def _check_run_folder(cfg: RunConfig) -> None:
+    """The settings that decide where a run is written, and when it counts as failed."""
+    if cfg.run_id and not safe_name(cfg.run_id):
+        raise ConfigError(
+            f"run_id must be a plain folder name (letters, digits, '-', '_' and '.', starting "
+            f"with a letter or digit, no '..'), got {cfg.run_id!r}",
+            field="run_id",
+        )
+    if not 0.0 <= cfg.max_failed <= 1.0:
+        raise ConfigError(
+            f"max_failed must be a share in [0, 1], got {cfg.max_failed}", field="max_failed"
+        )
 
 
 def load_toml(path: Path) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from pathlib import Path
 import yaml
 
 from experiment.errors import InputError
+from experiment.files import safe_name
 from experiment.records import UNANSWERABLE, Article, Question
 from experiment.values.normalize import parse_value
 from experiment.values.question_kind import wording_kind
@@ -27,7 +28,6 @@ OPTIONAL_COLUMNS = ("notes", "cluster", "computed")
 FLAGS = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False, "": False}
 KINDS = ("figure", "date")
 ANSWER_SEPARATOR = "|"
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
 def read_text(path: Path) -> str:
@@ -61,7 +61,7 @@ def _check_id(value: object, path: Path, line: int, field: str) -> str:
     text = "" if value is None else str(value).strip()
     if not text:
         raise InputError("is empty", path=path, line=line, field=field, fix=f"give a {field}")
-    if not _ID.match(text) or ".." in text:
+    if not safe_name(text):
         raise InputError(
             f"'{text}' is not a safe id",
             path=path,

@@ -50,3 +50,29 @@ class ConfigError(FactQAError):
     def __init__(self, message: str, *, field: str | None = None) -> None:
         super().__init__(message)
         self.field = field
+
+
+class RunFailed(FactQAError):
+    """A run finished, but too many of a model's generations failed: its files are written, its
+    manifest says why (`failed`), and `result` is what the run computed."""
+
+    def __init__(self, reason: str, run_dir: Path, result: object) -> None:
+        self.reason = reason
+        self.run_dir = run_dir
+        self.result = result
+        super().__init__(
+            f"{run_dir}: the run failed: {reason}. Its files are written and its manifest.json "
+            "marks it failed. Fix: fix the model or server and run the same command again "
+            "(the generations that worked are cached)"
+        )
+
+
+class OutputError(FactQAError):
+    """A run's file cannot be written, after every generation was made (and cached)."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path = path
+        super().__init__(
+            f"{path}: cannot write it ({reason}). Fix: the answers are cached: fix the folder "
+            "and run the same command again"
+        )

@@ -1,23 +1,40 @@
 """Files every stage writes: atomic writes, and CSV that a spreadsheet opens safely.
 
 Files are written atomically (temporary file, fsync, rename), so an interrupted run never leaves a
-half-written file. Text cells that a spreadsheet would run as a formula (starting with = + - @,
-tab or carriage return) are prefixed with a quote, as OWASP advises; cells that read as numbers
-stay numbers.
+half-written file; they get the mode the umask gives a new file (0644 under 022), and a write
+that fails names the file it was writing. Text cells that a spreadsheet would run as a formula
+(starting with = + - @, tab or carriage return) are prefixed with a quote, as OWASP advises; cells
+that read as numbers stay numbers.
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import os
 import re
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: no lock
+    fcntl = None  # type: ignore[assignment]
+
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+def safe_name(text: str) -> bool:
+    """A name that stays one plain file or folder name wherever it is joined: letters, digits,
+    '-', '_' and '.', starting with a letter or digit, and no '..'."""
+    return bool(_NAME.fullmatch(text)) and ".." not in text
 
 
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
@@ -38,7 +55,22 @@ def read_cell(value: str) -> str:
     return value
 
 
+def _umask_mode() -> int:
+    """The mode `open` gives a new file under the current umask (mkstemp's is always 0600)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def atomic_write(path: Path, data: str) -> None:
+    """Write `data` to `path` all at once; an OSError names `path`, whatever step failed."""
+    try:
+        _write_then_rename(path, data)
+    except OSError as e:
+        raise OSError(e.errno, e.strerror or str(e), str(path)) from e
+
+
+def _write_then_rename(path: Path, data: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -46,10 +78,31 @@ def atomic_write(path: Path, data: str) -> None:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, _umask_mode())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+@contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """An exclusive lock on the file `path` (created if need be) while inside: one holder at a
+    time, the others wait; released when the holder ends, even if it is killed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as f:
+        if fcntl is not None:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+        yield
+
+
+def file_record(path: Path) -> dict[str, Any]:
+    """A file's size and SHA-256, as a run's manifest records its outputs."""
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return {"bytes": path.stat().st_size, "sha256": h.hexdigest()}
 
 
 def write_csv(path: Path, rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> None:

@@ -16,13 +16,16 @@ import gc
 import platform
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from experiment.config import BUNDLED, PROJECT_ROOT, RunConfig
 from experiment.corpus import load_articles, load_questions
+from experiment.errors import ConfigError, OutputError, RunFailed
 from experiment.evaluate.agreement import (
     SCORED_AGAINST,
     disagreement_columns,
@@ -43,18 +46,24 @@ from experiment.evaluate.methods import (
     question_facts,
     routing_curve,
 )
-from experiment.evaluate.registry import REGISTRY, MethodAnswer
+from experiment.evaluate.registry import REGISTRY, Answers
 from experiment.evaluate.scored import Scored
 from experiment.evaluate.stopping import adaptive_facts, sample_stopper
 from experiment.evaluate.summary import MethodSummary, summarize
-from experiment.files import write_csv
+from experiment.files import file_record, locked, write_csv
 from experiment.generate.cache import GenerationCache
 from experiment.generate.models.base import GREEDY, Backend, SamplingParams
 from experiment.generate.sampling import Sample, article_order, derive_seed, sample_all
 from experiment.generate.windows import WHOLE_ARTICLE
 from experiment.records import Article, Attempt, Question
 from experiment.report import manifest as manifests
-from experiment.report.exports import ATTEMPT_COLUMNS, attempt_row, question_rows, write_summary
+from experiment.report.exports import (
+    ATTEMPT_COLUMNS,
+    SUMMARY_COLUMNS,
+    attempt_row,
+    question_rows,
+    summary_rows,
+)
 from experiment.report.manifest import Manifest, ModelInfo
 
 BackendFactory = Callable[[str, RunConfig], Backend]
@@ -117,6 +126,40 @@ class Sampled:
 
 
 @dataclass(frozen=True)
+class Health:
+    """How many of each model's generations errored (the model or server raised), and why that
+    fails the run ("" when it does not)."""
+
+    errored: dict[str, int]
+    failed: str
+
+
+def health(drawn: Sampled, max_failed: float) -> Health:
+    """A run fails when every generation of a model errored, or more than `max_failed` of them."""
+    errored, failed = {}, ""
+    for role, samples in (("small", drawn.small), ("large", drawn.large)):
+        made = [s.generation for per_question in samples.values() for s in per_question]
+        bad = [g for g in made if g.errored]
+        errored[role] = len(bad)
+        if bad and not failed:
+            failed = _failure(role, len(bad), len(made), max_failed, bad[-1].finish_reason)
+    return Health(errored, failed)
+
+
+def _failure(role: str, bad: int, made: int, max_failed: float, last: str) -> str:
+    if bad == made:
+        said = f"every generation of the {role} model failed ({bad} of {made})"
+    elif bad / made > max_failed:
+        said = (
+            f"{bad} of {made} generations of the {role} model failed "
+            f"(more than --max-failed {max_failed:g})"
+        )
+    else:
+        return ""
+    return f"{said}; last: {last}"
+
+
+@dataclass(frozen=True)
 class Checked:
     """Every question's samples read and confirmed: the small model's k, the large model's one."""
 
@@ -136,7 +179,7 @@ class Scores:
     questions: list[Question]  # questions without gold take large@1's answer as reference
     gold: list[Question]
     free: list[Question]
-    answers: dict[str, dict[str, MethodAnswer]]
+    answers: Answers
     summary: list[MethodSummary]  # over the questions with gold (or, if none has, the others)
     agreement: list[MethodSummary]  # over the questions without gold, against large@1
     seconds: float  # every method, the selectors' features too
@@ -157,7 +200,7 @@ class RunResult:
     questions: list[Question]
     summary: list[MethodSummary]
     agreement: list[MethodSummary]
-    answers: dict[str, dict[str, MethodAnswer]]
+    answers: Answers
     manifest: Manifest
 
 
@@ -324,19 +367,37 @@ def score(
     return Scores(scored, gold, free, answers, summary, agreement, seconds)
 
 
+OUTPUTS = (
+    "attempts.csv",
+    "questions.csv",
+    "summary.csv",
+    "agreement.csv",
+    "disagreements.csv",
+    "curves.csv",
+    "routing.csv",
+    "blindspots.csv",
+)  # every file `export` may write; report/ writes plots and report.html beside them
+
+
 def export(
     cfg: RunConfig,
     articles: dict[str, Article],
     questions: list[Question],
     got: Checked,
     result: Scores,
-) -> None:
-    """Step 4: the run folder's CSVs (the manifest is written last, by `run_experiment`)."""
+) -> dict[str, dict[str, Any]]:
+    """Step 4: the run folder's CSVs (the manifest is written last, by `run_experiment`); an
+    output of an earlier run into the folder that this one does not write is removed. Returns
+    each written file's size and SHA-256, by name, for the manifest."""
     run_dir, k = cfg.run_dir, cfg.k
+    written: list[str] = []
+
+    def put(name: str, rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> None:
+        write_csv(run_dir / name, rows, columns)
+        written.append(name)
+
     names = REGISTRY.names(k)
-    write_csv(
-        run_dir / "attempts.csv", (attempt_row(a) for a in got.attempts(questions)), ATTEMPT_COLUMNS
-    )
+    put("attempts.csv", (attempt_row(a) for a in got.attempts(questions)), ATTEMPT_COLUMNS)
     facts = {
         q.id: question_facts(q, articles[q.article_id], got.small[q.id])
         | {
@@ -346,27 +407,30 @@ def export(
         for q, orig in zip(result.questions, questions, strict=True)
     }
     rows, columns = question_rows(result.questions, result.answers, names, VERIFIED.name(k), facts)
-    write_csv(run_dir / "questions.csv", rows, columns)
-    write_summary(run_dir / "summary.csv", result.summary)
+    put("questions.csv", rows, columns)
+    put("summary.csv", summary_rows(result.summary), SUMMARY_COLUMNS)
     if result.free:
-        write_summary(run_dir / "agreement.csv", result.agreement)
+        put("agreement.csv", summary_rows(result.agreement), SUMMARY_COLUMNS)
         shown = [VERIFIED.name(k), SELECTED.name(k)]
-        write_csv(
-            run_dir / "disagreements.csv",
+        put(
+            "disagreements.csv",
             disagreements(result.free, result.answers, shown),
             disagreement_columns(shown),
         )
     main = result.main
     curves = k_curve(main, got.small, got.large, k, articles)
-    write_csv(run_dir / "curves.csv", curves, ["k", "method", "accuracy", "coverage"])
-    write_csv(
-        run_dir / "routing.csv",
+    put("curves.csv", curves, ["k", "method", "accuracy", "coverage"])
+    put(
+        "routing.csv",
         routing_curve(main, result.answers, k),
         ["selector", "share_sent", "sent", "accuracy"],
     )
     kept = [VERIFIED.name(k), RULE_PICK.name(k), SELECTED.name(k)]
     spots = blind_spots(main, result.answers, kept, got.small, articles)
-    write_csv(run_dir / "blindspots.csv", (spot_row(b) for b in spots), SPOT_COLUMNS)
+    put("blindspots.csv", (spot_row(b) for b in spots), SPOT_COLUMNS)
+    for stale in set(OUTPUTS) - set(written):
+        (run_dir / stale).unlink(missing_ok=True)
+    return {name: file_record(run_dir / name) for name in written}
 
 
 def _manifest(
@@ -423,20 +487,65 @@ def _manifest(
     return replace(m, history=history)
 
 
+LOCK = ".lock"  # held while a run writes its folder
+
+
+def check_owner(cfg: RunConfig, fingerprint: str) -> None:
+    """A run folder holds one configuration's run: a run of another fingerprint is refused it."""
+    recorded = manifests.recorded_fingerprint(cfg.run_dir / "manifest.json")
+    if recorded and recorded != fingerprint:
+        raise ConfigError(
+            f"run_id '{cfg.resolved_run_id}' already holds a run of another configuration "
+            f"({cfg.run_dir}: settings or data with fingerprint {recorded}, this run's is "
+            f"{fingerprint}); give this run another --run-id, or delete that folder to replace it",
+            field="run_id",
+        )
+
+
+@contextmanager
+def _writing(cfg: RunConfig, fingerprint: str) -> Iterator[None]:
+    """The run folder held while its files are written: one run at a time, and only a run of its
+    own configuration; temporary files a killed run left are removed. An OSError becomes an
+    `OutputError` naming the file (the generations are cached already)."""
+    try:
+        with locked(cfg.run_dir / LOCK):
+            check_owner(cfg, fingerprint)  # another run may have finished in it meanwhile
+            for stale in cfg.run_dir.glob(".*.tmp"):
+                stale.unlink(missing_ok=True)
+            yield
+    except OSError as e:
+        raise OutputError(Path(e.filename or cfg.run_dir), e.strerror or str(e)) from e
+
+
 def run_experiment(
     cfg: RunConfig, factory: BackendFactory = llama_factory, progress: Progress | None = None
 ) -> RunResult:
-    """One run end to end: sample, check, score, export; the manifest last."""
+    """One run end to end: sample, check, score, export; the manifest last. A run id that holds
+    a run of another configuration is refused (`check_owner`, before sampling and again while
+    the folder is held); a run where too many of a model's generations failed (`health`) is
+    written whole, then raises `RunFailed`."""
     started = dt.datetime.now(dt.timezone.utc)
     t0 = time.perf_counter()
     articles, questions = load_corpus(cfg)
-    for stale in cfg.run_dir.glob(".*.tmp"):  # left by a run killed while writing an export
-        stale.unlink(missing_ok=True)
-    got = check(cfg, articles, questions, sample(cfg, articles, questions, factory, progress))
+    fingerprint = cfg.fingerprint()
+    check_owner(cfg, fingerprint)  # before any model loads
+    drawn = sample(cfg, articles, questions, factory, progress)
+    got = check(cfg, articles, questions, drawn)
     result = score(cfg, articles, questions, got)
-    export(cfg, articles, questions, got, result)
-    manifest = _manifest(cfg, questions, got, result, started, time.perf_counter() - t0)
-    manifests.write(cfg.run_dir / "manifest.json", manifest)
-    return RunResult(
+    fit = health(drawn, cfg.max_failed)
+    with _writing(cfg, fingerprint):
+        outputs = export(cfg, articles, questions, got, result)
+        manifest = replace(
+            _manifest(cfg, questions, got, result, started, time.perf_counter() - t0),
+            fingerprint=fingerprint,
+            errored=fit.errored,
+            failed=fit.failed,
+            outputs=outputs,
+        )
+        manifests.write(cfg.run_dir / "manifest.json", manifest)
+    run = RunResult(
         cfg.run_dir, questions, result.summary, result.agreement, result.answers, manifest
     )
+    if manifest.failed:
+        raise RunFailed(manifest.failed, cfg.run_dir, run)
+    return run

@@ -169,7 +169,7 @@ def test_real_model_adaptive_sampling_takes_the_first_samples_and_resumes(
     with pytest.raises(KeyboardInterrupt):
         run_experiment(cfg("resumed", "window:2"), progress=interrupt)
     resumed = run_experiment(cfg("resumed", "window:2"), progress=interrupt)
-    assert resumed.manifest["cached_attempts"] > 0
+    assert resumed.manifest.cached_attempts > 0
     # every column but the measured seconds
     again = pd.read_csv(resumed.run_dir / "attempts.csv", keep_default_na=False)
     whole = pd.read_csv(early, keep_default_na=False)

@@ -56,6 +56,11 @@ def test_all_candidates_kept() -> None:
         ("unknown", "model abstained"),
         ("The article does not say.", "model abstained"),
         ("blue", "no figure in answer"),
+        (
+            "About 10^400 units.",
+            "figure refused (10^400): beyond the magnitudes read (10^-100 to 10^100)",
+        ),
+        ("1" * 40, f"figure refused ({'1' * 24}): more than 15 significant digits"),
     ],
 )
 def test_no_answer_reasons(answer: str, reason: str) -> None:

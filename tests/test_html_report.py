@@ -80,11 +80,17 @@ def page(monkeypatch: pytest.MonkeyPatch, fakes, fake_factory, tmp_path: Path) -
     )
     monkeypatch.setattr(cli, "_factory", lambda: fake_factory)
     arts, qs = write_corpus(tmp_path, alpha=HOSTILE_ARTICLE, questions=QUESTIONS)
-    res = runner.invoke(cli.app, run_args(arts, qs, "fake-small", "fake-large", 4, tmp_path, "h"))
+    return html_page(arts, qs, 4, tmp_path / "h")
+
+
+def html_page(articles: Path, questions: Path, k: int, run: Path) -> Path:
+    """`factqa run` with the fake models into `run`, then its page (`factqa report --html`)."""
+    args = run_args(articles, questions, "fake-small", "fake-large", k, run.parent, run.name)
+    res = runner.invoke(cli.app, args)
     assert res.exit_code == 0, res.output
-    res = runner.invoke(cli.app, ["report", str(tmp_path / "h"), "--html"])
+    res = runner.invoke(cli.app, ["report", str(run), "--html"])
     assert res.exit_code == 0, res.output
-    return tmp_path / "h" / "report.html"
+    return run / "report.html"
 
 
 def test_the_page_has_a_card_per_question_spans_at_their_offsets_and_no_raw_html(
@@ -145,3 +151,96 @@ def test_the_confirmed_but_wrong_filter_works_in_a_real_browser(page: Path) -> N
             browser.save_screenshot(os.environ["FACTQA_SCREENSHOT"])
     finally:
         browser.quit()
+
+
+TABLE_ARTICLE = """---
+id: beta
+title: Beta's results
+published: 2024-02-01
+---
+Results by year ($ in millions):
+
+| | 2019 | 2018 |
+|---|---|---|
+| Revenue | 142.9 | 120.5 |
+| <b>Note</b> \\| <script>alert(2)</script> | (3.1) | — |
+
+Revenue was 142.9 in 2019.
+"""
+TABLE_QUESTIONS = (
+    "id,article_id,question,answers,kind\n"
+    'alpha-1,alpha,How many units were sold?,"13,200",figure\n'
+    "beta-1,beta,What was the revenue in 2019?,$142.9 million,figure\n"
+)
+
+
+class Cells(HTMLParser):
+    """The article tables' cells: (tag, class, text), and each mark's text."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables = 0
+        self.cells: list[tuple[str, str, str]] = []
+        self.marks: list[tuple[str, str]] = []
+        self._cell: tuple[str, str] | None = None
+        self._mark: str | None = None
+        self._text: list[str] = []
+        self._mark_text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "table" and a.get("class") == "atable":
+            self.tables += 1
+        elif tag in ("td", "th") and self.tables:
+            self._cell, self._text = (tag, a.get("class") or ""), []
+        elif tag == "mark":
+            self._mark, self._mark_text = a.get("class") or "", []
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._text.append(data)
+        if self._mark is not None:
+            self._mark_text.append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self._cell is not None:
+            self.cells.append((*self._cell, "".join(self._text)))
+            self._cell = None
+        elif tag == "mark" and self._mark is not None:
+            self.marks.append((self._mark, "".join(self._mark_text)))
+            self._mark = None
+
+
+def test_an_articles_table_is_an_html_table_with_the_kept_cell_and_its_headers_marked(
+    monkeypatch: pytest.MonkeyPatch, fakes, fake_factory, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    small = {"revenue": ["$142.9 million", "$120.5 million", "$142.9 million"], "units": "13,200"}
+    fakes["fake-small"] = FakeBackend("fake-small", keyword_script(small))
+    fakes["fake-large"] = FakeBackend("fake-large", keyword_script(small | {"revenue": "142.9"}))
+    monkeypatch.setattr(cli, "_factory", lambda: fake_factory)
+    arts, qs = write_corpus(tmp_path, beta=TABLE_ARTICLE, questions=TABLE_QUESTIONS)
+    html = html_page(arts, qs, 3, tmp_path / "t").read_text(encoding="utf-8")
+    beta = html[html.index('data-qid="beta-1"') :]
+    parsed = Cells()
+    parsed.feed(beta)
+    assert parsed.tables == 1
+    assert [c for c in parsed.cells if c[1]] == [
+        ("th", "kept-col-head", "2019"),
+        ("td", "kept-row-head", "Revenue"),
+        ("td", "kept-cell", "142.9"),
+    ]
+    assert [c[2] for c in parsed.cells][:6] == ["", "2019", "2018", "Revenue", "142.9", "120.5"]
+    # the kept cell's mark, and another sample's confirming cell still highlighted; the bare
+    # "142.9" of the prose is not "$142.9 million" (no table, no scale), so it is not evidence
+    assert parsed.marks == [("kept", "142.9"), ("span", "120.5")]
+    assert "| Revenue |" not in beta and "|---|" not in beta  # no pipe text for the table
+    # a hostile cell stays text
+    assert r"&lt;b&gt;Note&lt;/b&gt; \| &lt;script&gt;alert(2)&lt;/script&gt;" in beta
+    assert "<script>alert(2)" not in html and "<b>Note" not in html
+    texts = {a.id: a.text for a in load_articles(arts).values()}
+    page = Page()
+    page.feed(html)
+    for mark in page.marks:
+        start, end = int(mark["data-start"]), int(mark["data-end"])  # type: ignore[arg-type]
+        body = texts["alpha"] if mark["id"].startswith("q0-") else texts["beta"]  # type: ignore[union-attr]
+        assert body[start:end] == mark["text"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -12,8 +13,13 @@ from typer.testing import CliRunner
 from experiment import cli
 from experiment.corpus import load_articles, load_questions
 from experiment.errors import InputError
-from experiment.importers.layout import Imported, stratified_sample
+from experiment.importers.layout import Imported, ImportStats, stratified_sample
+from experiment.importers.readers import tatqa_passage, tatqa_scaled
 from experiment.importers.service import import_dataset
+from experiment.values.normalize import parse_value
+from experiment.values.tables import markdown_table, parse_tables
+from experiment.verify.match import verify
+from tests.importer_fixtures import LAYOUTS, squad, tatqa, write_layout_file
 
 PARA_A = "The Velden bridge opened on 4 May 1931 after 26 months of work. It is 412 metres long."
 PARA_B = "In 1950 the town had 8,200 inhabitants; by 2000 it had grown to 15,400."
@@ -141,18 +147,27 @@ def test_tatqa_table_and_scale(tmp_path: Path) -> None:
                     "uid": "u1",
                     "question": "What was the revenue in 2019?",
                     "answer": ["1,200"],
+                    "derivation": "",
+                    "answer_type": "span",
+                    "answer_from": "table",
                     "scale": "thousand",
                 },
                 {
                     "uid": "u2",
                     "question": "What percentage did revenue grow by?",
                     "answer": 14.3,
+                    "derivation": "",
+                    "answer_type": "span",
+                    "answer_from": "text",
                     "scale": "percent",
                 },
                 {
                     "uid": "u3",
                     "question": "How many years are shown?",
                     "answer": ["2019", "2018"],
+                    "derivation": "",
+                    "answer_type": "multi-span",
+                    "answer_from": "table",
                     "scale": "",
                 },
             ],
@@ -164,7 +179,50 @@ def test_tatqa_table_and_scale(tmp_path: Path) -> None:
     arts = load_articles(res.articles)
     qs = {q.id: q for q in load_questions(res.questions, arts)}
     assert qs["u2"].gold == ("14.3%",) and "u3" not in qs  # multi-span is not one figure
-    assert "Revenue | 1,200 | 1,050" in arts["t-1"].text
+    text = arts["t-1"].text
+    assert text.startswith("|  | 2019 | 2018 |\n| --- | --- | --- |\n| Revenue | 1,200 | 1,050 |")
+    (table,) = parse_tables(text)
+    assert [[c.text for c in row] for row in table.rows] == [
+        ["", "2019", "2018"],
+        ["Revenue", "1,200", "1,050"],
+    ]
+
+
+def test_tatqa_table_follows_the_paragraph_that_introduces_it_and_confirms_in_its_scale(
+    tmp_path: Path,
+) -> None:
+    doc = tatqa()[:1]
+    doc[0]["paragraphs"] = [
+        {"uid": "p2", "order": 2, "text": "Revenue by year is as follows (in thousands):"},
+        {"uid": "p1", "order": 1, "text": "Results"},
+        {"uid": "p3", "order": 3, "text": "Revenue grew by 14.3% in 2019."},
+    ]
+    doc[0]["table"]["table"].append(["Cash | equivalents", "(15)", "3\n4"])
+    path = tmp_path / "tatqa.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    res = import_dataset("tatqa", path, tmp_path / "out")
+    arts = load_articles(res.articles)
+    text = arts["t-1"].text
+    intro, table_text, rest = text.split("\n\n")[1:]
+    assert intro == "Revenue by year is as follows (in thousands):" and rest.startswith(
+        "Revenue grew"
+    )
+    assert table_text.splitlines()[3] == r"| Cash \| equivalents | (15) | 3 4 |"
+    (table,) = parse_tables(text)
+    assert table.caption is not None and table.caption.text == intro
+    assert (table.scale.factor, table.scale.unit) == (1e3, "")
+    (q1,) = [q for q in load_questions(res.questions, arts) if q.id == "u1"]
+    assert q1.gold == ("1,200 thousand",)
+    verdict = verify(parse_value(q1.gold[0], "figure"), text)
+    assert verdict.confirmed and [s.text for s in verdict.spans] == ["1,200"]
+    assert verify(parse_value("-15,000", "figure"), text).confirmed  # accounting parentheses
+
+
+def test_tatqa_passage_without_an_introducing_paragraph_starts_with_its_table() -> None:
+    table = [["", "2019"], ["Staff", "40"]]
+    passage = tatqa_passage(table, ["Staff grew.", "", "Costs: none."])
+    assert passage.split("\n\n") == [markdown_table(table), "Staff grew.", "Costs: none."]
+    assert tatqa_passage([], ["Intro:", "More."]) == "Intro:\n\nMore."
 
 
 @pytest.mark.parametrize(
@@ -354,3 +412,302 @@ def test_cli_import_counts_what_was_left_out_and_why(tmp_path: Path) -> None:
         ["import", "squad", str(squad_file(tmp_path)), "--out", str(tmp_path / "h"), "--half", "x"],
     )
     assert half.exit_code == 2 and "--half must be 'fit' or 'eval'" in half.output
+
+
+# Malformed input (issue 25): refused as a file, or skipped and counted by reason, never data.
+
+
+def _import(folder: Path, layout: str, data: Any = None) -> tuple[ImportStats, dict]:
+    """Import layout `layout` (its valid data, or `data`) in `folder`; the stats and the
+    questions by id, as `factqa run` loads them."""
+    folder.mkdir(exist_ok=True)
+    fmt = LAYOUTS[layout][0]
+    res = import_dataset(fmt, write_layout_file(folder, layout, data), folder / "out")
+    questions = load_questions(res.questions, load_articles(res.articles))  # the run loads it
+    return res.stats, {q.id: q for q in questions}
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize(
+    ("fmt", "content"),
+    [
+        ("squad", '{"data": ' + DEEP + "}"),
+        ("tatqa", DEEP),
+        ("drop", '{"nfl_1": {"passage": "x", "qa_pairs": ' + DEEP + "}}"),
+        ("drop", '{"passage": "x", "question": "How many?", "answers": ' + DEEP + "}"),
+        ("squad", '{"data": [' + "9" * 5000 + "]}"),
+    ],
+    ids=["squad", "tatqa", "drop-official", "drop-lines", "squad-long-number"],
+)
+def test_json_nested_too_deep_or_too_long_is_refused_not_a_traceback(
+    tmp_path: Path, fmt: str, content: str
+) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(InputError) as e:
+        import_dataset(fmt, path, tmp_path / "out")
+    message = str(e.value)
+    assert "deep.json" in message and "Fix:" in message
+    assert "nested too deep" in message or "number too long" in message
+    assert not (tmp_path / "out").exists()
+
+
+def _tatqa_with(question: dict | None = None, doc: dict | None = None) -> list[dict]:
+    """The TAT-QA fixture with its first question's (or first document's) fields replaced."""
+    data = tatqa()
+    data[0] |= doc or {}
+    data[0]["questions"][0] |= question or {}
+    return data
+
+
+def _table_with(**fields: Any) -> dict:
+    return {"table": {"uid": "t-1", "table": [["Revenue", "1,200"]]} | fields}
+
+
+@pytest.mark.parametrize(
+    ("data", "reason", "gone"),
+    [
+        (
+            _tatqa_with({"answer": {"x": 1}}),
+            "malformed TAT-QA question (answer: an object, expected text, a number or a list of "
+            "text)",
+            {"u1"},
+        ),
+        (
+            _tatqa_with({"scale": "percentage"}),
+            "malformed TAT-QA question (scale: 'percentage' is not one of '', 'thousand', "
+            "'million', 'billion', 'percent')",
+            {"u1"},
+        ),
+        (
+            _tatqa_with({"answer": True}),
+            "malformed TAT-QA question (answer: true/false, expected text, a number or a list of "
+            "text)",
+            {"u1"},
+        ),
+        (
+            _tatqa_with({"answer": float("nan")}),
+            "malformed TAT-QA question (answer: not a finite number)",
+            {"u1"},
+        ),
+        (
+            _tatqa_with(doc=_table_with(table="Revenue | 1,200")),
+            "malformed TAT-QA table (table: text, expected a list)",
+            {"u1", "u2"},
+        ),
+        (
+            _tatqa_with(doc={"paragraphs": [{"uid": "p1", "order": 1, "text": None}]}),
+            "malformed TAT-QA paragraph (text: null, expected text)",
+            {"u1", "u2"},
+        ),
+    ],
+    ids=["answer-object", "unknown-scale", "answer-bool", "answer-nan", "table-text", "null-text"],
+)
+def test_tatqa_malformed_records_are_skipped_and_counted(
+    tmp_path: Path, data: list, reason: str, gone: set[str]
+) -> None:
+    stats, qs = _import(tmp_path, "tatqa", data)
+    assert set(qs) == {"u1", "u2", "u3", "u4"} - gone
+    assert stats.skipped[reason] == 1
+    written = "".join(p.read_text() for p in (tmp_path / "out").rglob("*.*"))
+    assert "None" not in written and "{'x'" not in written
+
+
+@pytest.mark.parametrize(
+    ("answer", "scale", "gold"),
+    [
+        ("$19.1 million", "thousand", "$19.1 million"),  # the answer's own scale word wins
+        ("1,200", "thousand", "1,200 thousand"),
+        ("2.5 billion", "million", "2.5 billion"),
+        ("15%", "thousand", "15%"),
+        ("14.3", "percent", "14.3%"),
+        ("12 percent", "percent", "12 percent"),
+        ("3.0 millions", "million", "3.0 millions"),
+        ("1,200", "", "1,200"),
+    ],
+)
+def test_tatqa_scale_is_applied_only_where_the_answer_has_none(
+    answer: str, scale: str, gold: str
+) -> None:
+    assert tatqa_scaled(answer, scale) == gold
+
+
+def test_tatqa_import_keeps_the_answers_own_scale_word(tmp_path: Path) -> None:
+    _, qs = _import(tmp_path, "tatqa")
+    assert qs["u3"].gold == ("$19.1 million",) and qs["u1"].gold == ("1,200 thousand",)
+    assert qs["u4"].gold == ("14.3%",)
+
+
+def test_squad_duplicate_id_is_skipped_and_the_first_one_kept(tmp_path: Path) -> None:
+    data = squad()
+    first, second = data["data"][0]["paragraphs"][0]["qas"]
+    second["id"] = first["id"]  # a date question, then a figure question with the same id
+    stats, qs = _import(tmp_path, "squad", data)
+    assert set(qs) == {"qa1", "qb1", "qb2"}
+    assert qs["qa1"].kind == "date" and qs["qa1"].gold == ("4 May 1931",)
+    assert stats.skipped == {"duplicate question id (the first is kept)": 1}
+    res = CliRunner().invoke(
+        cli.app,
+        ["import", "squad", str(tmp_path / "dev-v2.0.json"), "--out", str(tmp_path / "cli")],
+    )
+    assert res.exit_code == 0 and "1 duplicate question id" in " ".join(res.output.split())
+
+
+def _set(data: Any, path: tuple, value: Any) -> Any:
+    node = data
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    return data
+
+
+@pytest.mark.parametrize(
+    ("layout", "path", "value", "reason", "gone"),
+    [
+        (
+            "squad",
+            ("data", 0, "paragraphs", 0, "context"),
+            None,
+            "malformed SQuAD paragraph (context: null, expected text)",
+            {"qa1", "qa2"},
+        ),
+        (
+            "squad",
+            ("data", 0, "paragraphs", 0, "qas", 1, "answers", 0, "answer_start"),
+            "70",
+            "malformed SQuAD answer (answer_start: text, expected a whole number)",
+            {"qa2"},
+        ),
+        (
+            "squad",
+            ("data", 0, "paragraphs", 0, "qas", 1, "answers"),
+            [],
+            "malformed SQuAD question (answers: none for an answerable question)",
+            {"qa2"},
+        ),
+        (
+            "squad",
+            ("data", 1, "title"),
+            7,
+            "malformed SQuAD article (title: a number, expected text)",
+            {"qb1", "qb2"},
+        ),
+        (
+            "drop-official",
+            ("hist_2", "qa_pairs", 0, "answer", "date"),
+            "4 May 1931",
+            "malformed DROP answer (date: text, expected an object)",
+            {"q2"},
+        ),
+        (
+            "drop-split",
+            (1, "answers"),
+            [None],
+            "malformed DROP line (answers: an item: null, expected text)",
+            {"d-2"},
+        ),
+        (
+            "drop-split",
+            (1, "passage"),
+            None,
+            "malformed DROP line (passage: null, expected text)",
+            {"d-2"},
+        ),
+        (
+            "drop-evals",
+            (1, "context"),
+            "How many months?",
+            "malformed DROP line (context: not 'Passage: ...\\nQuestion: ...')",
+            {"drop-dev-00001"},
+        ),
+    ],
+    ids=[
+        "squad-null-context",
+        "squad-answer-start-text",
+        "squad-no-answers",
+        "squad-title-number",
+        "drop-date-text",
+        "drop-null-answer",
+        "drop-null-passage",
+        "drop-evals-context",
+    ],
+)
+def test_one_malformed_record_is_skipped_and_counted_not_the_file(
+    tmp_path: Path, layout: str, path: tuple, value: Any, reason: str, gone: set[str]
+) -> None:
+    valid_stats, valid = _import(tmp_path / "valid", layout)
+    stats, qs = _import(tmp_path / "bad", layout, _set(LAYOUTS[layout][2](), path, value))
+    assert gone <= set(valid) and set(qs) == set(valid) - gone
+    assert stats.skipped == valid_stats.skipped | {reason: 1}
+
+
+def test_a_file_without_one_well_formed_record_is_refused_naming_the_first(tmp_path: Path) -> None:
+    data = squad()
+    for article in data["data"]:
+        article["paragraphs"][0]["context"] = None
+    with pytest.raises(InputError) as e:
+        import_dataset("squad", write_layout_file(tmp_path, "squad", data), tmp_path / "out")
+    message = str(e.value)
+    assert "skipped 2 records" in message and "Fix:" in message
+    assert "data[0].paragraphs[0]: malformed SQuAD paragraph (context: null, expected text)" in (
+        message
+    )
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_passage_id_naming_another_passage_is_skipped_not_misattached(tmp_path: Path) -> None:
+    data = squad()
+    data["data"][0]["title"] = data["data"][1]["title"]  # two articles titled "Velden"
+    stats, qs = _import(tmp_path, "squad", data)
+    assert set(qs) == {"qa1", "qa2"}  # the second article's questions would read the first's text
+    assert stats.skipped == {"passage id of another passage (the first is kept)": 2}
+
+
+@pytest.mark.parametrize("mark", ["\r", "\u2028", "\x85", "\x0b"])
+def test_a_line_break_in_a_question_is_written_as_a_space(tmp_path: Path, mark: str) -> None:
+    data = squad()
+    data["data"][0]["paragraphs"][0]["qas"][1]["question"] = f"How long{mark}is the bridge?"
+    _, qs = _import(tmp_path, "squad", data)  # the run reads the questions file back whole
+    assert qs["qa2"].text == "How long is the bridge?"
+
+
+def test_tatqa_split_by_table_uid_gives_disjoint_halves_that_cover_every_context(
+    tmp_path: Path,
+) -> None:
+    uids = ["t-1", "t-2", "t-3", "t-4", "t-5", "t-6"]
+    docs = [
+        {
+            "table": {"uid": uid, "table": [["", "2019"], ["Revenue", f"{i + 1},200"]]},
+            "paragraphs": [{"uid": f"p{i}", "order": 1, "text": "Revenue rose."}],
+            "questions": [
+                {
+                    "uid": f"q-{uid}",
+                    "question": "What was the revenue in 2019?",
+                    "answer": [f"{i + 1},200"],
+                    "derivation": "",
+                    "answer_type": "span",
+                    "answer_from": "table",
+                    "scale": "thousand",
+                }
+            ],
+        }
+        for i, uid in enumerate(uids)
+    ]
+    path = tmp_path / "tatqa.json"
+    path.write_text(json.dumps(docs), encoding="utf-8")
+    halves = {}
+    for half in ("fit", "eval"):
+        out = tmp_path / half
+        res = CliRunner().invoke(
+            cli.app, ["import", "tatqa", str(path), "--out", str(out), "--half", half]
+        )
+        assert res.exit_code == 0, res.output
+        arts = load_articles(out / "articles")
+        qs = load_questions(out / "questions" / "tatqa.csv", arts)
+        assert {q.article_id for q in qs} == set(arts)
+        assert f"{6 - len(arts)} of the other half" in res.output
+        halves[half] = set(arts)
+    assert halves == {"fit": {"t-1", "t-3", "t-5", "t-6"}, "eval": {"t-2", "t-4"}}
+    assert halves["fit"].isdisjoint(halves["eval"]) and halves["fit"] | halves["eval"] == set(uids)

@@ -75,3 +75,50 @@ def test_every_supporting_span_is_returned() -> None:
 
 def test_nothing_to_verify() -> None:
     assert verify(None, ARTICLE).reason == "nothing to verify"
+
+
+DIGITS_331 = "7" * 330
+
+
+@pytest.mark.parametrize(
+    ("answer", "article", "span"),
+    [
+        # beyond the domain: refused on both sides, never inf and never the mantissa
+        (DIGITS_331 + "1", f"The count was {DIGITS_331}2.", None),
+        (DIGITS_331 + "1", f"The count was {DIGITS_331}1.", None),
+        ("10^400", "It held 10 atoms.", None),
+        ("10**400", "It held 10 atoms.", None),
+        ("10 atoms", "It held 10^400 atoms.", None),
+        ("10^9", "It held 10 atoms.", None),
+        ("10^9", "It held 1,000,000,000 atoms.", "1,000,000,000"),
+        ("1e9", "It cost 1e9 dollars.", "1e9 dollars"),
+        ("one billion", "It held 1e9 atoms.", "1e9"),
+        ("2.5 × 10^9", "It held 2.5 billion atoms.", "2.5 billion"),
+        # twelve digits apart in the last one: two values
+        ("123456789012", "It holds 123,456,789,013 bytes.", None),
+        ("123456789012", "It holds 123,456,789,012 bytes.", "123,456,789,012"),
+        # signs
+        ("minus 5", "It rose by 5.", None),
+        ("5", "The low was minus 5.", None),
+        ("-5", "The low was minus 5 °C.", "minus 5 °C"),
+        ("minus 5", "The low was -5 °C.", "-5 °C"),
+        ("negative 5", "The low was −5.", "−5"),
+        ("-5", "It lasted 4-5 days.", None),
+        # vulgar fractions
+        ("½", "They paid ½ of it.", "½"),
+        ("0.5", "They paid ½ of it.", "½"),
+        ("2½ hours", "It took 2.5 hours.", "2.5 hours"),
+        ("3½", "It took 2½ hours.", None),
+        # money in minor units
+        ("438.1p", "Shares closed at £4.381.", "£4.381"),
+        ("£4.381", "Shares closed at 438.1p.", "438.1p"),
+        ("35c", "A stamp costs $0.35.", "$0.35"),
+        ("35 cents", "A stamp costs 35c.", "35c"),
+        ("35c", "A stamp costs 35 dollars.", None),
+        ("$10.80", "It streams at 1080p.", None),
+    ],
+)
+def test_number_edges(answer: str, article: str, span: str | None) -> None:
+    verdict = verify(parse_value(answer, "figure"), article, answer)
+    assert verdict.confirmed is (span is not None)
+    assert (verdict.span.text if verdict.span else None) == span

@@ -157,6 +157,43 @@ FIGURES = [
     ("almost 50", "about 50"),
     ("under 9 milliseconds", "less than 9 ms"),
     ("just over 300", "more than 300"),
+    # exponent forms: the value, never the mantissa
+    ("1e9", "1000000000"),
+    ("1.5E-3", "0.0015"),
+    ("10^9", "1000000000"),
+    ("10**9", "1000000000"),
+    ("10⁹", "1000000000"),
+    ("10⁻³", "0.001"),
+    ("1.2 × 10^6", "1200000"),
+    ("1.2x10^6", "1200000"),
+    ("2.5×10⁹", "2500000000"),
+    ("6.022 · 10^23", "6.022e+23"),
+    ("999999999999999", "999999999999999"),  # 15 significant digits: the most read
+    # signs: a word or a symbol, one value
+    ("minus 5", "-5"),
+    ("negative 5", "-5"),
+    ("minus five", "-5"),
+    ("minus 20 °C", "-20 °C"),
+    ("minus $5 million", "-5000000 USD"),
+    ("$-5", "-5 USD"),
+    ("-$5", "-5 USD"),
+    # vulgar fractions
+    ("½", "0.5"),
+    ("¼", "0.25"),
+    ("¾", "0.75"),
+    ("2½", "2.5"),
+    ("2 ½ hours", "2.5 h"),
+    ("¾ million", "750000"),
+    # money in minor units
+    ("438.1p", "4.381 GBP"),
+    ("50p", "0.5 GBP"),
+    ("50 pence", "0.5 GBP"),
+    ("35c", "0.35 USD"),
+    ("35 cents", "0.35 USD"),
+    ("35¢", "0.35 USD"),
+    ("129.9c", "1.299 USD"),
+    ("20 euro cents", "0.2 EUR"),
+    ("10 to 12 cents", "0.1..0.12 USD"),
 ]
 
 
@@ -264,11 +301,44 @@ def test_decimal_comma_locale() -> None:
         ("the E3 has 48 cores", ["48"]),  # "E3" is a name
         ("in 2021 200 people", ["2021", "200"]),  # a year then a count, not 2,021,200
         ("v2 of the API", []),
+        ("COVID-19 and the F-16", ["19", "16"]),  # a hyphen after a word is not a minus
+        ("5-7 days", ["5..7 day", "5", "7 day"]),  # nor one between figures
+        ("10 minus 3", ["10", "3"]),  # "minus" after a figure is subtraction, not a sign
+        ("lows of -5 and minus 5", ["-5", "-5"]),
+        ("10^400 atoms", []),  # refused whole: never 10, nor 400
+        ("50p and 5pc and 5cm", ["0.5 GBP", "5 %", "5 cm"]),
+        ("2p − 1 for a prime p", ["1"]),  # a formula, not two pence
     ],
 )
 def test_token_boundaries(text: str, figures: list[str]) -> None:
     found = [v.canonical() for m in scan(text) for v in m.values if not hasattr(v, "granularity")]
     assert found == figures
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("1" * 331, "more than 15 significant digits"),  # once read as inf
+        ("1" + "0" * 330, "beyond the magnitudes read"),
+        ("1234567890123456", "more than 15 significant digits"),
+        ("10^400", "beyond the magnitudes read"),  # once read as 10
+        ("10**400", "beyond the magnitudes read"),
+        ("1e400", "beyond the magnitudes read"),
+        ("1e-400", "beyond the magnitudes read"),
+        ("1e123456789", "beyond the magnitudes read"),
+        ("2^10", "a power of 2"),
+        ("5²", "a power of 5"),
+        ("1080p", "a video resolution"),
+        ("Figure 3c", "a label, a name or a formula"),
+        ("OC-48c", "a label, a name or a formula"),
+        ("n = 2p", "a label, a name or a formula"),
+    ],
+)
+def test_refused_with_reason(text: str, reason: str) -> None:
+    assert parse_value(text, "figure") is None
+    (mention,) = scan(text)
+    assert mention.values == ()
+    assert mention.refused.startswith(reason), mention.refused
 
 
 @pytest.mark.parametrize("text", ["", "none", "the company", "unknown", "N/A"])

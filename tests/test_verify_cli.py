@@ -80,3 +80,30 @@ def test_verify_bad_header(tmp_path: Path) -> None:
     src.write_text("foo,bar\n1,2\n")
     res = runner.invoke(cli.app, ["verify", str(src)])
     assert res.exit_code == 2 and "needs an 'answer' column" in res.output
+
+
+TABLE_ARTICLE = """---
+id: gamma
+title: Gamma's results
+published: 2024-02-01
+---
+Results by year ($ in millions):
+
+| | 2019 | 2018 |
+|---|---|---|
+| Revenue | 142.9 | 120.5 |
+| Net loss | (3.1) | (2.4) |
+"""
+
+
+def test_verify_reads_a_table_cell_in_its_tables_scale(corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    arts, _ = corpus
+    (arts / "gamma.md").write_text(TABLE_ARTICLE, encoding="utf-8")
+    answers = ["$142.9 million", "142.9", "$142.9 billion", "-$3.1 million", "120.5 thousand"]
+    src = write_answers(tmp_path / "t.csv", [{"article_id": "gamma", "answer": a} for a in answers])
+    res = runner.invoke(cli.app, ["verify", str(src), "--articles", str(arts)])
+    assert res.exit_code == 0, res.output
+    out = pd.read_csv(tmp_path / "t.verified.csv", keep_default_na=False)
+    assert out.confirmed.tolist() == [True, True, False, True, False]
+    assert out.span_text.tolist()[:2] == ["142.9", "142.9"] and out.span_text[3] == "(3.1)"
+    assert out.answer[0] == "$142.9 million"  # recorded as written

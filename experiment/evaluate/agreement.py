@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from experiment.evaluate.methods import REFERENCE
-from experiment.evaluate.registry import MethodAnswer
+from experiment.evaluate.registry import Answers, MethodAnswer
 from experiment.evaluate.scored import Scored
 from experiment.records import UNANSWERABLE, Question
 
@@ -40,7 +40,7 @@ def _cells(a: MethodAnswer) -> tuple[str, str]:
 
 
 def disagreements(
-    questions: Sequence[Question], answers: dict[str, dict[str, MethodAnswer]], methods: list[str]
+    questions: Sequence[Question], answers: Answers, methods: list[str]
 ) -> list[dict[str, Any]]:
     """One row per question without gold: large@1's answer and evidence beside each of
     `methods`', whether they agree; questions where any of them disagrees come first."""

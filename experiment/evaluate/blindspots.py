@@ -25,7 +25,7 @@ from typing import Any
 
 from experiment.evaluate.features import FEATURES, ConfirmedAnswer, candidates
 from experiment.evaluate.judge import gold_of, gold_values, judge
-from experiment.evaluate.registry import MethodAnswer
+from experiment.evaluate.registry import Answers
 from experiment.evaluate.scored import Scored
 from experiment.evaluate.selector import learned, pick
 from experiment.records import Article, Question
@@ -134,7 +134,7 @@ def _where_gold(q: Question, article: Article, small: Sequence[Scored]) -> _Wher
 
 def blind_spots(
     questions: Sequence[Question],
-    answers: dict[str, dict[str, MethodAnswer]],
+    answers: Answers,
     methods: Sequence[str],
     small: dict[str, Sequence[Scored]] | None = None,
     articles: dict[str, Article] | None = None,

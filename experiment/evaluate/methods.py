@@ -28,6 +28,7 @@ from experiment.evaluate.judge import gold_of
 from experiment.evaluate.registry import (
     NEEDS,
     REGISTRY,
+    Answers,
     Choice,
     Method,
     MethodAnswer,
@@ -46,12 +47,12 @@ SELECTING = frozenset({"small", "article"})
 
 
 def _large(qs: QuestionSamples) -> Choice:
-    large = qs.large
+    large = qs.large_answer
     return Choice(large if large.value is not None else None, [large], 1.0, None, 1, large.failed)
 
 
 def _large_verified(qs: QuestionSamples) -> Choice:
-    large = qs.large
+    large = qs.large_answer
     kept = large if large.value is not None and large.attempt.confirmed else None
     return Choice(kept, [large], 1.0, None, 1, large.failed)
 
@@ -116,12 +117,12 @@ def _cascade(qs: QuestionSamples) -> Choice:
     if own.chosen is not None:
         return replace(own, confidence=None)
     large = _large(qs)
-    return replace(large, paid=[*qs.small, qs.large])
+    return replace(large, paid=[*qs.small, qs.large_answer])
 
 
 def _routed(
     questions: Sequence[Question],
-    answers: dict[str, dict[str, MethodAnswer]],
+    answers: Answers,
     k: int,
     method: Method,
 ) -> dict[str, MethodAnswer]:
@@ -131,13 +132,11 @@ def _routed(
     return {qid: replace(a, method=name) for qid, a in got.items()}
 
 
-LARGE_1 = REGISTRY.register(Method("large@1", LARGE, _large, about="the reference"))
+LARGE_1 = REGISTRY.register(Method("large@1", LARGE, _large))
 LARGE_VERIFIED = REGISTRY.register(Method("large-verified@1", LARGE, _large_verified))
 FIRST = REGISTRY.register(Method("small@1", SMALL, _first))
 MAJORITY = REGISTRY.register(Method("small-maj@{k}", SMALL, _majority, confident=True))
-VERIFIED = REGISTRY.register(
-    Method("small-verified@{k}", SMALL, _verified, confident=True, about="the claim")
-)
+VERIFIED = REGISTRY.register(Method("small-verified@{k}", SMALL, _verified, confident=True))
 PASS = REGISTRY.register(Method("small-pass@{k}", SMALL, _pass, keeps_one=False))
 RULE_PICK = REGISTRY.register(
     Method("small-rule@{k}", SELECTING, _rule, confident=True, router_rank=2)
@@ -206,7 +205,7 @@ def answer_methods(
 
 def routed(
     questions: Sequence[Question],
-    answers: dict[str, dict[str, MethodAnswer]],
+    answers: Answers,
     share: float,
     base: str,
 ) -> dict[str, MethodAnswer]:
@@ -231,9 +230,7 @@ def routed(
     return out
 
 
-def add_routed(
-    questions: Sequence[Question], answers: dict[str, dict[str, MethodAnswer]], k: int
-) -> None:
+def add_routed(questions: Sequence[Question], answers: Answers, k: int) -> None:
     """Add every routed method (cascade@B%) to `answers`."""
     for method in REGISTRY.routed():
         for qid, a in method.route(questions, answers, k, method).items():  # type: ignore[misc]
@@ -241,7 +238,7 @@ def add_routed(
 
 
 def routing_curve(
-    questions: Sequence[Question], answers: dict[str, dict[str, MethodAnswer]], k: int
+    questions: Sequence[Question], answers: Answers, k: int
 ) -> list[dict[str, float | int | str]]:
     """Accuracy against the share of questions sent to the large model, 0 to 100 % in steps of
     5 %, for each router's confidence (the learned selector's first)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 from experiment.evaluate.features import ConfirmedAnswer, candidates
@@ -76,7 +76,7 @@ class QuestionSamples:
 
     question: Question
     small: list[Scored]
-    large: Scored
+    large: Scored | None  # None where only the small model answered (`factqa ask`)
     k: int
     article: Article | None = None
     selector: SelectorModel | None = None  # None: the shipped one
@@ -90,6 +90,12 @@ class QuestionSamples:
         """The distinct confirmed answers with their evidence features (the selectors')."""
         assert self.article is not None, "the selectors need the article"
         return candidates(self.question, self.article, self.small)
+
+    @property
+    def large_answer(self) -> Scored:
+        """The large model's answer, for the methods that need it."""
+        assert self.large is not None, "this method needs the large model's answer"
+        return self.large
 
     @cached_property
     def all_failed(self) -> bool:
@@ -105,12 +111,10 @@ def sample_right(s: Scored, q: Question, gold: Sequence[Gold]) -> bool:
     return judge(s.value, q, gold, s.attempt.raw_text, s.abstained)
 
 
+Answers = dict[str, dict[str, MethodAnswer]]  # answers[question id][method name]
 Answerer = Callable[[QuestionSamples], Choice]
-# (questions, answers[question_id][method name], k, the routed method) -> answers by question
-Router = Callable[
-    [Sequence[Question], dict[str, dict[str, MethodAnswer]], int, "Method"],
-    dict[str, MethodAnswer],
-]
+# (questions, every per-question answer, k, the routed method) -> its answer by question id
+Router = Callable[[Sequence[Question], Answers, int, "Method"], dict[str, MethodAnswer]]
 
 
 @dataclass(frozen=True)
@@ -127,7 +131,6 @@ class Method:
     router_rank: int = 0  # ranks questions for the routing curve (1 first; 0: it does not)
     base: Method | None = None  # the method a routed cascade ranks by
     share: float = 0.0  # the share of questions a routed cascade sends to the large model
-    about: str = field(default="", compare=False)  # one line for the docs
 
     def __post_init__(self) -> None:
         unknown = self.needs - NEEDS

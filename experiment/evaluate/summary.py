@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from experiment.evaluate.methods import REFERENCE
-from experiment.evaluate.registry import Method, MethodAnswer
+from experiment.evaluate.registry import Answers, Method
 from experiment.evaluate.stats import bootstrap_ci, mcnemar_exact, paired_difference_ci
 from experiment.records import Question
 
@@ -59,7 +59,7 @@ def verdict(diff_ci_low: float, diff_ci_high: float) -> str:
 
 def summarize(
     questions: Sequence[Question],
-    answers: dict[str, dict[str, MethodAnswer]],
+    answers: Answers,
     methods: Sequence[Method],
     k: int,
 ) -> list[MethodSummary]:

@@ -12,7 +12,7 @@ import io
 import random
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +28,7 @@ from experiment.values.question_kind import question_kind, wording_kind
 
 UNKNOWN_DATE = "unknown"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+_LINE_BREAK = re.compile("[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")  # where splitlines() splits
 
 
 @dataclass(frozen=True)
@@ -48,20 +49,47 @@ class Imported:
 
 @dataclass
 class ImportStats:
-    read: int = 0
+    """What an import read, kept and left out; `factqa import` prints it."""
+
+    read: int = 0  # well-formed questions with a unique id (what `skipped` counts is not read)
     kept: int = 0
     unanswerable: int = 0
     skipped_not_figure_date: int = 0
     skipped_bad_answer: int = 0
     skipped_other_half: int = 0
-    skipped: dict[str, int] = field(default_factory=dict)  # other reasons, named by the reader
+    skipped: dict[str, int] = field(default_factory=dict)  # records left out, by reason
+    first_at: dict[str, str] = field(default_factory=dict)  # where a refused record was first met
     computed: int = 0
-
-    def skip(self, reason: str) -> None:
-        self.skipped[reason] = self.skipped.get(reason, 0) + 1
-
     written_questions: int = 0
     written_articles: int = 0
+
+    def skip(self, reason: str, where: str = "") -> None:
+        """Count a record left out for `reason`; `where` locates a malformed or duplicate one."""
+        self.skipped[reason] = self.skipped.get(reason, 0) + 1
+        if where:
+            self.first_at.setdefault(reason, where)
+
+    @property
+    def refused(self) -> int:
+        """Records left out as malformed or duplicate (those skipped with a location)."""
+        return sum(self.skipped[reason] for reason in self.first_at)
+
+
+def shown(text: str, limit: int = 40) -> str:
+    """`text` quoted on one line for a message, cut to `limit` characters."""
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def one_line(text: str) -> str:
+    """`text` with each line break (of any kind) made a space, so that the questions CSV reads
+    back with the cell whole."""
+    return _LINE_BREAK.sub(" ", no_nul(text)).strip()
+
+
+def no_nul(text: str) -> str:
+    """`text` without NUL characters: valid in a JSON string, but the corpus loader refuses a file
+    holding one as binary."""
+    return text.replace("\0", "")
 
 
 def safe_id(text: str) -> str:
@@ -84,7 +112,7 @@ def classify(row: Imported) -> tuple[str | None, str]:
     if not row.answers:
         kind = wording_kind(row.question)
         return (kind, "" if kind else "not_figure_date")
-    if any(ANSWER_SEPARATOR in a or "\n" in a for a in row.answers):
+    if any(ANSWER_SEPARATOR in a or _LINE_BREAK.search(a) for a in row.answers):
         return (None, "bad_answer")
     if row.kind is not None:  # typed by the source: every gold must read as that kind
         ok = all(parse_value(a, row.kind, row.question) is not None for a in row.answers)
@@ -115,6 +143,26 @@ def stratified_sample(rows: Sequence[Imported], n: int, seed: int) -> list[Impor
     return picked
 
 
+DUPLICATE_ID = "duplicate question id (the first is kept)"
+OTHER_PASSAGE = "passage id of another passage (the first is kept)"
+
+
+def unique(rows: Iterable[Imported], stats: ImportStats) -> Iterator[Imported]:
+    """The rows whose question id is new and whose passage id names one passage text, both as
+    written (`safe_id`); any other row is skipped and counted, so the first one wins."""
+    ids: set[str] = set()
+    passages: dict[str, str] = {}
+    for row in rows:
+        qid = safe_id(row.qid)
+        if qid in ids:
+            stats.skip(DUPLICATE_ID, f"id {shown(row.qid)}")
+        elif passages.setdefault(safe_id(row.passage_id), row.passage) != row.passage:
+            stats.skip(OTHER_PASSAGE, f"id {shown(row.qid)}")
+        else:
+            ids.add(qid)
+            yield row
+
+
 def select(
     rows: Iterable[Imported],
     sample: int | None,
@@ -126,7 +174,7 @@ def select(
     """Filter to figure/date questions (of one half of the titles, when `half` is given), then
     sample: `sample` overall, or `sample` answerable plus `unanswerable` unanswerable."""
     kept: list[tuple[Imported, str]] = []
-    for row in rows:
+    for row in unique(rows, stats):
         stats.read += 1
         if half is not None and half_of(row.group) != half:
             stats.skipped_other_half += 1
@@ -161,12 +209,12 @@ def select(
 
 def _article_text(article_id: str, title: str, passage: str, source: str) -> str:
     meta = yaml.safe_dump(
-        {"id": article_id, "title": title, "published": UNKNOWN_DATE, "source": source},
+        {"id": article_id, "title": no_nul(title), "published": UNKNOWN_DATE, "source": source},
         allow_unicode=True,
         sort_keys=False,
         width=10_000,
     )
-    return f"---\n{meta}---\n{passage.strip()}\n"
+    return f"---\n{meta}---\n{no_nul(passage).strip()}\n"
 
 
 def write_layout(
@@ -186,17 +234,18 @@ def write_layout(
                 articles_dir / f"{article_id}.md",
                 _article_text(article_id, row.title, row.passage, source),
             )
-        gold = ANSWER_SEPARATOR.join(dict.fromkeys(a.strip() for a in row.answers)) or UNANSWERABLE
-        note = f"{source}; {row.note}" if row.note else source
+        answers = dict.fromkeys(no_nul(a).strip() for a in row.answers)
+        gold = ANSWER_SEPARATOR.join(answers) or UNANSWERABLE
+        note = one_line(f"{source}; {row.note}" if row.note else source)
         writer.writerow(
             [
                 safe_id(row.qid),
                 article_id,
-                row.question.strip(),
+                one_line(row.question),
                 gold,
                 kind,
                 note,
-                row.group,
+                one_line(row.group),
                 "true" if row.computed else "false",
             ]
         )

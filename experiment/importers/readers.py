@@ -1,7 +1,10 @@
-"""Readers for SQuAD (v1.1, v2.0), DROP (simple-evals JSONL, plain or split) and TAT-QA JSON.
+"""Readers for SQuAD (v1.1, v2.0), DROP (official JSON, or simple-evals JSON lines plain or split)
+and TAT-QA JSON.
 
-Each reader checks the shape it expects and raises `InputError` naming the file, the record and the
-field that differ, so a foreign file is refused with what was expected instead of a traceback.
+A file that cannot be read as a whole (not UTF-8 or JSON, nested too deep, a top level of another
+shape) is refused with an `InputError` naming the file and what was expected. Every record is
+checked against its authors' schema (`schema`): a malformed one is skipped and counted by reason
+in the import summary, never turned into data.
 """
 
 from __future__ import annotations
@@ -11,17 +14,38 @@ import gzip
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterator
+import zlib
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from experiment.errors import InputError
-from experiment.importers.layout import Imported, stated
+from experiment.importers.layout import Imported, ImportStats, shown, stated
+from experiment.importers.schema import (
+    Malformed,
+    any_text,
+    check,
+    decode_json,
+    each,
+    either,
+    finite,
+    flag,
+    items,
+    list_of,
+    listed,
+    one_of,
+    record,
+    text,
+    whole,
+)
 from experiment.values.canonical import DateValue, Quantity
 from experiment.values.normalize import parse_value
 from experiment.values.question_kind import wording_kind
+from experiment.values.tables import markdown_table
 
-Reader = Callable[[Path, Any], Iterator[Imported]]  # (file, ImportStats or None)
+Reader = Callable[[Path, ImportStats], list[Imported]]
+NO_GOLD = "no gold answer"
 
 
 def _open_text(path: Path) -> str:
@@ -32,7 +56,7 @@ def _open_text(path: Path) -> str:
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
-        except (OSError, EOFError) as e:
+        except (OSError, EOFError, zlib.error) as e:
             raise InputError(f"broken gzip file ({e})", path=path, fix="download it again") from e
     try:
         return data.decode("utf-8-sig")
@@ -44,106 +68,129 @@ def _open_text(path: Path) -> str:
 
 def _load_json(path: Path, expected: str) -> Any:
     try:
-        return json.loads(_open_text(path))
+        return decode_json(_open_text(path), path)
     except json.JSONDecodeError as e:
         raise InputError(
             f"not valid JSON ({e.msg})", path=path, line=e.lineno, fix=f"give {expected}"
         ) from e
 
 
-def _need(
-    obj: Any, key: str, typ: type | tuple[type, ...], path: Path, where: str, fix: str
-) -> Any:
-    if not isinstance(obj, dict) or key not in obj or not isinstance(obj[key], typ):
-        raise InputError(f"{where}: expected a field '{key}'", path=path, field=key, fix=fix)
-    return obj[key]
-
-
 SQUAD_FIX = "give a SQuAD v1.1 or v2.0 JSON file ({'data': [{'title', 'paragraphs': [...]}]})"
+SQUAD_ARTICLE = {"title": text, "paragraphs": items}
+SQUAD_PARAGRAPH = {"context": text, "qas": items}
+SQUAD_QUESTION = {"id": text, "question": text, "answers": list_of(record)}
+SQUAD_V2 = {"is_impossible": flag}
+SQUAD_ANSWER = {"text": text, "answer_start": whole}
 
 
-def read_squad(path: Path, stats: Any = None) -> Iterator[Imported]:
+def read_squad(path: Path, stats: ImportStats) -> list[Imported]:
     """SQuAD v1.1/v2.0: one passage per paragraph; `is_impossible` questions get no answers."""
     data = _load_json(path, "a SQuAD JSON file")
-    articles = _need(data, "data", list, path, "top level", SQUAD_FIX)
-    for ai, art in enumerate(articles):
-        title = str(_need(art, "title", str, path, f"data[{ai}]", SQUAD_FIX))
-        paragraphs = _need(art, "paragraphs", list, path, f"data[{ai}]", SQUAD_FIX)
-        for pi, para in enumerate(paragraphs):
-            where = f"data[{ai}].paragraphs[{pi}]"
-            context = _need(para, "context", str, path, where, SQUAD_FIX)
-            for qi, qa in enumerate(_need(para, "qas", list, path, where, SQUAD_FIX)):
-                w = f"{where}.qas[{qi}]"
-                qid = str(_need(qa, "id", str, path, w, SQUAD_FIX))
-                question = _need(qa, "question", str, path, w, SQUAD_FIX)
-                answers = _need(qa, "answers", list, path, w, SQUAD_FIX)
-                texts = tuple(
-                    str(a["text"]) for a in answers if isinstance(a, dict) and "text" in a
-                )
-                if qa.get("is_impossible"):
-                    texts = ()
-                elif not texts:
-                    continue  # answerable but without an answer text: nothing to judge against
-                yield Imported(
-                    qid=qid,
-                    passage_id=f"{title}-p{pi:03d}",
-                    title=title.replace("_", " "),
-                    passage=context,
-                    question=question,
-                    answers=texts,
-                    group=title,
-                )
+    if not isinstance(data, dict) or not isinstance(data.get("data"), list):
+        raise InputError(
+            "top level: expected a field 'data'", path=path, field="data", fix=SQUAD_FIX
+        )
+    return each(listed("data", data["data"], partial(_squad_article, stats=stats)), stats)
+
+
+def _squad_article(_: int, art: Any, where: str, stats: ImportStats) -> list[Imported]:
+    art = check(art, SQUAD_ARTICLE, "SQuAD article")
+    read = partial(_squad_paragraph, title=art["title"], stats=stats)
+    return each(listed(f"{where}.paragraphs", art["paragraphs"], read), stats)
+
+
+def _squad_paragraph(
+    pi: int, para: Any, where: str, title: str, stats: ImportStats
+) -> list[Imported]:
+    para = check(para, SQUAD_PARAGRAPH, "SQuAD paragraph")
+    read = partial(_squad_question, title=title, pi=pi, context=para["context"])
+    return each(listed(f"{where}.qas", para["qas"], read), stats)
+
+
+def _squad_answers(qa: dict[str, Any], context: str) -> tuple[str, ...]:
+    """The answer texts of a checked question: none when it is impossible, one at least else,
+    each inside the context."""
+    answers = [check(a, SQUAD_ANSWER, "SQuAD answer") for a in qa["answers"]]
+    if qa.get("is_impossible"):
+        if answers:
+            raise Malformed("SQuAD question", "answers", "given for an unanswerable question")
+        return ()
+    if not answers:
+        raise Malformed("SQuAD question", "answers", "none for an answerable question")
+    for a in answers:
+        if not 0 <= a["answer_start"] <= len(context) - len(a["text"]):
+            raise Malformed("SQuAD answer", "answer_start", "outside the context")
+    return tuple(a["text"] for a in answers)
+
+
+def _squad_question(
+    _: int, qa: Any, where: str, title: str, pi: int, context: str
+) -> list[Imported]:
+    qa = check(qa, SQUAD_QUESTION, "SQuAD question", SQUAD_V2)
+    return [
+        Imported(
+            qid=qa["id"],
+            passage_id=f"{title}-p{pi:03d}",
+            title=title.replace("_", " "),
+            passage=context,
+            question=qa["question"],
+            answers=_squad_answers(qa, context),
+            group=title,
+        )
+    ]
 
 
 DROP_FIX = (
     "give DROP as JSON lines: {'id', 'passage', 'question', 'answers'} per line, or the "
     "simple-evals form {'context': 'Passage: ...\\nQuestion: ...\\nAnswer:', 'ref_text': 'a|b'}"
 )
-DROP_OFFICIAL_FIX = (
-    "give DROP in its official layout: {PASSAGE_ID: {'passage': str, 'qa_pairs': [{'question', "
-    "'query_id', 'answer': {'number', 'date': {'day', 'month', 'year'}, 'spans'}}]}}"
-)
+DROP_PASSAGE = {"passage": text, "qa_pairs": items}
+DROP_PAIR = {"question": text, "query_id": text, "answer": record}
+DROP_PAIR_EXTRA = {"validated_answers": items}
+DROP_ANSWER = {"number": any_text, "date": record, "spans": list_of(any_text)}
+DROP_DATE = {"day": any_text, "month": any_text, "year": any_text}
+DROP_SPLIT = {"passage": text, "question": text, "answers": list_of(any_text)}
+DROP_SPLIT_EXTRA = {"id": text, "passage_id": text, "answer": any_text}
+DROP_EVALS = {"context": text, "ref_text": any_text}
+DROP_EVALS_EXTRA = {"completion": any_text}
 
 
 def drop_answer(answer: Any) -> tuple[str, str | None]:
     """A DROP typed answer as (text, kind): a `number` is a figure, a filled `date` a date, one
-    span is kept untyped (the wording decides); ("", None) for anything else (several spans)."""
-    if not isinstance(answer, dict):
-        return "", None
-    number = str(answer.get("number") or "").strip()
+    span is kept untyped (the wording decides); ("", None) for several spans or none.
+    `Malformed` when it is not DROP's {number, date: {day, month, year}, spans}."""
+    answer = check(answer, DROP_ANSWER, "DROP answer")
+    date = check(answer["date"], DROP_DATE, "DROP date")
+    number = answer["number"].strip()
     if number:
         return number, "figure"
-    date = answer.get("date") if isinstance(answer.get("date"), dict) else {}
-    day, month, year = (str(date.get(f) or "").strip() for f in ("day", "month", "year"))
+    day, month, year = (date[f].strip() for f in ("day", "month", "year"))
     if day or month or year:
-        if month.isdigit() and 1 <= int(month) <= 12:
+        if month.isdecimal() and 1 <= int(month) <= 12:
             month = calendar.month_name[int(month)]
         return " ".join(p for p in (day, month, year) if p), "date"
-    spans = [str(x).strip() for x in answer.get("spans") or [] if str(x).strip()]
+    spans = [x.strip() for x in answer["spans"] if x.strip()]
     return (spans[0], None) if len(spans) == 1 else ("", None)
 
 
-def _drop_official(data: dict[str, Any], path: Path, stats: Any) -> Iterator[Imported]:
-    for pid, record in data.items():
-        where = f"passage '{pid}'"
-        passage = _need(record, "passage", str, path, where, DROP_OFFICIAL_FIX)
-        pairs = _need(record, "qa_pairs", list, path, where, DROP_OFFICIAL_FIX)
-        for i, qa in enumerate(pairs):
-            w = f"{where}.qa_pairs[{i}]"
-            question = _need(qa, "question", str, path, w, DROP_OFFICIAL_FIX)
-            answer = _need(qa, "answer", dict, path, w, DROP_OFFICIAL_FIX)
-            text, kind = drop_answer(answer)
-            if not text:
-                if stats is not None:
-                    stats.skip("several spans")
-                continue
-            golds = [text]
-            for extra in qa.get("validated_answers") or []:
-                more, more_kind = drop_answer(extra)
-                if more and more_kind == kind:
-                    golds.append(more)
-            qid = str(qa.get("query_id") or f"{pid}-{i}")
-            yield _drop_imported(qid, pid, passage, question, golds, kind)
+def _drop_passage(pid: str, rec: Any, stats: ImportStats) -> list[Imported]:
+    rec = check(rec, DROP_PASSAGE, "DROP passage")
+    read = partial(_drop_pair, pid=pid, passage=rec["passage"], stats=stats)
+    return each(listed(f"passage {shown(pid)}.qa_pairs", rec["qa_pairs"], read), stats)
+
+
+def _drop_pair(
+    _: int, qa: Any, where: str, pid: str, passage: str, stats: ImportStats
+) -> list[Imported]:
+    qa = check(qa, DROP_PAIR, "DROP question", DROP_PAIR_EXTRA)
+    gold, kind = drop_answer(qa["answer"])
+    extra = [drop_answer(a) for a in qa.get("validated_answers", [])]
+    if not gold:
+        several = sum(bool(s.strip()) for s in qa["answer"]["spans"]) > 1
+        stats.skip("several spans" if several else NO_GOLD)
+        return []
+    golds = [gold, *(more for more, more_kind in extra if more and more_kind == kind)]
+    return [_drop_imported(qa["query_id"], pid, passage, qa["question"], golds, kind)]
 
 
 def _drop_imported(
@@ -155,95 +202,127 @@ def _drop_imported(
     return Imported(qid, pid, pid, passage, question, answers, pid, kind, computed)
 
 
-def _drop_row(obj: Any, path: Path, line: int) -> Imported:
-    if not isinstance(obj, dict):
-        raise InputError("expected a JSON object", path=path, line=line, fix=DROP_FIX)
-    if "passage" in obj:
-        passage, question = obj.get("passage"), obj.get("question")
-        answers = obj.get("answers")
-        if not isinstance(answers, list):
-            raise InputError("expected a list", path=path, line=line, field="answers", fix=DROP_FIX)
-        qid = str(obj.get("id") or f"drop-{line:05d}")
-    elif "context" in obj and "ref_text" in obj:
-        context = str(obj["context"])
-        head, sep, rest = context.partition("\nQuestion:")
-        if not sep or not head.startswith("Passage:"):
-            raise InputError(
-                "context is not 'Passage: ...\\nQuestion: ...'",
-                path=path,
-                line=line,
-                field="context",
-                fix=DROP_FIX,
-            )
-        passage = head[len("Passage:") :].strip()
-        question = rest.rsplit("\nAnswer:", 1)[0].strip()
-        answers = str(obj["ref_text"]).split("|")
+def _evals_fields(obj: dict[str, Any]) -> tuple[str, str, list[str]]:
+    """(passage, question, answers) of a checked simple-evals line."""
+    head, sep, rest = obj["context"].partition("\nQuestion:")
+    if not sep or not head.startswith("Passage:"):
+        raise Malformed("DROP line", "context", "not 'Passage: ...\\nQuestion: ...'")
+    passage = head[len("Passage:") :].strip()
+    question = rest.rsplit("\nAnswer:", 1)[0].strip()
+    for field, value in (("passage", passage), ("question", question)):
+        if not value:
+            raise Malformed("DROP line", "context", f"empty {field}")
+    return passage, question, obj["ref_text"].split("|")
+
+
+def _drop_line(line: int, obj: Any, stats: ImportStats) -> list[Imported]:
+    """One JSON line: the split layout (a 'passage' field) or simple-evals ('context')."""
+    if "passage" in check(obj, {}, "DROP line"):
+        obj = check(obj, DROP_SPLIT, "DROP line", DROP_SPLIT_EXTRA)
+        passage, question, answers = obj["passage"], obj["question"], obj["answers"]
+        qid = obj.get("id") or f"drop-{line:05d}"
+    elif "context" in obj:
+        obj = check(obj, DROP_EVALS, "DROP line", DROP_EVALS_EXTRA)
+        passage, question, answers = _evals_fields(obj)
         qid = f"drop-dev-{line - 1:05d}"
     else:
-        raise InputError(
-            "neither a 'passage' nor a 'context' field", path=path, line=line, fix=DROP_FIX
-        )
-    for field, value in (("passage", passage), ("question", question)):
-        if not isinstance(value, str) or not value.strip():
-            raise InputError("is missing or empty", path=path, line=line, field=field, fix=DROP_FIX)
-    passage_id = str(
-        obj.get("passage_id") or "p_" + hashlib.sha1(passage.encode()).hexdigest()[:12]
-    )
-    return _drop_imported(qid, passage_id, passage, question, [str(a) for a in answers], None)
+        raise Malformed("DROP line", "record", "neither a 'passage' nor a 'context' field")
+    pid = obj.get("passage_id") or "p_" + hashlib.sha1(passage.encode()).hexdigest()[:12]
+    row = _drop_imported(qid, pid, passage, question, answers, None)
+    if not row.answers:
+        stats.skip(NO_GOLD)
+        return []
+    return [row]
 
 
-def _official(text: str) -> dict[str, Any] | None:
-    """The parsed file when it is DROP's official layout (one object of passages), else None."""
+def _official(text: str, path: Path) -> dict[str, Any] | None:
+    """The parsed file when it is DROP's official layout (one object of passage records), else
+    None (JSON lines: one object per line)."""
     if not text.lstrip().startswith("{"):
         return None
     try:
-        data = json.loads(text)
+        data = decode_json(text, path)
     except json.JSONDecodeError:
-        return None  # JSON lines: one object per line
-    values = list(data.values()) if isinstance(data, dict) else []
-    records = bool(values) and all(isinstance(v, dict) for v in values)
-    if records and any("qa_pairs" in v or ("passage" in v and "question" not in v) for v in values):
-        return data  # passage records; a broken one is refused by its missing field
-    return None
+        return None
+    if "passage" in data or "context" in data:
+        return None  # one JSON line
+    return data if any(isinstance(v, dict) for v in data.values()) else None
 
 
-def read_drop(path: Path, stats: Any = None) -> Iterator[Imported]:
+def _json_lines(text: str, path: Path) -> list[tuple[int, Any]]:
+    """(line number, value) of every non-blank line (lines end at '\\n' only: a JSON string may
+    hold other line separators); a line that is not JSON refuses the file."""
+    rows = []
+    for line, raw in enumerate(text.split("\n"), start=1):
+        if raw.strip():
+            try:
+                rows.append((line, decode_json(raw, path, line)))
+            except json.JSONDecodeError as e:
+                raise InputError(
+                    f"not valid JSON ({e.msg})", path=path, line=line, fix=DROP_FIX
+                ) from e
+    return rows
+
+
+def read_drop(path: Path, stats: ImportStats) -> list[Imported]:
     """DROP dev in its official layout or as JSON lines (either gzip or plain). Questions without
-    any gold answer are skipped."""
+    any gold answer are skipped and counted."""
     text = _open_text(path)
-    official = _official(text)
+    official = _official(text, path)
     if official is not None:
-        yield from _drop_official(official, path, stats)
-        return
-    for line, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as e:
-            raise InputError(f"not valid JSON ({e.msg})", path=path, line=line, fix=DROP_FIX) from e
-        row = _drop_row(obj, path, line)
-        if row.answers:
-            yield row
+        tasks = (
+            (f"passage {shown(pid)}", partial(_drop_passage, pid, rec, stats))
+            for pid, rec in official.items()
+        )
+        return each(tasks, stats)
+    tasks = (
+        (f"line {line}", partial(_drop_line, line, obj, stats))
+        for line, obj in _json_lines(text, path)
+    )
+    return each(tasks, stats)
 
 
 TATQA_FIX = (
     "give a TAT-QA JSON file: a list of {'table': {'uid', 'table': [[...]]}, "
     "'paragraphs': [{'uid', 'order', 'text'}], 'questions': [{'uid', 'question', 'answer', "
-    "'answer_type', 'answer_from', 'scale'}]}"
+    "'derivation', 'answer_type', 'answer_from', 'scale'}]}"
 )
-SCALES = ("thousand", "million", "billion")
+SCALES = ("", "thousand", "million", "billion", "percent")
+ANSWER_TYPES = ("span", "multi-span", "arithmetic", "count")
+TATQA_DOCUMENT = {"table": record, "paragraphs": items, "questions": items}
+TATQA_TABLE = {"uid": text, "table": list_of(list_of(any_text))}
+TATQA_PARAGRAPH = {"uid": text, "order": whole, "text": any_text}
+
+
+def _spans(value: Any) -> str | None:
+    """A list of text with at least one span that is not empty (the authors pad a few lists of
+    several spans with an empty one)."""
+    problem = list_of(any_text, nonempty=True)(value)
+    if problem is None and not any(v.strip() for v in value):
+        return "a list of empty text"
+    return problem
+
+
+TATQA_ANSWER = either("text, a number or a list of text", text, finite, _spans)
+TATQA_QUESTION = {
+    "uid": text,
+    "question": text,
+    "answer": TATQA_ANSWER,
+    "derivation": any_text,
+    "answer_type": one_of(ANSWER_TYPES),
+    "answer_from": one_of(("text", "table", "table-text")),
+    "scale": one_of(SCALES),
+}
+_OWN_SCALE = re.compile(r"%|percent|\b(?:thousand|million|billion|trillion)s?\b", re.I)
 
 
 def tatqa_scaled(text: str, scale: str) -> str:
-    """`text` with TAT-QA's scale applied once: a percent sign, or the scale word unless the
-    answer already carries it ("15.5 million" stays as it is)."""
+    """`text` with TAT-QA's scale applied, only where the answer carries no scale of its own:
+    "1,200" and "thousand" read "1,200 thousand", "$19.1 million" stays as it is."""
     text = text.strip()
-    if scale == "percent":
-        return text if text.endswith("%") or "percent" in text.lower() else f"{text}%"
-    if scale in SCALES and not re.search(rf"\b{scale}\b", text, re.I):
-        return f"{text} {scale}"
-    return text
+    if not scale or _OWN_SCALE.search(text):
+        return text
+    return f"{text}%" if scale == "percent" else f"{text} {scale}"
 
 
 def tatqa_answer(answer: Any, scale: str) -> tuple[str, ...]:
@@ -269,70 +348,63 @@ def _span_kind(text: str, question: str) -> str | None:
 
 
 def _tatqa_question(
-    q: dict[str, Any], uid: str, passage: str, text: str, qid: str, stats: Any
-) -> Imported | None:
-    answer_type = str(q.get("answer_type") or "")
-    answers = tatqa_answer(q["answer"], str(q.get("scale") or ""))
+    _: int, q: Any, where: str, uid: str, passage: str, stats: ImportStats
+) -> list[Imported]:
+    q = check(q, TATQA_QUESTION, "TAT-QA question")
+    answer_type, question = q["answer_type"], q["question"]
+    answers = tatqa_answer(q["answer"], q["scale"])
     if answer_type == "multi-span" or not answers:
-        if stats is not None:
-            stats.skip("multi-span answer")
-        return None
+        stats.skip("multi-span answer")
+        return []
     computed = answer_type in ("arithmetic", "count")
-    kind = "figure" if computed else _span_kind(answers[0], text)
+    kind = "figure" if computed else _span_kind(answers[0], question)
     if kind is None:
-        if stats is not None:
-            stats.skip("span answer is not a figure or a date")
-        return None
-    where = str(q.get("answer_from") or "")
-    note = f"{answer_type or 'answer'} from {where}" if where else answer_type
-    return Imported(qid, uid, f"TAT-QA {uid}", passage, text, answers, uid, kind, computed, note)
+        stats.skip("span answer is not a figure or a date")
+        return []
+    note = f"{answer_type} from {q['answer_from']}"
+    title = f"TAT-QA {uid}"
+    return [Imported(q["uid"], uid, title, passage, question, answers, uid, kind, computed, note)]
 
 
-def _table_text(rows: Any) -> str:
-    if not isinstance(rows, list):
-        return ""
-    lines = [" | ".join(str(c).strip() for c in r) for r in rows if isinstance(r, list)]
-    return "\n".join(line for line in lines if line.strip(" |"))
+def tatqa_passage(table: list[list[str]], paragraphs: list[str]) -> str:
+    """The article of a context: its table as a Markdown pipe table (`experiment.values.tables`)
+    right after the first paragraph that ends with ':' (the one that introduces it, "...as
+    follows (in thousands):", so it is the table's caption), else before every paragraph."""
+    at = next((i + 1 for i, text in enumerate(paragraphs) if text.strip().endswith(":")), 0)
+    parts = [*paragraphs[:at], markdown_table(table), *paragraphs[at:]]
+    return "\n\n".join(part for part in parts if part.strip()).strip()
 
 
-def read_tatqa(path: Path, stats: Any = None) -> Iterator[Imported]:
-    """TAT-QA: the passage is the table (a line per row, cells joined by ' | '), then the text.
-    The kind comes from the answer (arithmetic and count answers are figures, and computed),
-    not from the question's wording; multi-span answers are left out and counted."""
+def _tatqa_document(_: int, doc: Any, where: str, stats: ImportStats) -> list[Imported]:
+    """A context: its paragraphs in order, with its table (`tatqa_passage`)."""
+    doc = check(doc, TATQA_DOCUMENT, "TAT-QA document")
+    table = check(doc["table"], TATQA_TABLE, "TAT-QA table")
+    paragraphs = [check(p, TATQA_PARAGRAPH, "TAT-QA paragraph") for p in doc["paragraphs"]]
+    ordered = sorted(paragraphs, key=lambda p: p["order"])
+    passage = tatqa_passage(table["table"], [p["text"] for p in ordered])
+    if not passage:
+        raise Malformed("TAT-QA document", "table", "no table row and no paragraph text")
+    read = partial(_tatqa_question, uid=table["uid"], passage=passage, stats=stats)
+    return each(listed(f"{where}.questions", doc["questions"], read), stats)
+
+
+def read_tatqa(path: Path, stats: ImportStats) -> list[Imported]:
+    """TAT-QA: one passage per context. The kind comes from the answer (arithmetic and count
+    answers are figures, and computed), not from the question's wording; multi-span answers are
+    left out and counted."""
     data = _load_json(path, "a TAT-QA JSON file")
     if not isinstance(data, list):
         raise InputError("top level: expected a list of documents", path=path, fix=TATQA_FIX)
-    for di, doc in enumerate(data):
-        where = f"[{di}]"
-        table = _need(doc, "table", dict, path, where, TATQA_FIX)
-        paragraphs = _need(doc, "paragraphs", list, path, where, TATQA_FIX)
-        questions = _need(doc, "questions", list, path, where, TATQA_FIX)
-        uid = str(table.get("uid") or f"doc{di:04d}")
-        ordered = sorted(
-            (p for p in paragraphs if isinstance(p, dict)), key=lambda p: p.get("order", 0)
-        )
-        passage = "\n\n".join(
-            [_table_text(table.get("table")), *(str(p.get("text", "")) for p in ordered)]
-        ).strip()
-        for qi, q in enumerate(questions):
-            w = f"{where}.questions[{qi}]"
-            text = _need(q, "question", str, path, w, TATQA_FIX)
-            qid = str(_need(q, "uid", str, path, w, TATQA_FIX))
-            if "answer" not in q:
-                raise InputError(
-                    f"{w}: expected a field 'answer'", path=path, field="answer", fix=TATQA_FIX
-                )
-            row = _tatqa_question(q, uid, passage, text, qid, stats)
-            if row is not None:
-                yield row
+    return each(listed("", data, partial(_tatqa_document, stats=stats)), stats)
 
 
 READERS: dict[str, Reader] = {"squad": read_squad, "drop": read_drop, "tatqa": read_tatqa}
 
 
-def read_dataset(fmt: str, path: Path, stats: Any = None) -> Iterator[Imported]:
+def read_dataset(fmt: str, path: Path, stats: ImportStats | None = None) -> list[Imported]:
+    """The well-formed questions of `path` read as `fmt`; what was left out is in `stats`."""
     if fmt not in READERS:
         raise InputError(f"unknown format '{fmt}'", fix=f"use one of: {', '.join(READERS)}")
     if not path.is_file():
         raise InputError("data file not found", path=path, fix="give the path of the data file")
-    return READERS[fmt](path, stats)
+    return READERS[fmt](path, stats if stats is not None else ImportStats())

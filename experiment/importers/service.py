@@ -19,6 +19,15 @@ class ImportResult:
     stats: ImportStats
 
 
+def _nothing_found(source: Path, stats: ImportStats) -> InputError:
+    """The refusal of a file without one question to keep, naming the first refused record."""
+    message = "no figure or date questions found"
+    if stats.first_at:
+        reason, where = next(iter(stats.first_at.items()))
+        message += f"; skipped {stats.refused} records, the first at {where}: {reason}"
+    return InputError(message, path=source, fix="check the file and the format")
+
+
 def import_dataset(
     fmt: str,
     source: Path,
@@ -42,9 +51,7 @@ def import_dataset(
     stats = ImportStats()
     picked = select(read_dataset(fmt, source, stats), sample, seed, unanswerable, stats, half)
     if not picked:
-        raise InputError(
-            "no figure or date questions found", path=source, fix="check the file and the format"
-        )
+        raise _nothing_found(source, stats)
     targets = [out / "articles", out / "questions"]
     existing = [t for t in targets if t.exists() and any(t.iterdir())]
     if existing and not overwrite:

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, fields
-from pathlib import Path
 from typing import Any
 
-from experiment.evaluate.registry import MethodAnswer
+from experiment.evaluate.registry import Answers
 from experiment.evaluate.summary import MethodSummary
-from experiment.files import write_csv
 from experiment.records import Attempt, Question, span_cells, spans_cell
 
 # `cached` stays out of the export: a resumed run must write the same file as an uninterrupted
@@ -37,7 +35,7 @@ def attempt_row(a: Attempt) -> dict[str, Any]:
 
 def question_rows(
     questions: Sequence[Question],
-    answers: dict[str, dict[str, MethodAnswer]],
+    answers: Answers,
     methods: Sequence[str],
     verified: str,
     extra: Mapping[str, Mapping[str, Any]] | None = None,
@@ -107,5 +105,6 @@ def question_rows(
 SUMMARY_COLUMNS = [f.name for f in fields(MethodSummary)]
 
 
-def write_summary(path: Path, summary: Sequence[MethodSummary]) -> None:
-    write_csv(path, [asdict(s) for s in summary], SUMMARY_COLUMNS)
+def summary_rows(summary: Sequence[MethodSummary]) -> list[dict[str, Any]]:
+    """summary.csv's (or agreement.csv's) rows, in SUMMARY_COLUMNS."""
+    return [asdict(s) for s in summary]

@@ -1,5 +1,6 @@
 """One self-contained HTML page for a run: provenance, the method table, the plots, and a card per
-question with its samples and the article's evidence spans highlighted.
+question with its samples and the article's evidence spans highlighted; an article's Markdown
+tables show as tables, the kept answer's cell and its row and column headers marked.
 
 `write_html(run_dir)` writes `RUN/report.html`. It needs no network and no server: the plots are
 inlined as PNG data, the style and the filtering script are in the page. Rendering goes through a
@@ -28,6 +29,7 @@ from experiment.report.markdown import run_command
 from experiment.report.plots import plot_files
 from experiment.report.run import Run, load_run
 from experiment.report.tables import FULL, method_cells
+from experiment.values.tables import Table, parse_tables
 
 TEMPLATE = "report.html.j2"
 FILTERS = (
@@ -52,6 +54,24 @@ class Piece:
 
 
 @dataclass
+class CellView:
+    """A table cell of the page: its text pieces, `th` in a header row, and what it is to the
+    kept answer ("kept-cell" for its cell, "kept-row-head" / "kept-col-head" for its headers)."""
+
+    pieces: list[Piece]
+    tag: str
+    mark: str = ""
+
+
+@dataclass
+class Block:
+    """A stretch of the article: text pieces, or a table's rows of cells."""
+
+    pieces: list[Piece] = field(default_factory=list)
+    rows: list[list[CellView]] = field(default_factory=list)
+
+
+@dataclass
 class Card:
     index: int
     qid: str
@@ -59,25 +79,63 @@ class Card:
     gold: str
     methods: list[dict[str, Any]]
     samples: list[dict[str, Any]]
-    pieces: list[Piece]
+    blocks: list[Block]
     flags: dict[str, bool] = field(default_factory=dict)
 
 
-def _pieces(
-    text: str, spans: list[tuple[int, int]], kept: tuple[int, int] | None, n: int
+Marks = list[tuple[int, int]]
+
+
+def _cut(
+    text: str, lo: int, hi: int, marks: Marks, kept: tuple[int, int] | None, n: int
 ) -> list[Piece]:
-    """The article cut at every span boundary; the kept span is marked apart."""
-    marks = sorted({s for s in spans if 0 <= s[0] < s[1] <= len(text)})
-    out, pos = [], 0
+    """text[lo:hi] cut at every mark inside it; the kept span is marked apart."""
+    out, pos = [], lo
     for start, end in marks:
-        if start < pos:
-            continue  # overlaps the previous span: keep the first
+        if start < pos or end > hi:
+            continue  # overlaps the previous mark, or leaves the stretch: keep the first
         out.append(Piece(text[pos:start]))
         kind = "kept" if kept == (start, end) else "span"
         out.append(Piece(text[start:end], kind, start, end, f"q{n}-{start}-{end}"))
         pos = end
-    out.append(Piece(text[pos:]))
+    out.append(Piece(text[pos:hi]))
     return out
+
+
+def _table_rows(
+    text: str, table: Table, marks: Marks, kept: tuple[int, int] | None, n: int
+) -> list[list[CellView]]:
+    """The table's cells, the kept answer's cell and its row and column headers marked."""
+    cell = table.cell_at(*kept) if kept else None
+    heads = {}
+    if cell is not None:
+        heads = {(h.start, h.end): "kept-row-head" for h in cell.row_headers}
+        heads |= {(h.start, h.end): "kept-col-head" for h in cell.column_headers}
+        heads[(cell.start, cell.end)] = "kept-cell"
+    return [
+        [
+            CellView(
+                _cut(text, c.start, c.end, marks, kept, n),
+                "th" if c.header else "td",
+                heads.get((c.start, c.end), ""),
+            )
+            for c in row
+        ]
+        for row in table.rows
+    ]
+
+
+def _blocks(text: str, spans: Marks, kept: tuple[int, int] | None, n: int) -> list[Block]:
+    """The article as text and tables, cut at every span; a span that crosses a cell's or a
+    table's edge is not marked."""
+    marks = sorted({s for s in spans if 0 <= s[0] < s[1] <= len(text)})
+    blocks, pos = [], 0
+    for table in parse_tables(text):
+        blocks.append(Block(_cut(text, pos, table.start, marks, kept, n)))
+        blocks.append(Block(rows=_table_rows(text, table, marks, kept, n)))
+        pos = table.end
+    blocks.append(Block(_cut(text, pos, len(text), marks, kept, n)))
+    return blocks
 
 
 def _span(row: Mapping[str, Any]) -> tuple[int, int] | None:
@@ -139,7 +197,7 @@ def _cards(run: Run, kept: str, articles: dict[str, Any]) -> list[Card]:
                 row["gold"],
                 methods,
                 samples,
-                _pieces(text, spans, kept_span, n),
+                _blocks(text, spans, kept_span, n),
                 flags,
             )
         )

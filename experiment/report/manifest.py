@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from experiment.errors import InputError
-from experiment.files import atomic_write
+from experiment.files import atomic_write, safe_name
 from experiment.records import BUNDLED
 
 COUNTERS = ("requests", "retried", "drafted", "accepted")  # a backend's own counts, when kept
@@ -50,6 +50,9 @@ class Manifest:
     dataset: str = BUNDLED
     bundled: bool = True  # runs recorded before manifests named their data set were bundled
     command: str = "factqa run"
+    # RunConfig.fingerprint(): the settings and data that decide the results; a run of another
+    # fingerprint is refused this folder ("" for runs recorded before it)
+    fingerprint: str = ""
     git_commit: str = ""
     versions: dict[str, str] = field(default_factory=dict)
     seeds: dict[str, Any] = field(default_factory=dict)
@@ -62,6 +65,11 @@ class Manifest:
     # samples with no value and no deliberate abstention (empty, repetitive, an error, the wrong
     # kind): wrong on every question, unanswerable ones included
     failures: dict[str, int] = field(default_factory=dict)
+    # of those, the generations where the model or server raised, per model
+    errored: dict[str, int] = field(default_factory=dict)
+    # why the run failed (every generation of a model, or more than max_failed of them,
+    # errored); "" for a run that did not
+    failed: str = ""
     resumed: bool = False
     started: str = ""
     finished: str = ""
@@ -69,6 +77,9 @@ class Manifest:
     selection_seconds: float = 0.0
     sampling: dict[str, Any] = field(default_factory=dict)
     history: list[dict[str, Any]] = field(default_factory=list)
+    # each file the run wrote, by name: {"bytes": n, "sha256": hex}; `report/run.load_run`
+    # refuses a folder whose files differ (empty for runs recorded before it)
+    outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def k(self) -> int:
@@ -120,6 +131,7 @@ def from_json(data: Any, path: Path) -> Manifest:
         values = {k: v for k, v in data.items() if k in known} | {"models": models}
         manifest = Manifest(**values)
         manifest.k  # noqa: B018 - a manifest without k is not one
+        _check_outputs(manifest.outputs)
     except (AttributeError, KeyError, TypeError, ValueError) as e:
         raise InputError(
             f"the manifest is malformed ({type(e).__name__}: {e})",
@@ -129,14 +141,34 @@ def from_json(data: Any, path: Path) -> Manifest:
     return manifest
 
 
-def previous_history(path: Path) -> list[dict[str, Any]]:
-    """Earlier runs into the same folder, so a re-score keeps the time of the first full run."""
+def _check_outputs(outputs: dict[str, dict[str, Any]]) -> None:
+    """Each recorded output is a plain file name with a size and a digest (ValueError if not)."""
+    for name, record in outputs.items():
+        if not safe_name(name):
+            raise ValueError(f"output {name!r} is not a file name")
+        int(record["bytes"]), str(record["sha256"])
+
+
+def _peek(path: Path) -> dict[str, Any]:
+    """The manifest at `path` as plain JSON, leniently: {} when there is none or it is not one."""
     try:
         old = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return []
-    history = old.get("history") if isinstance(old, dict) else None
+        return {}
+    return old if isinstance(old, dict) else {}
+
+
+def previous_history(path: Path) -> list[dict[str, Any]]:
+    """Earlier runs into the same folder, so a re-score keeps the time of the first full run."""
+    history = _peek(path).get("history")
     return history if isinstance(history, list) else []
+
+
+def recorded_fingerprint(path: Path) -> str:
+    """The fingerprint of the run recorded at `path`; "" when none is (no manifest, or one
+    recorded before runs kept it)."""
+    value = _peek(path).get("fingerprint")
+    return value if isinstance(value, str) else ""
 
 
 __all__ = ["Manifest", "ModelInfo", "asdict", "read", "write"]

@@ -2,8 +2,10 @@
 routing.
 
 Every reader of a run (the notebook, `factqa report`, the HTML page, the Markdown writer, the
-benchmarks) loads it here, so a run folder is checked and parsed in one place: true/false cells
-become booleans, confidences numbers, and an attempt's confirming spans `Span` records.
+benchmarks) loads it here, so a run folder is checked and parsed in one place: every output
+must have the size and SHA-256 its manifest records (a folder cut short or edited is refused),
+true/false cells become booleans, confidences numbers, and an attempt's confirming spans `Span`
+records.
 """
 
 from __future__ import annotations
@@ -11,11 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from experiment.errors import InputError
 from experiment.evaluate.methods import SELECTED, VERIFIED
+from experiment.files import file_record
 from experiment.records import Span
 from experiment.report import manifest as manifests
 from experiment.report.manifest import Manifest
@@ -120,8 +124,45 @@ def typed_attempts(a: pd.DataFrame) -> pd.DataFrame:
     return a
 
 
+CACHED_FIX = "run the same command again: the answers are cached"
+
+
+def _mismatch(file: Path, recorded: dict[str, Any]) -> str:
+    """How a file differs from what the manifest records of it; "" when it does not."""
+    if not file.is_file():
+        return "missing"
+    found = file_record(file)
+    if found["bytes"] != recorded["bytes"]:
+        return f"has {found['bytes']:,} bytes, the manifest records {int(recorded['bytes']):,}"
+    if found["sha256"] != recorded["sha256"]:
+        return "its SHA-256 is not the one the manifest records (edited)"
+    return ""
+
+
+def check_outputs(path: Path, manifest: Manifest) -> None:
+    """Every file the run wrote is there as it wrote it; an `InputError` naming the first one
+    that is not (a folder cut short, edited or partly rewritten)."""
+    for name, recorded in manifest.outputs.items():
+        problem = _mismatch(path / name, recorded)
+        if problem:
+            raise InputError(
+                f"{problem}: the run folder is not the one its manifest.json describes",
+                path=path / name,
+                fix=CACHED_FIX,
+            )
+
+
+def _own(path: Path, manifest: Manifest, name: str) -> Path | None:
+    """An optional output, when this run wrote it (by its manifest; by its presence in a folder
+    recorded before manifests listed their outputs)."""
+    file = path / name
+    wrote = name in manifest.outputs if manifest.outputs else file.exists()
+    return file if wrote else None
+
+
 def load_run(path: Path) -> Run:
-    """A run folder written by `factqa run`; a clear error if it is not one."""
+    """A run folder written by `factqa run`; a clear error if it is not one, or if its files
+    are not the ones its manifest records."""
     missing = [f for f in RUN_FILES if not (path / f).is_file()]
     if missing:
         raise InputError(
@@ -129,16 +170,18 @@ def load_run(path: Path) -> Run:
             path=path,
             fix="give a folder written by 'factqa run'",
         )
+    manifest = manifests.read(path / "manifest.json")
+    check_outputs(path, manifest)
     spots, routing, agreement = (
-        path / f for f in ("blindspots.csv", "routing.csv", "agreement.csv")
+        _own(path, manifest, f) for f in ("blindspots.csv", "routing.csv", "agreement.csv")
     )
     return Run(
         path,
-        manifests.read(path / "manifest.json"),
+        manifest,
         pd.read_csv(path / "summary.csv"),
         typed_questions(pd.read_csv(path / "questions.csv", keep_default_na=False, dtype=str)),
         pd.read_csv(path / "curves.csv"),
-        pd.read_csv(spots, keep_default_na=False, dtype=str) if spots.exists() else pd.DataFrame(),
-        pd.read_csv(routing) if routing.exists() else pd.DataFrame(),
-        pd.read_csv(agreement) if agreement.exists() else pd.DataFrame(),
+        pd.read_csv(spots, keep_default_na=False, dtype=str) if spots else pd.DataFrame(),
+        pd.read_csv(routing) if routing else pd.DataFrame(),
+        pd.read_csv(agreement) if agreement else pd.DataFrame(),
     )

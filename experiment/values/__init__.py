@@ -8,6 +8,8 @@ Leaves: located `Mention`s (where a value is written, and every reading of it) a
   their granularity, numeric dates with a configured day/month order);
 - `canonical`: the value types and the two comparisons (`same_value`, `supports`);
 - `normalize`: `scan` (every mention of a text, cached) and `parse_value` (one short answer);
+- `tables`: Markdown pipe tables as cells with offsets, headers and the table's scale and unit;
+  `article_mentions`, an article's mentions with each body figure cell read in its table's scale;
 - `extract`: the figure or date a question asks for, out of a free-text model answer;
 - `question_kind`: whether a question asks for a figure or a date.
 

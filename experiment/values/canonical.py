@@ -76,7 +76,9 @@ CURRENCIES = frozenset(
     {"USD", "EUR", "GBP", "JPY", "CHF", "CAD", "AUD", "CNY", "INR", "SEK", "NZD", "HKD", "SGD"}
 )
 
-EXACT = 1e-9
+# Figures are read to 15 significant digits (experiment.values.numbers), so two different values
+# differ by at least 1e-15 of their size: EXACT only absorbs float rounding below that.
+EXACT = 2.5e-16
 CONVERTED = 0.015
 
 
@@ -170,7 +172,7 @@ def _fmt(x: float) -> str:
 
 
 def _close(a: float, b: float, rel: float) -> bool:
-    return math.isclose(a, b, rel_tol=rel, abs_tol=1e-12)
+    return math.isclose(a, b, rel_tol=rel)
 
 
 def _unit_scale(a: Quantity, b: Quantity) -> tuple[float, float, float] | None:

@@ -68,15 +68,24 @@ def _unit_rank(question: str, value: Value) -> int:
     return 0
 
 
+def _nothing_read(mentions: tuple[Mention, ...], kind: str) -> str:
+    """The reason when no value of `kind` was read: the first figure refused, if any."""
+    refused = next((m for m in mentions if m.refused), None)
+    if kind == "figure" and refused is not None:
+        return f"figure refused ({refused.text[:24]}): {refused.refused}"
+    return f"no {kind} in answer"
+
+
 def extract(answer: str, question: str, kind: str) -> Extraction:
     """Candidates of `kind` ("figure" or "date") in `answer`, best first."""
     text = with_hint(answer, question)
     if not text:
         return Extraction((), "empty answer")
+    mentions = scan(text)
     found = outermost(
         [
             Candidate(m.text, value, m.start, m.end)
-            for m in scan(text)
+            for m in mentions
             if (value := _of_kind(m, kind)) is not None
         ]
     )
@@ -86,7 +95,7 @@ def extract(answer: str, question: str, kind: str) -> Extraction:
         if ABSTAIN.search(text):
             return Extraction((), ABSTAINED)
         if not found:
-            return Extraction((), f"no {kind} in answer")
+            return Extraction((), _nothing_read(mentions, kind))
         fresh = found
     fresh.sort(key=lambda c: _unit_rank(question, c.value))
     return Extraction(tuple(fresh))

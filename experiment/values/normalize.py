@@ -15,17 +15,19 @@ from typing import Protocol, TypeVar
 
 from experiment.values.canonical import DateValue, Quantity, Value, as_date
 from experiment.values.dates import parse_date_fallback, scan_dates
-from experiment.values.numbers import scan_numbers
+from experiment.values.numbers import NumberMention, figure_not_year, scan_numbers
 
 
 @dataclass(frozen=True)
 class Mention:
-    """A located value: text[start:end] reads as each of `values`."""
+    """A located value: text[start:end] reads as each of `values`; a figure the scanner refused
+    has no values and says why in `refused`."""
 
     start: int
     end: int
     text: str
     values: tuple[Value, ...]
+    refused: str = ""
 
 
 class Located(Protocol):
@@ -57,13 +59,19 @@ def scan(text: str, day_first: bool = False, decimal_comma: bool = False) -> tup
     masked: list[tuple[int, int]] = []
     for d in dates:
         values: tuple[Value, ...] = (d.value,)
-        if d.value.granularity == "year" and text[d.start : d.end].isdigit():
+        bare_year = d.value.granularity == "year" and text[d.start : d.end].isdigit()
+        if bare_year and figure_not_year(text, d.start, d.end):
+            continue  # "minus 1998" is a negative figure and "1500 cents" an amount, not years
+        if bare_year:
             year = float(d.value.start.year)
             values = (d.value, Quantity(year, year))
         mentions.append(Mention(d.start, d.end, text[d.start : d.end], values))
         masked.append((d.start, d.end))
     for n in scan_numbers(text, masked, decimal_comma):
-        mentions.append(Mention(n.start, n.end, text[n.start : n.end], (n.quantity,)))
+        if isinstance(n, NumberMention):
+            mentions.append(Mention(n.start, n.end, text[n.start : n.end], (n.quantity,)))
+        else:
+            mentions.append(Mention(n.start, n.end, text[n.start : n.end], (), n.reason))
     mentions.sort(key=lambda m: (m.start, -m.end))
     return tuple(mentions)
 

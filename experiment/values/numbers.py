@@ -9,12 +9,25 @@ Readings that are refused or decided by rule (documented in docs/NORMALIZER.md):
 - "pounds" is a weight unless written "pounds sterling" or with "£".
 - "3.200" is 3.2 (decimal point) unless `decimal_comma=True`, in which case it is 3200.
 - a bare "3 200" is one figure only when every group after the first has exactly three digits.
+- "p" or "c" glued to a number is pence or cents ("438.1p" is 4.381 GBP), except a video
+  resolution ("1080p"), a label ("Figure 3c"), a name ("OC-48c") or a formula ("2p − 1"),
+  which are refused.
+- "minus" or "negative" before a number is its sign, unless a figure comes just before it
+  ("10 minus 3" is subtraction).
+
+The domain: a figure is read only when its written digits have at most `MAX_DIGITS` significant
+digits and its value is zero or between 10^-`MAX_MAGNITUDE` and 10^`MAX_MAGNITUDE`. Values are
+rounded to `MAX_DIGITS` significant digits, so two spellings of one value are the same float and
+two different values never are. Anything beyond is a `Refusal` with its reason, never `inf`.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
+from decimal import Context, Decimal
+from fractions import Fraction
 
 from experiment.values.canonical import Quantity
 
@@ -75,6 +88,13 @@ FRACTIONS = {
     "tenths": 10,
 }
 
+VULGAR_FRACTIONS = {
+    ch: Fraction(unicodedata.numeric(ch)).limit_denominator(10) for ch in "½⅓⅔¼¾⅕⅖⅗⅘⅙⅚⅐⅛⅜⅝⅞⅑⅒"
+}
+MAX_DIGITS = 15  # float64 holds every decimal of 15 significant digits exactly
+MAX_MAGNITUDE = 100  # keeps every unit conversion of a value far from overflow and underflow
+BEYOND = f"beyond the magnitudes read (10^-{MAX_MAGNITUDE} to 10^{MAX_MAGNITUDE})"
+
 CURRENCY_SYMBOLS = {
     "$": "USD",
     "us$": "USD",
@@ -108,6 +128,18 @@ CURRENCY_WORDS = {
     "inr": "INR",
     "sek": "SEK",
 }
+# A currency's hundredth: glued "p", "c" (lower case only) and "¢", or a word after a space.
+MINOR_UNITS = {
+    "p": "GBP",
+    "pence": "GBP",
+    "c": "USD",
+    "¢": "USD",
+    "cent": "USD",
+    "cents": "USD",
+    "euro cent": "EUR",
+    "euro cents": "EUR",
+}
+VIDEO_RESOLUTIONS = frozenset({144, 240, 360, 480, 576, 720, 1080, 1440, 2160, 4320})
 UNIT_WORDS = {
     "%": "%",
     "percent": "%",
@@ -305,18 +337,38 @@ _CUR_PREFIX = (
 )
 _UNIT = _alt(UNIT_WORDS)
 _CUR_SUFFIX = _alt(CURRENCY_WORDS)
+_SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+_FROM_SUPERSCRIPT = str.maketrans(f"{_SUPERSCRIPTS}⁻⁺−", "0123456789-+-")
+# "1e9"; "× 10^9", "x10**9", "·10⁹" after a mantissa; or a bare power "10^9", "10⁹"
+_EXPONENT = (
+    r"(?:e(?P<e>[-+]?\d+)|(?P<times>[ \u00a0]?[×x*·⋅][ \u00a0]?10)?"
+    rf"(?:(?:\^|\*\*)(?P<pow>[-−+]?\d+)|(?P<sup>[⁻⁺]?[{_SUPERSCRIPTS}]+)))"
+)
+_VULGAR = rf"(?:\d+[ \u00a0]?)?[{''.join(VULGAR_FRACTIONS)}]"
+_MINOR = r"(?-i:[pc])|¢|\s(?:euro\s+)?cents?|\spence"
+# "minus" right after a figure is subtraction ("10 minus 3"), not a sign
+_NOT_AFTER_FIGURE = r"(?<![\d%][ \u00a0])"
+_SIGN_WORD = rf"{_NOT_AFTER_FIGURE}(?P<signword>minus|negative)\s+"
+_MINOR_AFTER = re.compile(rf"(?:{_MINOR})(?!\w)", re.IGNORECASE)
+_SIGN_BEFORE = re.compile(
+    rf"(?:(?<![\w.,])[-−]|{_NOT_AFTER_FIGURE}\b(?:minus|negative)\s+)$", re.IGNORECASE
+)
 
 
 def _atom_pattern(digits: str) -> re.Pattern[str]:
     return re.compile(
         rf"""
         (?<![\w.,$€£¥])(?<!\d[.,])
-        (?P<cur>{_CUR_PREFIX})?
+        (?:{_SIGN_WORD})?
         (?P<sign>[-−+])?
-        (?:(?P<digits>{digits})|(?P<half>{_HALF_A})|(?P<frac>{_FRACTION})|(?P<ord>{_ORDINAL})|(?P<words>{_WORDS}))
-        (?:[\s-]?(?P<scale>{_SCALE})(?![\w]))?
-        (?:[\s-]?(?P<unit>{_UNIT})(?![\w]))?
-        (?:\s(?P<cursuf>{_CUR_SUFFIX})(?![\w]))?
+        (?P<cur>{_CUR_PREFIX})?
+        (?P<cursign>[-−+])?
+        (?:(?P<vulgar>{_VULGAR})|(?P<digits>{digits})(?P<exp>{_EXPONENT})?|(?P<half>{_HALF_A})
+          |(?P<frac>{_FRACTION})|(?P<ord>{_ORDINAL})|(?P<words>{_WORDS}))
+        (?:(?P<minor>{_MINOR})(?![\w])
+          |(?:[\s-]?(?P<scale>{_SCALE})(?![\w]))?
+           (?:[\s-]?(?P<unit>{_UNIT})(?![\w])(?!\s+sterling))?
+           (?:\s(?P<cursuf>{_CUR_SUFFIX})(?![\w]))?)
         (?![\w]|[.,]\d)
         """,
         re.IGNORECASE | re.VERBOSE,
@@ -328,6 +380,14 @@ _ATOM_COMMA = _atom_pattern(_DIGITS_COMMA)
 _QUALIFIER_BEFORE = re.compile(rf"(?:^|\W)({_alt(QUALIFIERS)})\s+$", re.IGNORECASE)
 _RANGE_GAP = re.compile(r"^\s*(?:to|-|–|—|and|or)\s*$", re.IGNORECASE)
 _BETWEEN_BEFORE = re.compile(r"(?:between|from)\s+$", re.IGNORECASE)
+# A glued "p" or "c" that is not money: after a label word ("Figure 3c"), in a name ("OC-48c")
+# or in a formula ("2p − 1", "n = 2p").
+_NOT_MONEY_BEFORE = re.compile(
+    r"(?:\b(?:fig(?:ure)?|table|section|chapter|article|appendix|part|item|no|type|grade|model)"
+    r"\.?\s+|[^\W\d_]-|[=+−×*/]\s*)$",
+    re.IGNORECASE,
+)
+_NOT_MONEY_AFTER = re.compile(r"\s*[=+−×*/^]")
 
 
 @dataclass(frozen=True)
@@ -337,6 +397,15 @@ class NumberMention:
     quantity: Quantity
     raw: float  # the number before its scale, to decide whether a range shares the scale
     has_scale: bool
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A figure the scanner will not read, and why (outside the domain, or not a figure)."""
+
+    start: int
+    end: int
+    reason: str
 
 
 def words_to_number(text: str) -> float | None:
@@ -390,38 +459,110 @@ def _half_a(text: str) -> float:
     return share * (12 if last == "dozen" else 100 if last == "hundred" else SCALES[last])
 
 
-def _parse_digits(text: str, decimal_comma: bool) -> float:
+def _parse_digits(text: str, decimal_comma: bool) -> Decimal:
     if decimal_comma:
-        return float(text.replace(".", "").replace(",", "."))
-    return float(re.sub(r"[,\s\u00a0\u202f]", "", text))
+        return Decimal(text.replace(".", "").replace(",", "."))
+    return Decimal(re.sub(r"[,\s\u00a0\u202f]", "", text))
 
 
-def _atom(m: re.Match[str], decimal_comma: bool) -> NumberMention | None:
-    g = m.groupdict()
-    if g["ord"]:
-        return NumberMention(
-            m.start(),
-            m.start("ord") + len(g["ord"]),
-            Quantity(_ordinal(g["ord"]), _ordinal(g["ord"]), "ord"),
-            _ordinal(g["ord"]),
-            False,
-        )
+def _significant_digits(digits: str) -> int:
+    """How many significant digits a written number has: '0.0120' -> 2, '3,200' -> 2."""
+    return len(re.sub(r"\D", "", digits).strip("0"))
+
+
+_ROUND = Context(prec=MAX_DIGITS)
+
+
+def _in_domain(value: Decimal) -> float | str:
+    """`value` rounded to `MAX_DIGITS` significant digits, or why it is outside the domain."""
+    rounded = _ROUND.plus(value)
+    if rounded and not -MAX_MAGNITUDE <= rounded.adjusted() < MAX_MAGNITUDE:
+        return BEYOND
+    return float(rounded)
+
+
+def _round(x: Decimal | float) -> float:
+    """A value at the domain's precision, so that a computed one equals the written one."""
+    return float(_ROUND.plus(Decimal(x)))
+
+
+def times(x: float, factor: float) -> float | None:
+    """`x` times `factor` computed in decimal at the domain's precision ("142.9" in millions is
+    exactly 142900000.0), or None when the product is outside the domain."""
+    value = _in_domain(Decimal(repr(x)) * Decimal(repr(factor)))
+    return None if isinstance(value, str) else value
+
+
+def _power(g: dict[str, str | None], mantissa: Decimal) -> Decimal | str:
+    """The value of an exponent form ("1e9", "1.2 × 10^6", "10⁹"), or why it is refused."""
+    exponent = (g["e"] or g["pow"] or g["sup"] or "").translate(_FROM_SUPERSCRIPT)
+    if len(exponent.lstrip("+-")) > len(str(MAX_MAGNITUDE)):
+        return BEYOND  # a longer exponent is beyond the domain: never computed (it may not fit)
+    if g["e"] or g["times"]:
+        return mantissa.scaleb(int(exponent))
+    if mantissa != 10:
+        return f"a power of {g['digits']} (only powers of 10 are read)"
+    return Decimal(1).scaleb(int(exponent))
+
+
+def _digits(g: dict[str, str | None], decimal_comma: bool) -> Decimal | str:
+    """The number a run of digits writes, with its exponent, or why it is refused."""
+    digits = g["digits"] or ""
+    if _significant_digits(digits) > MAX_DIGITS:
+        return f"more than {MAX_DIGITS} significant digits"
+    mantissa = _parse_digits(digits, decimal_comma)
+    return _power(g, mantissa) if g["exp"] else mantissa
+
+
+def _vulgar(text: str) -> Decimal:
+    """'2½' -> 2.5, '¾' -> 0.75."""
+    share = VULGAR_FRACTIONS[text[-1]]
+    whole = Decimal(text[:-1].strip() or 0)
+    return whole + Decimal(share.numerator) / Decimal(share.denominator)
+
+
+def _unsigned(g: dict[str, str | None], decimal_comma: bool) -> Decimal | str | None:
+    """The figure's number before its sign and scale; a reason if refused, None if no number."""
+    if g["vulgar"]:
+        return _vulgar(g["vulgar"])
     if g["digits"]:
-        raw = _parse_digits(g["digits"], decimal_comma)
-    elif g["half"]:
-        raw = _half_a(g["half"])
-    elif g["frac"]:
-        raw = _fraction(g["frac"])
-    else:
-        value = words_to_number(g["words"])
-        if value is None:
-            return None
-        raw = value
-    if g["sign"] and g["sign"] in "-−" and g["digits"]:
-        raw = -raw
+        return _digits(g, decimal_comma)
+    if g["half"]:
+        return Decimal(repr(_half_a(g["half"])))
+    if g["frac"]:
+        return Decimal(repr(_fraction(g["frac"])))
+    value = words_to_number(g["words"] or "")
+    return None if value is None else Decimal(repr(value))
+
+
+def _negative(g: dict[str, str | None]) -> bool:
+    """A sign word ("minus 5", "negative five"), or a minus sign before digits ("-5", "$-5")."""
+    minus = any(c in "-−" for c in (g["sign"] or "") + (g["cursign"] or ""))
+    return bool(g["signword"]) or (minus and bool(g["digits"] or g["vulgar"]))
+
+
+def _minor_refusal(m: re.Match[str]) -> str:
+    """Why a glued "p" or "c" is not pence or cents here, or ""."""
+    if m.group("minor") not in ("p", "c"):
+        return ""
+    digits = m.group("digits") or ""
+    if m.group("minor") == "p" and digits.isdigit() and int(digits) in VIDEO_RESOLUTIONS:
+        return "a video resolution, not pence"
+    before = m.string[max(0, m.start() - 12) : m.start()]
+    if _NOT_MONEY_BEFORE.search(before) or _NOT_MONEY_AFTER.match(m.string, m.end()):
+        return "a label, a name or a formula, not money"
+    return ""
+
+
+def _unit_and_scale(m: re.Match[str]) -> tuple[str, Decimal, int]:
+    """The figure's currency or unit, the factor of its scale or minor unit, and where it ends."""
+    g = m.groupdict()
     currency = ""
     if g["cur"]:
         currency = CURRENCY_SYMBOLS.get(g["cur"].strip().lower(), g["cur"].strip().upper())
+    if g["minor"]:
+        minor = re.sub(r"\s+", " ", g["minor"].strip().lower())
+        return currency or MINOR_UNITS[minor], Decimal("0.01"), m.end()
     if g["cursuf"]:
         currency = CURRENCY_WORDS[g["cursuf"].lower()]
     scale_word = (g["scale"] or "").lower()
@@ -438,9 +579,28 @@ def _atom(m: re.Match[str], decimal_comma: bool) -> NumberMention | None:
     if currency and unit and unit != "%":
         unit = ""
     scale = SCALES.get(scale_word, 1e6 if scale_word == "m" else 1.0)
-    value = raw * scale
-    quantity = Quantity(value, value, currency or unit)
-    return NumberMention(m.start(), end, quantity, raw, scale != 1.0)
+    return currency or unit, Decimal(scale), end
+
+
+def _atom(m: re.Match[str], decimal_comma: bool) -> NumberMention | Refusal | None:
+    g = m.groupdict()
+    if g["ord"]:
+        rank = _ordinal(g["ord"])
+        end = m.start("ord") + len(g["ord"])
+        return NumberMention(m.start("ord"), end, Quantity(rank, rank, "ord"), rank, False)
+    raw = _unsigned(g, decimal_comma)
+    if raw is None:
+        return None
+    reason = raw if isinstance(raw, str) else _minor_refusal(m)
+    if isinstance(raw, str) or reason:
+        return Refusal(m.start(), m.end(), reason)
+    raw = -raw if _negative(g) else raw
+    unit, scale, end = _unit_and_scale(m)
+    value = _in_domain(raw * scale)
+    if isinstance(value, str):
+        return Refusal(m.start(), m.end(), value)
+    quantity = Quantity(value, value, unit)
+    return NumberMention(m.start(), end, quantity, _round(raw), scale != 1)
 
 
 def _qualify(text: str, mention: NumberMention) -> NumberMention:
@@ -467,7 +627,7 @@ def _merge_range(text: str, a: NumberMention, b: NumberMention) -> NumberMention
     qa, qb = a.quantity, b.quantity
     low = qa.low
     if not a.has_scale and b.has_scale and a.raw <= b.raw:
-        low = a.raw * (qb.low / b.raw if b.raw else 1.0)  # "40 to 50 million": both millions
+        low = _round(a.raw * qb.low / b.raw) if b.raw else low  # "40 to 50 million": both millions
     unit = qa.unit or qb.unit
     if qa.unit and qb.unit and qa.unit != qb.unit:
         return None
@@ -476,27 +636,35 @@ def _merge_range(text: str, a: NumberMention, b: NumberMention) -> NumberMention
     return NumberMention(a.start, b.end, Quantity(low, qb.low, unit, qa.qualifier), a.raw, True)
 
 
+def figure_not_year(text: str, start: int, end: int) -> bool:
+    """Whether the year-like digits at text[start:end] are a signed figure ("minus 1998") or an
+    amount in minor units ("1500 cents"), which the figure scanner reads and a year would hide."""
+    signed = _SIGN_BEFORE.search(text[max(0, start - 12) : start])
+    return bool(signed or _MINOR_AFTER.match(text, end))
+
+
 def scan_numbers(
     text: str, masked: list[tuple[int, int]] | None = None, decimal_comma: bool = False
-) -> list[NumberMention]:
-    """Every figure in `text`, left to right, skipping the `masked` spans (dates already read).
+) -> list[NumberMention | Refusal]:
+    """Every figure in `text`, left to right, skipping the `masked` spans (dates already read),
+    and every figure refused, with its reason.
 
     Each bound of a range is also reported on its own, since the text does state it.
     """
     pattern = _ATOM_COMMA if decimal_comma else _ATOM
     masked = masked or []
-    atoms: list[NumberMention] = []
+    atoms: list[NumberMention | Refusal] = []
     for m in pattern.finditer(text):
         if any(s < m.end() and m.start() < e for s, e in masked):
             continue
         atom = _atom(m, decimal_comma)
         if atom is not None:
-            atoms.append(_qualify(text, atom))
-    out: list[NumberMention] = []
-    for i, atom in enumerate(atoms):
+            atoms.append(_qualify(text, atom) if isinstance(atom, NumberMention) else atom)
+    out: list[NumberMention | Refusal] = []
+    for atom, after in zip(atoms, [*atoms[1:], None], strict=False):
         out.append(atom)
-        if i + 1 < len(atoms):
-            merged = _merge_range(text, atom, atoms[i + 1])
+        if isinstance(atom, NumberMention) and isinstance(after, NumberMention):
+            merged = _merge_range(text, atom, after)
             if merged is not None:
                 out.append(merged)
     return out

@@ -1,7 +1,9 @@
 """Confirm an answer's value against an article: every span whose value supports it.
 
 Locate, then decide by value. Candidate spans are the article's mentions (read once per article and
-cached), so token boundaries hold by construction: "3,200" is never found inside "13,200". When no
+cached), so token boundaries hold by construction: "3,200" is never found inside "13,200". A table's
+figure cell is one mention, the cell, read also in the table's scale and unit
+(`experiment.values.tables`): "142.9" under "$ in millions" confirms "$142.9 million". When no
 mention supports the answer, rapidfuzz aligns the answer text with the article to find a near-miss
 spelling the scanner may have split differently; that region is scanned and, again, only its value
 can confirm. Fuzzy similarity never confirms anything on its own.
@@ -16,6 +18,7 @@ from rapidfuzz import fuzz
 from experiment.records import Span
 from experiment.values.canonical import Value, supports
 from experiment.values.normalize import Mention, scan
+from experiment.values.tables import article_mentions
 from experiment.verify.injection import in_instruction, instruction_ranges
 
 FUZZY_MIN_SCORE = 85.0
@@ -47,7 +50,7 @@ def _guarded(spans: list[Span], article: str) -> list[Span]:
 
 
 def _find(value: Value, article: str, answer_text: str) -> list[Span]:
-    spans = _supporting(scan(article), value)
+    spans = _supporting(article_mentions(article), value)
     if spans or len(answer_text) < 4:
         return spans
     hit = fuzz.partial_ratio_alignment(answer_text, article, score_cutoff=FUZZY_MIN_SCORE)

@@ -1,0 +1,81 @@
+"""Whether two run folders hold the same outputs: byte for byte, or which columns and cells differ.
+
+    python bench/same_outputs.py OLD_RUN NEW_RUN
+
+For each export (attempts, questions, summary, curves, routing, blind spots, agreement,
+disagreements): "byte-identical", or the columns added and removed and, per column both have,
+how many cells differ with the first examples. Used to show that a change of the code behaves
+as before: re-score a run from the generation cache with the new code and compare. It compares
+files as text on purpose (a reader of a run's results uses `experiment.report.run.load_run`).
+The last line is machine-readable: `identical=N differ=M`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+from pathlib import Path
+
+EXPORTS = (
+    "attempts.csv",
+    "questions.csv",
+    "summary.csv",
+    "curves.csv",
+    "routing.csv",
+    "blindspots.csv",
+    "agreement.csv",
+    "disagreements.csv",
+)
+EXAMPLES = 3
+
+
+def _rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
+    reader = csv.DictReader(io.StringIO(path.read_text(encoding="utf-8")))
+    rows = list(reader)
+    return list(reader.fieldnames or []), rows
+
+
+def compare(old: Path, new: Path, name: str) -> tuple[bool, list[str]]:
+    """(identical, report lines) for one export present in either folder."""
+    a, b = old / name, new / name
+    if not a.exists() or not b.exists():
+        return False, [f"{name}: only in {'the new' if b.exists() else 'the old'} run"]
+    if a.read_bytes() == b.read_bytes():
+        return True, [f"{name}: byte-identical"]
+    (cols_a, rows_a), (cols_b, rows_b) = _rows(a), _rows(b)
+    added = [c for c in cols_b if c not in cols_a]
+    removed = [c for c in cols_a if c not in cols_b]
+    lines = [
+        f"{name}: differs; rows {len(rows_a)} -> {len(rows_b)}; "
+        f"columns added {len(added)} {added[:6]}; removed {removed}"
+    ]
+    for col in (c for c in cols_b if c in cols_a):
+        diff = [
+            (i, x[col], y[col])
+            for i, (x, y) in enumerate(zip(rows_a, rows_b, strict=False))
+            if x[col] != y[col]
+        ]
+        if diff:
+            shown = ", ".join(f"row {i}: {x[:30]!r} -> {y[:30]!r}" for i, x, y in diff[:EXAMPLES])
+            lines.append(f"  {col}: {len(diff)} cells differ ({shown})")
+    return False, lines
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("old", type=Path)
+    ap.add_argument("new", type=Path)
+    args = ap.parse_args()
+    same = differ = 0
+    for name in EXPORTS:
+        if not (args.old / name).exists() and not (args.new / name).exists():
+            continue
+        identical, lines = compare(args.old, args.new, name)
+        print("\n".join(lines))
+        same, differ = same + identical, differ + (not identical)
+    print(f"identical={same} differ={differ}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,470 @@
+"""Tables in a text: Markdown pipe tables read as cells that know their headers, and the scale
+and unit each column counts in.
+
+A table is a run of consecutive lines holding an unescaped `|`, one of which is a separator row
+(`|---|:--:|`). Without a separator row nothing is a table, so prose with a pipe in it stays
+prose. The rows above the separator are header rows, and so are the leading rows below it that
+only label the columns (docs/NORMALIZER.md, "Tables"). Every cell keeps its offsets in the whole
+text: `text[cell.start:cell.end] == cell.text`.
+
+`article_mentions` is `scan` with the tables read as tables: a figure cell of a table body is one
+mention, the cell, whose values are its figure as written and, where the table states a scale or
+a unit, that figure in it ("142.9" under "$ in millions" also reads 142900000 USD); accounting
+parentheses ("(1,234)") add the negative reading. A text without a table reads exactly as `scan`
+reads it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from itertools import pairwise
+
+from experiment.records import Span
+from experiment.values.canonical import DateValue, Quantity, Value
+from experiment.values.normalize import Mention, outermost, scan
+from experiment.values.numbers import CURRENCY_SYMBOLS, CURRENCY_WORDS, times
+
+_PIPE = re.compile(r"(?<!\\)\|")
+_SEPARATOR_CELL = re.compile(r"\s*:?-+:?\s*")
+_BLANK = re.compile(r"[\s\-‐‑‒–—―−]*")  # empty, or only dashes (a nil in accounts)
+_LETTER_OR_DIGIT = re.compile(r"[^\W_]")
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+def _alt(words: Sequence[str]) -> str:
+    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+
+
+_CODES = [w for w in CURRENCY_WORDS if len(w) == 3 and w.isalpha() and w != "yen"]
+_SYMBOL = _alt(list(CURRENCY_SYMBOLS))
+_CURRENCY = rf"(?:{_SYMBOL}|\b(?:{_alt(_CODES)})\b)"
+_SCALE_WORD = r"(?P<word>thousand|million|billion)s?\b"
+_IN_SCALE = re.compile(
+    rf"(?:(?P<cur>{_CURRENCY})\s*)?\bin\s+(?:(?P<cur2>{_CURRENCY})\s*)?{_SCALE_WORD}"
+    rf"(?:\s+of\s+(?P<cur3>{_alt(list(CURRENCY_WORDS))})\b)?",
+    re.IGNORECASE,
+)
+_CODE = r"(?-i:\b[A-Z]{3}\b)"  # a currency code the scanner does not know: its scale only
+_CURRENCY_SCALE = re.compile(
+    rf"(?P<cur>{_CURRENCY}|{_CODE})\s?['’]?(?:(?P<abbr>000s?|mn|mln|bn|m|b|k)(?![\w'’])|{_SCALE_WORD})",
+    re.IGNORECASE,
+)
+_THOUSANDS = re.compile(r"(?<![\w'’])(?:['’]000s?|000s)(?!\w)")
+_CURRENCY_ALONE = re.compile(rf"(?:^|\()\s*(?P<cur>{_CURRENCY})\s*(?:$|\))", re.IGNORECASE)
+_PERCENT = re.compile(r"%|\bper\s?cent(?:age)?\b", re.IGNORECASE)
+_SYMBOLS = re.compile(_SYMBOL, re.IGNORECASE)
+_FACTORS = {
+    "thousand": 1e3,
+    "000": 1e3,
+    "000s": 1e3,
+    "k": 1e3,
+    "million": 1e6,
+    "m": 1e6,
+    "mn": 1e6,
+    "mln": 1e6,
+    "billion": 1e9,
+    "bn": 1e9,
+    "b": 1e9,
+}
+
+
+@dataclass(frozen=True)
+class Scale:
+    """What a table's figures count in: a factor ("in millions": 1e6) and a unit (a currency
+    code or "%"), with the text that says so."""
+
+    factor: float = 1.0
+    unit: str = ""
+    source: str = ""
+
+    def __bool__(self) -> bool:
+        return self.factor != 1.0 or bool(self.unit)
+
+    def over(self, base: Scale) -> Scale:
+        """This scale where it says something, `base` where it does not; a percentage has no
+        factor."""
+        if not self or not base or self.source == base.source:
+            return self or base
+        unit = self.unit or base.unit
+        factor = self.factor if self.factor != 1.0 else base.factor
+        return Scale(1.0 if unit == "%" else factor, unit, f"{base.source}; {self.source}")
+
+
+def _currency(token: str | None) -> str:
+    token = (token or "").strip().lower()
+    return CURRENCY_SYMBOLS.get(token) or CURRENCY_WORDS.get(token, "")
+
+
+def read_scale(text: str) -> Scale:
+    """The scale and unit a header cell or a caption states ("$ in millions": 1e6 USD, "(€m)":
+    1e6 EUR, "$'000": 1e3 USD, "(in thousands)": 1e3, "%"), or `Scale()` when it states none."""
+    source = text.strip()
+    if m := _IN_SCALE.search(text):
+        unit = _currency(m["cur"] or m["cur2"] or m["cur3"])
+        return Scale(_FACTORS[m["word"].lower()], unit, source)
+    if m := _CURRENCY_SCALE.search(text):
+        factor = _FACTORS[(m["abbr"] or m["word"]).lower()]
+        return Scale(factor, _currency(m["cur"]), source)
+    if _THOUSANDS.search(text):
+        return Scale(1e3, "", source)
+    if m := _CURRENCY_ALONE.search(source):
+        return Scale(1.0, _currency(m["cur"]), source)
+    if _PERCENT.search(text):
+        return Scale(1.0, "%", source)
+    return Scale()
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One cell: its text at text[start:end], where it stands, the cells that head it (its row's
+    leading labels left of it; the header cells above it) and the scale its column counts in."""
+
+    start: int
+    end: int
+    text: str
+    row: int
+    column: int
+    header: bool  # in a header row
+    row_headers: tuple[Span, ...] = ()
+    column_headers: tuple[Span, ...] = ()
+    scale: Scale = Scale()
+
+    @property
+    def span(self) -> Span:
+        return Span(self.start, self.end, self.text)
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table: its rows of cells (the first `header_rows` head the columns), the scale the
+    whole table counts in (its corner cells, else its caption) and the caption line above it."""
+
+    start: int
+    end: int
+    rows: tuple[tuple[Cell, ...], ...]
+    header_rows: int
+    scale: Scale
+    caption: Span | None = None
+
+    @property
+    def cells(self) -> Iterator[Cell]:
+        return (c for row in self.rows for c in row)
+
+    def cell_at(self, start: int, end: int) -> Cell | None:
+        """The cell that holds text[start:end], if one does."""
+        return next((c for c in self.cells if c.start <= start and end <= c.end), None)
+
+
+@dataclass(frozen=True)
+class _Read:
+    """What a cell's text holds, before its place in a table is known."""
+
+    blank: bool
+    figure: Mention | None  # the one figure of a cell that holds nothing else (offsets in it)
+    dated: bool  # a year or a date: labels a column ("2019", "December 31, 2019")
+    scale: Scale
+
+
+def _figure(text: str, mentions: Sequence[Mention]) -> Mention | None:
+    """The one figure of a cell that is that figure and nothing else: around it only currency
+    symbols, parentheses, signs or marks ("$(1,234)", "142.9", "(9.4%)", "12*")."""
+    outer = outermost(mentions)
+    if len(outer) != 1 or not any(isinstance(v, Quantity) for v in outer[0].values):
+        return None
+    rest = _SYMBOLS.sub(" ", f"{text[: outer[0].start]} {text[outer[0].end :]}")
+    return None if _LETTER_OR_DIGIT.search(rest) else outer[0]
+
+
+@lru_cache(maxsize=8192)
+def _read(text: str) -> _Read:
+    if _BLANK.fullmatch(text):
+        return _Read(True, None, False, Scale())
+    mentions = scan(text)
+    dated = any(isinstance(v, DateValue) for m in mentions for v in m.values)
+    scale, figure = read_scale(text), _figure(text, mentions)
+    if scale.factor != 1.0:
+        return _Read(False, None, dated, scale)  # "$'000" states a scale, not the figure 0
+    return _Read(False, figure, dated, Scale() if figure else scale)
+
+
+def _counts(read: _Read) -> bool:
+    """A figure that is not a year or a date: a body row holds one, a header row none."""
+    return read.figure is not None and not read.dated
+
+
+def _heads_columns(cells: Sequence[str]) -> bool:
+    """Whether a row of cell texts could head a table: no figure but years and dates after its
+    first cell (the importer writes such a first row as the header row)."""
+    return not any(_counts(_read(c.strip())) for c in cells[1:])
+
+
+def _extends_header(reads: Sequence[_Read]) -> bool:
+    """A row below the separator that still heads the columns: it could head them, and its first
+    cell is blank or some cell is a year, a date or a scale ("| | 2019 | 2018 |",
+    "| | $'000 | $'000 |"); "| Revenue: | | |" is a section of the body."""
+    if not reads or any(_counts(r) for r in reads[1:]):
+        return False
+    return reads[0].blank or any(r.dated or r.scale for r in reads)
+
+
+def _lines(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of every line of `text`, without its line break."""
+    pos = 0
+    for line in text.split("\n"):
+        yield pos, pos + len(line.removesuffix("\r"))
+        pos += len(line) + 1
+
+
+def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
+    inner = text[start:end]
+    lead = start + len(inner) - len(inner.lstrip())
+    return lead, max(lead, start + len(inner.rstrip()))
+
+
+def _row_cells(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """(start, end) of each cell of the pipe row text[start:end], whitespace trimmed; a blank
+    stretch before the first pipe or after the last is an outer pipe, not a cell."""
+    cuts = [start - 1, *(m.start() for m in _PIPE.finditer(text, start, end)), end]
+    cells = [_trimmed(text, a + 1, b) for a, b in pairwise(cuts)]
+    if len(cells) > 1 and cells[0][0] == cells[0][1]:
+        cells = cells[1:]
+    if len(cells) > 1 and cells[-1][0] == cells[-1][1]:
+        cells = cells[:-1]
+    return cells
+
+
+def _is_separator(text: str, cells: list[tuple[int, int]]) -> bool:
+    return all(_SEPARATOR_CELL.fullmatch(text[a:b]) for a, b in cells)
+
+
+def _blocks(text: str) -> Iterator[list[tuple[int, int]]]:
+    """The runs of consecutive lines that hold an unescaped pipe."""
+    block: list[tuple[int, int]] = []
+    for start, end in _lines(text):
+        if _PIPE.search(text, start, end):
+            block.append((start, end))
+            continue
+        if block:
+            yield block
+        block = []
+    if block:
+        yield block
+
+
+def _caption(text: str, start: int) -> Span | None:
+    """The line just above a table (one blank line between allowed), when it states no figure
+    but years and dates."""
+    above = text[:start].rstrip()
+    if not above or text.count("\n", len(above), start) > 2:
+        return None
+    a, b = _trimmed(text, above.rfind("\n") + 1, len(above))
+    figures = (v for m in scan(text[a:b]) for v in m.values if isinstance(v, Quantity))
+    if any(v.as_year() is None for v in figures):
+        return None
+    return Span(a, b, text[a:b])
+
+
+def _unit_only(cell: Cell | None) -> bool:
+    """A header that states a unit and no factor ("%", "$"): it heads its own column only."""
+    scale = _read(cell.text).scale if cell is not None else Scale()
+    return bool(scale.unit) and scale.factor == 1.0
+
+
+def _header_grid(rows: Sequence[Sequence[Cell]], width: int) -> list[list[Cell | None]]:
+    """Each header row's cell over each column: a row with one filled cell after the corner
+    heads every column with it (unless it only names a unit); in an upper row a blank cell is
+    covered by the filled one on its left (a group header spanning the columns below it)."""
+    grid = []
+    for i, row in enumerate(rows):
+        cells: list[Cell | None] = [None] * width
+        for c in row:
+            cells[c.column] = None if _read(c.text).blank else c
+        filled = [j for j in range(1, width) if cells[j] is not None]
+        if len(filled) == 1 and not _unit_only(cells[filled[0]]):
+            cells[1:] = [cells[filled[0]]] * (width - 1)
+        elif i < len(rows) - 1:
+            for j in range(2, width):
+                cells[j] = cells[j] or cells[j - 1]
+        grid.append(cells)
+    return grid
+
+
+def _row_headers(row: Sequence[Cell], column: int, header: bool) -> tuple[Span, ...]:
+    """The labels a row starts with, left of `column`: its cells before its first figure; in a
+    header row only its corner cell."""
+    if header:
+        row = row[: min(column, 1)]
+    heads = []
+    for c in row[:column]:
+        read = _read(c.text)
+        if read.figure is not None:
+            break
+        if not read.blank:
+            heads.append(c.span)
+    return tuple(heads)
+
+
+def _scales(grid: list[list[Cell | None]], width: int, caption: Span | None) -> list[Scale]:
+    """Each column's scale: its header cells' (the lower over the upper) over the table's, which
+    is its corner cells' over its caption's; column 0 (the row labels) counts in the table's."""
+    table = read_scale(caption.text) if caption is not None else Scale()
+    for heads in grid:
+        if heads[0] is not None:
+            table = _read(heads[0].text).scale.over(table)
+    scales = [table] * width
+    for j in range(1, width):
+        for heads in grid:
+            if heads[j] is not None:
+                scales[j] = _read(heads[j].text).scale.over(scales[j])
+    return scales
+
+
+def _place(
+    cell: Cell, row: Sequence[Cell], grid: list[list[Cell | None]], scales: list[Scale]
+) -> Cell:
+    """`cell` with its place in the table: header or body, its headers and its column's scale."""
+    header = cell.row < len(grid)
+    return replace(
+        cell,
+        header=header,
+        row_headers=_row_headers(row, cell.column, header),
+        column_headers=tuple(h[cell.column].span for h in grid[: cell.row] if h[cell.column]),
+        scale=scales[cell.column],
+    )
+
+
+def _table(text: str, block: list[tuple[int, int]]) -> Table | None:
+    """The table a block of pipe lines makes, or None without a separator row."""
+    rows: list[list[Cell]] = []
+    written = None
+    for start, end in block:
+        bounds = _row_cells(text, start, end)
+        if _is_separator(text, bounds):
+            written = len(rows) if written is None else written
+            continue
+        if all(_read(text[a:b]).blank for a, b in bounds):
+            continue  # a row of blank cells is no row ("| | |" over a table without headers)
+        rows.append([Cell(a, b, text[a:b], len(rows), j, False) for j, (a, b) in enumerate(bounds)])
+    if written is None or not rows:
+        return None
+    header_rows = written
+    while header_rows < len(rows) and _extends_header([_read(c.text) for c in rows[header_rows]]):
+        header_rows += 1
+    width = max(len(r) for r in rows)
+    grid = _header_grid(rows[:header_rows], width)
+    caption = _caption(text, block[0][0])
+    scales = _scales(grid, width, caption)
+    placed = tuple(tuple(_place(c, row, grid, scales) for c in row) for row in rows)
+    return Table(block[0][0], block[-1][1], placed, header_rows, scales[0], caption)
+
+
+@lru_cache(maxsize=1024)
+def parse_tables(text: str) -> tuple[Table, ...]:
+    """Every Markdown pipe table of `text`, in order (cached)."""
+    if "|" not in text:
+        return ()
+    return tuple(t for block in _blocks(text) if (t := _table(text, block)) is not None)
+
+
+def _negated(q: Quantity) -> Quantity:
+    return Quantity(-q.high, -q.low, q.unit, q.qualifier)
+
+
+def _scaled(q: Quantity, currency: str, scale: Scale) -> Quantity | None:
+    """`q` in the column's scale and unit; None for a percentage or a product beyond reading.
+    The cell's own currency wins over the column's."""
+    unit = q.unit or currency
+    if unit == "%" or (scale.unit == "%" and unit):
+        return None
+    if scale.unit == "%":
+        return Quantity(q.low, q.high, "%", q.qualifier)
+    low, high = times(q.low, scale.factor), times(q.high, scale.factor)
+    if low is None or high is None:
+        return None
+    return Quantity(low, high, unit or scale.unit, q.qualifier)
+
+
+def _table_readings(cell: Cell, figure: Mention) -> list[Value]:
+    """A body figure's readings as the table means it: negative in accounting parentheses, and
+    in the column's scale and unit where the figure is written bare (digits, a sign, a currency
+    symbol: no scale word, no unit, no percent, not a year)."""
+    before, after = cell.text[: figure.start], cell.text[figure.end :]
+    accounting = "(" in before and ")" in after
+    symbol = _SYMBOLS.search(f"{before} {after}")
+    currency = _currency(symbol.group()) if symbol else ""
+    year = any(isinstance(v, DateValue) for v in figure.values)  # "2027" is not 2027 thousand
+    bare = not _LETTER.search(figure.text) and not year
+    readings: list[Value] = []
+    for q in figure.values:
+        if not isinstance(q, Quantity) or q.is_range:
+            continue
+        signed = [q, _negated(q)] if accounting and q.low > 0 else [q]
+        readings += signed[1:]
+        if bare:
+            readings += [s for x in signed if (s := _scaled(x, currency, cell.scale)) is not None]
+    return readings
+
+
+def cell_values(cell: Cell) -> tuple[Value, ...]:
+    """What a cell states: every value written in it and, for a figure cell of the body, its
+    readings as the table means it (see `_table_readings`)."""
+    mentions = scan(cell.text)
+    written = [v for m in mentions for v in m.values]
+    figure = None if cell.header else _read(cell.text).figure
+    if figure is None:
+        return tuple(dict.fromkeys(written))
+    return tuple(dict.fromkeys([*written, *_table_readings(cell, figure)]))
+
+
+def _cell_mentions(cell: Cell) -> list[Mention]:
+    """A body figure cell as one mention (the cell, with every reading); any other cell's
+    mentions as `scan` reads the cell alone."""
+    if not cell.header and _read(cell.text).figure is not None:
+        return [Mention(cell.start, cell.end, cell.text, cell_values(cell))]
+    return [
+        Mention(m.start + cell.start, m.end + cell.start, m.text, m.values, m.refused)
+        for m in scan(cell.text)
+    ]
+
+
+@lru_cache(maxsize=1024)
+def article_mentions(text: str) -> tuple[Mention, ...]:
+    """`scan(text)` with its tables read cell by cell (no figure crosses a cell's edge) and each
+    body figure cell read as the table means it; exactly `scan(text)` without a table."""
+    tables = parse_tables(text)
+    if not tables:
+        return scan(text)
+    mentions = [
+        m for m in scan(text) if not any(m.start < t.end and t.start < m.end for t in tables)
+    ]
+    mentions += [m for t in tables for c in t.cells for m in _cell_mentions(c)]
+    mentions.sort(key=lambda m: (m.start, -m.end))
+    return tuple(mentions)
+
+
+def _markdown_cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _markdown_row(cells: Sequence[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def markdown_table(rows: Sequence[Sequence[str]]) -> str:
+    """Rows of cell texts as a Markdown pipe table: the first row is the header row when it could
+    head the table (`_heads_columns`), else an empty header row stands above it; pipes escaped,
+    line breaks made spaces, empty rows dropped, short rows padded."""
+    cleaned = [[_markdown_cell(c) for c in row] for row in rows]
+    cleaned = [row for row in cleaned if any(row)]
+    if not cleaned:
+        return ""
+    width = max(len(row) for row in cleaned)
+    padded = [row + [""] * (width - len(row)) for row in cleaned]
+    if _heads_columns(padded[0]):
+        head, body = padded[0], padded[1:]
+    else:
+        head, body = [""] * width, padded
+    return "\n".join(_markdown_row(r) for r in [head, ["---"] * width, *body])
