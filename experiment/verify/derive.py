@@ -463,13 +463,13 @@ def check_derivation(answer: str, article: str) -> Derivation:
         computed = Quantity(number, number, value.unit)
     except Refused as e:
         reason = str(e)
+    # what is wrong with the answer itself first, then what the article lacks, then the sums
     missing = [o for o in operands if not o.confirmed]
-    if missing:
-        reason = "; ".join(
-            f"the operand {o.text!r} ({o.value.canonical()}): {o.reason}" for o in missing
-        )
-    elif value is not None:
-        reason = _arithmetic(expression, value.value, result, result_text)
+    reasons = [reason] if reason else []
+    reasons += [f"the operand {o.text!r} ({o.value.canonical()}): {o.reason}" for o in missing]
+    if not reasons and value is not None:
+        reasons.append(_arithmetic(expression, value.value, result, result_text))
+    reason = "; ".join(r for r in reasons if r)
     return Derivation(
         answer, result_text, result, expression, operands, computed, not reason, reason
     )
