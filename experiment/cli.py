@@ -22,6 +22,7 @@ from experiment.evaluate.summary import MethodSummary
 
 if TYPE_CHECKING:
     from experiment.evaluate.registry import QuestionSamples
+    from experiment.verify.derive import Derivation
 
 app = typer.Typer(
     help="Answer figure and date questions with a small model, keep the answers "
@@ -534,12 +535,22 @@ def verify_cmd(
         str, typer.Option(help="With --article: 'figure', 'date' or '' for either.")
     ] = "",
 ) -> None:
-    """Check answers against article text: confirmed or not, the value, and the evidence span."""
+    """Check answers against article text: confirmed or not, the value, and the evidence span.
+
+    With --article, an answer written RESULT = EXPRESSION ("7 = 9 - 2") is checked as a
+    derivation: every operand in the text (one line each: text | value | [start:end] span) and
+    the arithmetic right within the result's written precision."""
     from experiment.corpus import read_article
     from experiment.outputs import check_file
     from experiment.verify.batch import ArticleSource, check_answer, verify_file
+    from experiment.verify.derive import check_derivation, is_derivation
 
     with _errors():
+        if article is not None and is_derivation(answers):
+            derivation = check_derivation(answers, read_article(article).text)
+            for line in _derivation_lines(derivation):
+                _out().print(line, highlight=False)
+            raise typer.Exit(0 if derivation.confirmed else 3)
         if article is not None:
             result = check_answer(_text(answers, "answer"), read_article(article), kind=kind)
             for key, value in result.items():
@@ -560,6 +571,21 @@ def verify_cmd(
             f"errors (see their 'reason'); wrote {target}",
             highlight=False,
         )
+
+
+def _derivation_lines(d: Derivation) -> list[str]:
+    """`factqa verify`'s report of a derivation: key: value lines, one `operand:` line each."""
+    lines = [
+        f"derivation: {d.answer.strip()}",
+        f"confirmed: {'true' if d.confirmed else 'false'}",
+        f"value: {d.result.canonical() if d.result else ''}",
+        f"expression: {d.expression}",
+        f"computed: {d.computed.canonical() if d.computed else ''}",
+    ]
+    for o in d.operands:
+        where = f"[{o.span.start}:{o.span.end}] {o.span.text}" if o.span else "not in the article"
+        lines.append(f"operand: {o.text} | {o.value.canonical()} | {where}")
+    return [*lines, f"reason: {d.reason}"]
 
 
 @models_app.command("list")

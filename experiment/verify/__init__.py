@@ -6,6 +6,8 @@ Leaves: a `Verdict` with every supporting span (offsets into the article), or a 
 - `match`: locate, then decide by value (fuzzy alignment only locates a near-miss spelling);
 - `injection`: sentences addressed to the model are never evidence;
 - `answer`: one answer text checked end to end (read its value, then confirm it);
+- `derive`: a derivation `RESULT = EXPRESSION`, confirmed by its operands in the text and its
+  arithmetic;
 - `batch`: `factqa verify`, a CSV of answers from any system checked row by row.
 
 Trade-offs: the article is the only oracle, so the check is cheap and needs no model, but it says
