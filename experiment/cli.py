@@ -216,6 +216,14 @@ def run(
             "against the whole article). The large model always reads the whole article."
         ),
     ] = None,
+    prompt: Annotated[
+        str | None,
+        typer.Option(
+            help="The prompt both models get: 'figure' (default: the figure or date alone) or "
+            "'derive' (a computed answer may come with its working over the article's figures, "
+            "'7 = 9 - 2', which the derivation checker confirms; method small-derived@k)."
+        ),
+    ] = None,
     max_failed: Annotated[
         float | None,
         typer.Option(
@@ -257,6 +265,7 @@ def run(
                 "adaptive": adaptive,
                 "rounds": rounds,
                 "small_context": small_context,
+                "prompt": prompt,
                 "max_failed": max_failed,
             },
         )

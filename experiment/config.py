@@ -69,6 +69,7 @@ COMMAND_OPTIONS = (
     "adaptive",
     "rounds",
     "small_context",
+    "prompt",
 )
 CONTENT = ("articles", "questions")  # in the run id by what they hold, not where they are
 
@@ -164,6 +165,9 @@ class RunConfig:
     # What the small model reads (experiment/generate/windows.py): "article" (the whole text, as
     # the large model always does) or "excerpt:N" (the N sentences closest to the question).
     small_context: str = "article"  # ARTICLE in experiment/generate/windows.py
+    # The prompt both models get (experiment/generate/prompts.py): "figure" (the figure or date
+    # alone) or "derive" (a computed answer may come with its working, `7 = 9 - 2`).
+    prompt: str = "figure"
     label: str = ""  # what the data set is called in reports (default: from the articles folder)
     # The share of one model's generations that may fail (the model or server raised) before the
     # run counts as failed (exit 1, marked in its manifest); a model whose every generation
@@ -208,6 +212,10 @@ class RunConfig:
             )
         with _about("small_context"):
             self.reading  # noqa: B018
+        if self.prompt not in ("figure", "derive"):
+            raise ConfigError(
+                f"prompt must be 'figure' or 'derive', got '{self.prompt}'", field="prompt"
+            )
 
     @cached_property
     def stop_rule(self) -> StopRule | None:
@@ -239,6 +247,8 @@ class RunConfig:
             del keep["adaptive"], keep["rounds"]
         if self.small_context == RunConfig.small_context:  # nor do runs made before excerpts
             del keep["small_context"]
+        if self.prompt == RunConfig.prompt:  # nor do runs made before the derive prompt
+            del keep["prompt"]
         keep.update({k: content_digest(getattr(self, k)) for k in CONTENT})
         return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:10]
 

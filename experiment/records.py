@@ -95,6 +95,14 @@ class Attempt:
     logprob: float | None = None  # the answer's log-probability under the model, when known
     round: int = 1  # the sampling round it was drawn in (adaptive sampling; 1 otherwise)
     drawn: int = 1  # samples drawn for its question by this model (k unless stopped early)
+    # An answer given with its working (`RESULT = EXPRESSION`, the derive prompt): `answer` is the
+    # result; `working` the expression as written, "" for a figure alone; `derived` whether the
+    # derivation checker confirms it (every operand in the article, the arithmetic right);
+    # `derivation_reason` why not; `operand_spans` each operand's evidence, in written order.
+    working: str = ""
+    derived: bool = False
+    derivation_reason: str = ""
+    operand_spans: tuple[Span, ...] = ()
 
     @property
     def span(self) -> Span | None:

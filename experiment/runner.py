@@ -275,7 +275,18 @@ def _sample_role(
     reading = cfg.reading if small else WHOLE_ARTICLE
     k = cfg.k if small else 1
     samples = sample_all(
-        backend, articles, questions, k, params, cfg.seed, cache, tick, rounds, stop, reading
+        backend,
+        articles,
+        questions,
+        k,
+        params,
+        cfg.seed,
+        cache,
+        tick,
+        rounds,
+        stop,
+        reading,
+        cfg.prompt,
     )
     info = ModelInfo(spec, backend.name, backend.fingerprint, backend.counters())
     del backend

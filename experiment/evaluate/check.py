@@ -11,6 +11,12 @@ from experiment.generate.trouble import output_trouble
 from experiment.records import Article, Attempt
 from experiment.values.canonical import Value
 from experiment.verify.answer import check_text
+from experiment.verify.derive import Derivation, check_derivation, is_derivation
+
+
+def working_line(text: str) -> str | None:
+    """The line of a model's answer that is written as a derivation (`7 = 9 - 2`), if one is."""
+    return next((line.strip() for line in text.splitlines() if is_derivation(line)), None)
 
 
 def check_sample(
@@ -18,7 +24,13 @@ def check_sample(
 ) -> tuple[Attempt, Value | None]:
     q = sample.question
     g = sample.generation
-    check = check_text(g.text, article.text, q.text, q.kind)
+    line = working_line(g.text)
+    derivation: Derivation | None = None
+    if line is not None:
+        derivation = check_derivation(line, article.text)
+    # a derivation's answer is its result; the working is its evidence, never a candidate
+    said = derivation.result_text if derivation and derivation.result_text else g.text
+    check = check_text(said, article.text, q.text, q.kind)
     best = check.best
     value = best.value if best else None
     reason = check.reason
@@ -47,6 +59,12 @@ def check_sample(
         logprob=None if g.logprob is None else round(g.logprob, 4),
         round=sample.round,
         drawn=sample.drawn,
+        working=derivation.expression if derivation else "",
+        derived=bool(derivation and derivation.confirmed and value is not None),
+        derivation_reason=derivation.reason if derivation else "",
+        operand_spans=tuple(o.span for o in derivation.operands if o.span)
+        if derivation and derivation.confirmed
+        else (),
     )
     return attempt, value
 

@@ -6,6 +6,8 @@ from the same samples (nothing regenerated).
 - small@1            the small model's first sample
 - small-maj@k        majority of k samples, unchecked ("unknown" answers vote too)
 - small-verified@k   majority among samples the article confirms; abstain when none (the claim)
+- small-derived@k    majority among samples the article confirms or whose working (`7 = 9 - 2`,
+                     the derive prompt) the derivation checker confirms; abstain when none
 - small-pass@k       right if any sample is right: the ceiling a perfect checker would reach
 - small-rule@k       the hand-set selector's pick among the confirmed candidates (`selector`)
 - small-selected@k   the learned selector's pick; abstains when no candidate is likely enough
@@ -62,13 +64,14 @@ def _first(qs: QuestionSamples) -> Choice:
     return Choice(first if first.value is not None else None, qs.small[:1], failed=first.failed)
 
 
-def _vote(qs: QuestionSamples, checked: bool) -> Choice:
+def _vote(qs: QuestionSamples, checked: bool, derived: bool = False) -> Choice:
+    """The majority of the small model's samples: all of them, or (`checked`) those the article
+    confirms, and (`derived`) those whose working the derivation checker confirms."""
     values = [s.value for s in qs.small]
     abstentions = [s.abstained for s in qs.small]
     if checked:
-        vote = majority(
-            values, keep=[s.attempt.confirmed for s in qs.small], abstentions=abstentions
-        )
+        keep = [s.attempt.confirmed or (derived and s.attempt.derived) for s in qs.small]
+        vote = majority(values, keep=keep, abstentions=abstentions)
     else:
         vote = majority(values, abstain_votes=True, abstentions=abstentions)
     pick = qs.small[vote.index] if vote.index is not None else None
@@ -81,6 +84,10 @@ def _majority(qs: QuestionSamples) -> Choice:
 
 def _verified(qs: QuestionSamples) -> Choice:
     return _vote(qs, checked=True)
+
+
+def _derived(qs: QuestionSamples) -> Choice:
+    return _vote(qs, checked=True, derived=True)
 
 
 def _pass(qs: QuestionSamples) -> Choice:
@@ -137,6 +144,7 @@ LARGE_VERIFIED = REGISTRY.register(Method("large-verified@1", LARGE, _large_veri
 FIRST = REGISTRY.register(Method("small@1", SMALL, _first))
 MAJORITY = REGISTRY.register(Method("small-maj@{k}", SMALL, _majority, confident=True))
 VERIFIED = REGISTRY.register(Method("small-verified@{k}", SMALL, _verified, confident=True))
+DERIVED = REGISTRY.register(Method("small-derived@{k}", SMALL, _derived, confident=True))
 PASS = REGISTRY.register(Method("small-pass@{k}", SMALL, _pass, keeps_one=False))
 RULE_PICK = REGISTRY.register(
     Method("small-rule@{k}", SELECTING, _rule, confident=True, router_rank=2)

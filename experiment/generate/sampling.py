@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from experiment.errors import ModelError
 from experiment.generate.cache import GenerationCache, cache_key
 from experiment.generate.models.base import Backend, SamplingParams
-from experiment.generate.prompts import messages_for
+from experiment.generate.prompts import FIGURE, messages_for
 from experiment.generate.windows import WHOLE_ARTICLE, WHOLE_NOTE, Reading, fit_article
 from experiment.records import ERROR_PREFIX, Article, Generation, Question
 
@@ -74,13 +74,20 @@ def article_order(questions: Iterable[Question]) -> list[Question]:
     return [q for group in groups.values() for q in group]
 
 
-def _budget(backend: Backend, article: Article, question: Question, k: int, params: SamplingParams):  # type: ignore[no-untyped-def]
+def _budget(
+    backend: Backend,
+    article: Article,
+    question: Question,
+    k: int,
+    params: SamplingParams,
+    prompt: str,
+):  # type: ignore[no-untyped-def]
     """Tokens left for the article text, and the counter; (None, None) if the backend can't say."""
     limit = backend.prompt_limit(k, params.max_tokens)
     if limit is None:
         return None, None
     count = backend.count_tokens
-    bare = messages_for(replace(article, text=""), question)
+    bare = messages_for(replace(article, text=""), question, prompt)
     overhead = sum(count(m["content"]) for m in bare) + TEMPLATE_MARGIN
     return limit - overhead, count
 
@@ -118,10 +125,11 @@ def _plan(
     cache: GenerationCache | None,
     rounds: Sequence[int] | None = None,
     reading: Reading = WHOLE_ARTICLE,
+    prompt: str = FIGURE,
 ) -> _Plan:
-    budget, count = _budget(backend, article, question, k, params)
+    budget, count = _budget(backend, article, question, k, params, prompt)
     shown, context = fit_article(article, question.text, budget, count, reading)
-    messages = messages_for(shown, question)
+    messages = messages_for(shown, question, prompt)
     seeds = [derive_seed(base_seed, question.id, i) for i in range(k)]
     setup = backend.setup
     bounds = round_bounds(rounds or (k,))
@@ -219,6 +227,7 @@ def sample_question(
     rounds: Sequence[int] | None = None,
     stop: SampleStop | None = None,
     reading: Reading = WHOLE_ARTICLE,
+    prompt: str = FIGURE,
 ) -> list[Sample]:
     """k samples of one question (fewer when `stop` ends it after a round), reading the article
     as `reading` says (`windows.fit_article`); the ones already in the cache are not generated
@@ -227,7 +236,7 @@ def sample_question(
     If the model raises, the missing samples record the error (and are not cached, so a later
     run tries them again); `sample_all` stops the run when that keeps happening.
     """
-    plan = _plan(backend, article, question, k, params, base_seed, cache, rounds, reading)
+    plan = _plan(backend, article, question, k, params, base_seed, cache, rounds, reading, prompt)
     return _finish(backend, plan, _draw(backend, plan, params, stop), cache)
 
 
@@ -243,6 +252,7 @@ def sample_all(
     rounds: Sequence[int] | None = None,
     stop: SampleStop | None = None,
     reading: Reading = WHOLE_ARTICLE,
+    prompt: str = FIGURE,
 ) -> dict[str, list[Sample]]:
     """Samples for every question, keyed by question id, generated article by article (in
     `rounds` until `stop` says enough, when given; reading the article as `reading` says).
@@ -261,7 +271,16 @@ def sample_all(
             chunk = ordered[start : start + width]
             plans = [
                 _plan(
-                    backend, articles[q.article_id], q, k, params, base_seed, cache, rounds, reading
+                    backend,
+                    articles[q.article_id],
+                    q,
+                    k,
+                    params,
+                    base_seed,
+                    cache,
+                    rounds,
+                    reading,
+                    prompt,
                 )
                 for q in chunk
             ]

@@ -17,19 +17,21 @@ from experiment.records import Attempt, Question, span_cells, spans_cell
 
 # `cached` stays out of the export: a resumed run must write the same file as an uninterrupted
 # one. The manifest counts the generations that came from the cache.
-ATTEMPT_COLUMNS = [f.name for f in fields(Attempt) if f.name not in ("spans", "cached")] + [
+_SPAN_FIELDS = ("spans", "operand_spans")
+ATTEMPT_COLUMNS = [f.name for f in fields(Attempt) if f.name not in (*_SPAN_FIELDS, "cached")] + [
     "span_start",
     "span_end",
     "span_text",
-    "spans",
+    *_SPAN_FIELDS,
 ]
 
 
 def attempt_row(a: Attempt) -> dict[str, Any]:
-    row = {f.name: getattr(a, f.name) for f in fields(Attempt) if f.name != "spans"}
+    row = {f.name: getattr(a, f.name) for f in fields(Attempt) if f.name not in _SPAN_FIELDS}
     row["candidates"] = " | ".join(a.candidates)
     row.update(span_cells(a.span))
     row["spans"] = spans_cell(a.spans)
+    row["operand_spans"] = spans_cell(a.operand_spans)
     return row
 
 

@@ -156,16 +156,20 @@ def _cards(run: Run, kept: str, articles: dict[str, Any]) -> list[Card]:
         samples, spans = [], []
         mine = by_q.get(row["question_id"], small.iloc[:0])
         for sd in mine.to_dict("records"):
+            # a derived answer's evidence is its operands' spans, each marked in the article
+            operands = [(o.start, o.end) for o in sd["operand_spans"]] if sd["derived"] else []
             first = sd["spans"][0] if sd["confirmed"] and sd["spans"] else None
-            span = (first.start, first.end) if first else None
-            if span:
-                spans.append(span)
+            span = (first.start, first.end) if first else (operands[0] if operands else None)
+            if first:
+                spans.append((first.start, first.end))
+            spans.extend(operands)
             samples.append(
                 {
                     "index": sd["sample_index"],
                     "raw": sd["raw_text"],
                     "value": sd["value"],
                     "confirmed": sd["confirmed"],
+                    "derived": sd["derived"],
                     "anchor": f"q{n}-{span[0]}-{span[1]}" if span else "",
                 }
             )

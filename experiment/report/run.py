@@ -121,6 +121,10 @@ def typed_attempts(a: pd.DataFrame) -> pd.DataFrame:
             for s, e in zip(a.span_start, a.span_end, strict=True)
         ]
     a["spans"] = [parse_spans(cell) for cell in a["spans"]]
+    # runs written before derivations were checked have no working: nothing derived
+    a["derived"] = _truth(a["derived"]) if "derived" in a.columns else False
+    cells = a["operand_spans"] if "operand_spans" in a.columns else [""] * len(a)
+    a["operand_spans"] = [parse_spans(cell) for cell in cells]
     return a
 
 
