@@ -1,7 +1,8 @@
 """The experiment on public data: import a fixed stratified sample, run every method, record it.
 
     python bench/accuracy.py PRESET DATA_PATH [--small MODEL] [--adaptive RULE]
-                             [--small-context excerpt:N] [--limit N] [--no-write]
+                             [--small-context excerpt:N] [--prompt derive] [--limit N]
+                             [--no-write]
 
 Presets (the issue's default runs; each finishes well under 90 minutes on 2 CPU cores):
 - squad-v1   SQuAD v1.1 dev, 300 figure/date questions of the evaluation titles, seed 0
@@ -10,6 +11,13 @@ Presets (the issue's default runs; each finishes well under 90 minutes on 2 CPU 
 (The evaluation titles are the half of SQuAD's titles that the selector was not fitted on:
 experiment/importers/split.py.)
 - drop       DROP dev, 200 figure/date questions (many answers are computed, not in the text)
+- tatqa-dev  TAT-QA dev, 200 questions of the evaluation part (the table uids of
+             `factqa import tatqa --half eval`), stated in the table or text and computed apart
+- bundled    the bundled OrigoTech corpus (DATA_PATH is ignored; write `-`)
+
+Every run prints, last, one machine-readable line of its preset's figures (stated and computed
+questions apart, and the derivation checker's precision: derived samples whose result is right),
+which docs/RESULTS.md records.
 
 `--small smollm2-135m` runs the same sample with that model as the small one (the large model's
 answers come from the shared cache). Run folders go to outputs/bench/, the imported sample to
@@ -24,10 +32,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from experiment.config import RunConfig
+from experiment.corpus import load_articles, load_questions
+from experiment.evaluate.methods import DERIVED, LARGE_1, PASS, ROUTED, SELECTED, VERIFIED
 from experiment.generate.windows import ARTICLE
 from experiment.importers.service import import_dataset
 from experiment.importers.split import Half
+from experiment.report.analysis import derivation_record, stated_computed
 from experiment.report.markdown import benchmark_summary, update_section
+from experiment.report.run import load_run
 from experiment.runner import run_experiment
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,7 +58,56 @@ PRESETS = {
     "squad-v1": Preset("squad", 300, None, "SQuAD v1.1 dev, evaluation titles", "eval"),
     "squad-v2": Preset("squad", 100, 100, "SQuAD v2.0 dev, evaluation titles", "eval"),
     "drop": Preset("drop", 200, None, "DROP dev", None),
+    "tatqa-dev": Preset("tatqa", 200, None, "TAT-QA dev, evaluation part", "eval"),
+    "bundled": Preset("", 0, None, "bundled OrigoTech corpus", None),
 }
+# The machine-readable line's prefix per preset, and which figures it names
+LINE_PREFIX = {
+    "squad-v1": "squad_v1",
+    "squad-v2": "squad_v2",
+    "drop": "drop",
+    "tatqa-dev": "tatqa",
+    "bundled": "bundled",
+}
+
+
+def figures_line(preset: str, run_dir: Path, questions_path: Path, articles_path: Path) -> str:
+    """The preset's figures on one line, `name=value` pairs: each method's accuracy on stated
+    questions (`PREFIX_dev_METHOD` for TAT-QA, as issue 26 names them; `PREFIX_stated_METHOD`
+    elsewhere), on computed ones (`PREFIX_computed_METHOD`; TAT-QA `tatqa_arith_METHOD`), and
+    the derivation checker's precision over the small model's samples."""
+    run = load_run(run_dir)
+    k = int(run.manifest.config["k"])
+    short = {
+        "large": LARGE_1.name(k),
+        "verified": VERIFIED.name(k),
+        "derived": DERIVED.name(k),
+        "selected": SELECTED.name(k),
+        "pass": PASS.name(k),
+        "cascade20": ROUTED[1].name(k),
+    }
+    present = {key: m for key, m in short.items() if run.has(m)}
+    split = stated_computed(run.questions, list(present.values())).set_index("method")
+    prefix = LINE_PREFIX[preset]
+    stated = "tatqa_dev" if preset == "tatqa-dev" else f"{prefix}_stated"
+    computed = "tatqa_arith" if preset == "tatqa-dev" else f"{prefix}_computed"
+    pairs = []
+    for part, name in (("stated", stated), ("computed", computed)):
+        for key, method in present.items():
+            value = split.loc[method, part]
+            if value == value:  # not NaN: the run has questions of this part
+                pairs.append(f"{name}_{key}={value:.3f}")
+    articles = load_articles(articles_path)
+    qs = {q.id: q for q in load_questions(questions_path, articles)}
+    small = run.attempts[run.attempts.role == "small"]
+    record = derivation_record(small, qs)
+    pairs.append(f"{prefix}_with_working={record['with_working']}")
+    if record["derived"]:
+        precision = record["derived_right"] / record["derived"]
+        pairs.append(f"{prefix}_derivation_precision={precision:.3f}")
+    pairs.append(f"{prefix}_n_stated={split.attrs['n_stated']}")
+    pairs.append(f"{prefix}_n_computed={split.attrs['n_computed']}")
+    return " ".join(pairs)
 
 
 def main() -> None:
@@ -72,13 +133,25 @@ def main() -> None:
         help="what the small model reads: 'article' or 'excerpt:N' (the run is named "
         "PRESET-excerptN and writes no README table; bench/fit_excerpt.py chose N)",
     )
+    ap.add_argument(
+        "--prompt",
+        default="figure",
+        choices=["figure", "derive"],
+        help="the prompt both models get (the run is named PRESET-derive with 'derive' and "
+        "writes no README table)",
+    )
     args = ap.parse_args()
 
     p = PRESETS[args.preset]
-    data_dir = args.out / "data" / args.preset
-    imported = import_dataset(
-        p.fmt, args.data, data_dir, p.sample, args.seed, p.unanswerable, True, p.half
-    )
+    base = RunConfig()
+    if args.preset == "bundled":
+        articles, questions = base.articles, base.questions
+    else:
+        data_dir = args.out / "data" / args.preset
+        imported = import_dataset(
+            p.fmt, args.data, data_dir, p.sample, args.seed, p.unanswerable, True, p.half
+        )
+        articles, questions = imported.articles, imported.questions
     name = args.preset + (f"-{args.small}" if args.small else "")
     title = p.title + (f", small model {args.small}" if args.small else "")
     if args.adaptive != "off":
@@ -87,12 +160,14 @@ def main() -> None:
     if args.small_context != ARTICLE:
         name += f"-{args.small_context.replace(':', '')}"
         title += f", small model reads {args.small_context}"
+    if args.prompt != "figure":
+        name += f"-{args.prompt}"
+        title += f", {args.prompt} prompt"
     if args.seed:  # another sample of the data set and other seeds: another run, not this one's
         name += f"-seed{args.seed}"
-    base = RunConfig()
     cfg = RunConfig(
-        articles=imported.articles,
-        questions=imported.questions,
+        articles=articles,
+        questions=questions,
         small=args.small or base.small,
         out=args.out,
         run_id=name + (f"-limit{args.limit}" if args.limit else ""),
@@ -101,6 +176,7 @@ def main() -> None:
         label=title,
         adaptive=args.adaptive,
         small_context=args.small_context,
+        prompt=args.prompt,
     )
     t0 = time.perf_counter()
 
@@ -118,11 +194,21 @@ def main() -> None:
         command += f" --adaptive {args.adaptive}"
     if args.small_context != ARTICLE:
         command += f" --small-context {args.small_context}"
-    text = benchmark_section(result.run_dir, title, command)
+    if args.prompt != "figure":
+        command += f" --prompt {args.prompt}"
+    if args.limit:
+        command += f" --limit {args.limit}"
+    line = figures_line(args.preset, result.run_dir, questions, articles)
+    text = benchmark_section(result.run_dir, title, command) + f"\n\n`{line}`\n"
     print(text)
     if not args.no_write and not args.limit:
         update_section(args.results, f"bench-{name}", text)
-    variant = args.adaptive != "off" or args.small_context != ARTICLE
+    variant = (
+        args.adaptive != "off"
+        or args.small_context != ARTICLE
+        or args.prompt != "figure"
+        or args.preset in ("bundled", "tatqa-dev")  # not in the public table (yet)
+    )
     if not args.no_write and not args.limit and not variant:
         runs = {
             "SQuAD v1.1, evaluation titles (small qwen2.5-coder-0.5b)": args.out / "squad-v1",
@@ -135,6 +221,7 @@ def main() -> None:
         update_section(args.results, "bench-summary", summary)
         update_section(args.readme, "public", summary)  # the README states the same table
         print(f"updated {args.results} and {args.readme}")
+    print(line)
 
 
 if __name__ == "__main__":

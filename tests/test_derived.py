@@ -89,3 +89,19 @@ def test_the_derive_prompt_asks_for_the_working_and_the_default_does_not() -> No
     figure = messages_for(ARTICLE, LEFT, FIGURE)[0]["content"]
     assert "7 = 9 - 2" in derive and "=" not in figure
     assert messages_for(ARTICLE, LEFT)[1] == messages_for(ARTICLE, LEFT, DERIVE)[1]
+
+
+def test_the_checkers_record_counts_working_derived_right_and_refusals() -> None:
+    import pandas as pd
+
+    from experiment.report.analysis import derivation_record
+
+    rows = [attempt_row(checked(t, i)[0]) for i, t in enumerate(["7 = 9 - 2", "8 = 9 - 2", "9"])]
+    wrong_gold = Question("q1", "a1", LEFT.text, ("6",), "figure")
+    frame = typed_attempts(pd.DataFrame([{k: str(v) for k, v in r.items()} for r in rows]))
+    record = derivation_record(frame, {"q1": LEFT})
+    assert record["samples"] == 3 and record["with_working"] == 2
+    assert record["derived"] == 1 and record["derived_right"] == 1
+    assert sum(v for key, v in record.items() if key.startswith("refused")) == 1
+    assert derivation_record(frame, {"q1": wrong_gold})["derived_right"] == 0
+    assert derivation_record(frame, {})["samples"] == 0  # questions without gold are left out

@@ -10,7 +10,8 @@ share, all computed from the run's CSVs (nothing is regenerated).
 - what the verifier cost: questions where a right answer was sampled but the article confirmed none;
 - calibration of a confidence: a reliability table and the Brier score;
 - the selector against the vote: how much of the gap to pass@k it closes;
-- accuracy split into questions whose gold is stated in the text and those where it is computed.
+- accuracy split into questions whose gold is stated in the text and those where it is computed;
+- the derivation checker's record: working written, confirmed, and right when confirmed.
 """
 
 from __future__ import annotations
@@ -19,10 +20,14 @@ import math
 import re
 import string
 from collections import Counter
+from collections.abc import Mapping
 
 import pandas as pd
 
+from experiment.evaluate.judge import gold_of, judge
 from experiment.evaluate.methods import PASS, VERIFIED
+from experiment.records import Question
+from experiment.values.normalize import parse_value
 
 
 def answered_mask(q: pd.DataFrame, method: str) -> pd.Series:
@@ -178,4 +183,30 @@ def stated_computed(q: pd.DataFrame, methods: list[str]) -> pd.DataFrame:
         )
     out = pd.DataFrame(rows)
     out.attrs["n_stated"], out.attrs["n_computed"] = int((~computed).sum()), int(computed.sum())
+    return out
+
+
+def derivation_record(attempts: pd.DataFrame, questions: Mapping[str, Question]) -> dict[str, int]:
+    """The derivation checker's own record over a run's samples (issue 27): how many answers
+    came with their working, how many of those the checker confirmed, how many of the confirmed
+    are right by the gold (its precision is right / derived), and the refusals by reason (the
+    reason's words before its first quote, so "the operand '7' ..." counts with its kind).
+    Questions without gold are left out."""
+    out: dict[str, int] = {"samples": 0, "with_working": 0, "derived": 0, "derived_right": 0}
+    working = attempts["working"] if "working" in attempts else pd.Series("", index=attempts.index)
+    for row, written in zip(attempts.to_dict("records"), working, strict=True):
+        q = questions.get(row["question_id"])
+        if q is None or not q.gold:
+            continue
+        out["samples"] += 1
+        if not str(written).strip():
+            continue
+        out["with_working"] += 1
+        if not row.get("derived", False):
+            reason = str(row.get("derivation_reason", "")).split("'")[0].strip() or "other"
+            out[f"refused: {reason}"] = out.get(f"refused: {reason}", 0) + 1
+            continue
+        out["derived"] += 1
+        value = parse_value(str(row["answer"]), q.kind, q.text)
+        out["derived_right"] += judge(value, q, gold_of(q), str(row["answer"]))
     return out
