@@ -290,12 +290,10 @@ def _read_rows(path: Path) -> Iterable[tuple[int, dict[str, str]]]:
         header = [h.strip() for h in header]
         missing = [c for c in REQUIRED_COLUMNS if c not in header]
         if missing:
-            raise InputError(
-                f"missing column(s) {', '.join(missing)}",
-                path=path,
-                line=1,
-                field=missing[0],
-                fix=f"the header must name {', '.join(REQUIRED_COLUMNS)} (and optionally "
+            raise InputError.missing_columns(
+                missing,
+                path,
+                f"the header must name {', '.join(REQUIRED_COLUMNS)} (and optionally "
                 "answers, kind, notes, cluster, computed)",
             )
         extra = [c for c in header if c not in QUESTION_COLUMNS + OPTIONAL_COLUMNS]

@@ -28,6 +28,13 @@ class InputError(FactQAError):
         self.reason = message
         super().__init__(self._render())
 
+    @classmethod
+    def missing_columns(cls, missing: list[str], path: Path, fix: str) -> InputError:
+        """A CSV file whose header lacks `missing` (named at line 1, the first as the field)."""
+        return cls(
+            f"missing column(s) {', '.join(missing)}", path=path, line=1, field=missing[0], fix=fix
+        )
+
     def _render(self) -> str:
         where = ""
         if self.path is not None:

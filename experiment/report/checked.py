@@ -145,13 +145,7 @@ def _check_table(table: pd.DataFrame, path: Path, columns: Columns) -> None:
     """The required columns are there and every number cell is a number (line = row + 2)."""
     missing = [c for c in columns.required if c not in table.columns]
     if missing:
-        raise InputError(
-            f"missing column(s) {', '.join(missing)}",
-            path=path,
-            line=1,
-            field=missing[0],
-            fix=AGAIN,
-        )
+        raise InputError.missing_columns(missing, path, AGAIN)
     for col in (c for c in columns.numbers if c in table.columns):
         cells = table[col]
         may_be_blank = cells.isna() if col in columns.blank else pd.Series(False, cells.index)
