@@ -244,3 +244,38 @@ def test_an_articles_table_is_an_html_table_with_the_kept_cell_and_its_headers_m
         start, end = int(mark["data-start"]), int(mark["data-end"])  # type: ignore[arg-type]
         body = texts["alpha"] if mark["id"].startswith("q0-") else texts["beta"]  # type: ignore[union-attr]
         assert body[start:end] == mark["text"]
+
+
+def test_a_derived_answer_is_kept_by_small_derived_and_its_operands_are_marked(
+    monkeypatch: pytest.MonkeyPatch, fakes, fake_factory, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    import pandas as pd
+
+    # sales beat the target by 13,200 - 10,000 = 3,200: computed, not written in the article
+    fakes["fake-small"] = FakeBackend(
+        "fake-small", keyword_script({**SMALL_ANSWERS, "beat": "3,200 = 13,200 - 10,000"})
+    )
+    monkeypatch.setattr(cli, "_factory", lambda: fake_factory)
+    questions = (
+        QUESTIONS.split("\n", 1)[0]
+        + ",computed\n"
+        + ('alpha-5,alpha,By how much did the first month beat the target?,"3,200",figure,true\n')
+    )
+    arts, qs = write_corpus(tmp_path, questions=questions)
+    args = run_args(
+        arts, qs, "fake-small", "fake-large", 2, tmp_path / "h", "d", "--prompt", "derive"
+    )
+    res = runner.invoke(cli.app, args)
+    assert res.exit_code == 0, res.output
+    run = tmp_path / "h" / "d"
+    attempts = pd.read_csv(run / "attempts.csv", dtype=str, keep_default_na=False)
+    small = attempts[attempts.role == "small"]
+    assert set(small.derived) == {"true"} and set(small.working) == {"13,200 - 10,000"}
+    questions_csv = pd.read_csv(run / "questions.csv", dtype=str, keep_default_na=False)
+    assert questions_csv["small-derived@2.correct"].str.lower().tolist() == ["true"]
+    assert questions_csv["small-verified@2.correct"].str.lower().tolist() == ["false"]
+    res = runner.invoke(cli.app, ["report", str(run), "--html"])
+    assert res.exit_code == 0, res.output
+    parsed = Page()
+    parsed.feed((run / "report.html").read_text(encoding="utf-8"))
+    assert {m["text"] for m in parsed.marks} >= {"13,200", "10,000"}
