@@ -1,0 +1,67 @@
+"""A run's figures on each questions file of its corpus apart (the bundled corpus: its original
+150 questions, the table questions, the computed ones), so that runs before and after a corpus
+grew compare on the same questions.
+
+    python bench/parts.py RUN_DIR [--questions QUESTIONS_DIR]
+
+Prints a Markdown table: per file, its questions, unanswerable ones, each headline method's
+accuracy, the accuracy on answerable questions, the unanswerable questions a method abstained
+on, and where the gold was when small-selected@k kept a wrong figure (blindspots.csv's
+`gold_status`: sampled and confirmed but ranked lower, sampled but not confirmed, not sampled).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+from collections import Counter
+from pathlib import Path
+
+from experiment.evaluate.methods import LARGE_1, PASS, ROUTED, SELECTED, VERIFIED
+from experiment.report.run import load_run
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("run", type=Path)
+    ap.add_argument("--questions", type=Path, default=ROOT / "questions")
+    args = ap.parse_args()
+    run = load_run(args.run)
+    k = int(run.manifest.config["k"])
+    methods = [m.name(k) for m in (LARGE_1, VERIFIED, SELECTED, PASS, ROUTED[1])]
+    q = run.questions
+    spots = run.blindspots
+    print("| file | questions | unanswerable | " + " | ".join(methods) + " |")
+    print("| --- | ---: | ---: | " + " | ".join("---:" for _ in methods) + " |")
+    notes = []
+    for file in sorted(args.questions.glob("*.csv")):
+        with file.open(encoding="utf-8") as f:
+            ids = {row["id"] for row in csv.DictReader(f)}
+        part = q[q.question_id.isin(ids)]
+        if part.empty:
+            continue
+        unanswerable = part.gold.eq("unanswerable")
+        cells = [f"{part[f'{m}.correct'].mean():.3f}" for m in methods]
+        print(
+            f"| {file.name} | {len(part)} | {int(unanswerable.sum())} | " + " | ".join(cells) + " |"
+        )
+        answerable = part[~unanswerable]
+        abstained = {m: int(part[unanswerable][f"{m}.abstained"].sum()) for m in methods}
+        wrong = spots[(spots.method == SELECTED.name(k)) & spots.question_id.isin(ids)]
+        where = Counter(wrong.gold_status) if not wrong.empty else Counter()
+        notes.append(
+            f"- {file.name}: answerable {len(answerable)}: "
+            + ", ".join(f"{m} {answerable[f'{m}.correct'].mean():.3f}" for m in methods)
+            + f"; unanswerable abstained on (of {int(unanswerable.sum())}): "
+            + ", ".join(f"{m} {n}" for m, n in abstained.items())
+            + f"; {SELECTED.name(k)} wrong, where the gold was: "
+            + (", ".join(f"{s} {n}" for s, n in where.most_common()) or "none")
+        )
+    print()
+    print("\n".join(notes))
+
+
+if __name__ == "__main__":
+    main()
