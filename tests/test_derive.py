@@ -296,3 +296,14 @@ def test_cli_refuses_hostile_input_without_a_traceback(tmp_path: Path) -> None:
     res = runner.invoke(cli.app, ["verify", "--article", str(path), "1 = " + "(" * 10_000])
     assert res.exit_code == 3 and "confirmed: false" in res.output
     assert f"more than {MAX_TOKENS} tokens" in res.output and "Traceback" not in res.output
+
+
+def test_the_calculation_may_come_first_when_the_result_is_the_one_figure() -> None:
+    text = "OrigoTech had nine warehouses and closed two of them."
+    for answer in ("9 - 2 = 7", "9-2=7", "7 = 9 - 2"):
+        d = check_derivation(answer, text)
+        assert d.confirmed and d.result_text == "7" and d.expression.replace(" ", "") == "9-2"
+    wrong = check_derivation("9 - 2 = 8", text)
+    assert not wrong.confirmed and "arithmetic is wrong" in wrong.reason
+    both = check_derivation("9 - 2 = 8 - 1", text)  # neither side is one figure
+    assert not both.confirmed and "the result '9 - 2'" in both.reason

@@ -435,13 +435,27 @@ def _split(answer: str) -> tuple[str, str]:
     return result, expression
 
 
+def _oriented(left: str, right: str) -> tuple[str, str, Quantity]:
+    """The result, the expression and the result's value: `RESULT = EXPRESSION`, or the
+    calculation first (`9 - 2 = 7`, as models often write it) when the left side is not one
+    figure and the right side is; the left side's refusal otherwise."""
+    try:
+        return left, right, read_figure(left, "the result")
+    except Refused:
+        try:
+            return right, left, read_figure(right, "the result")
+        except Refused:
+            pass
+        raise
+
+
 def check_derivation(answer: str, article: str) -> Derivation:
     """Whether `article` confirms the derivation `answer` (`RESULT = EXPRESSION`), with the
     evidence span of every operand; the reason when it does not."""
     result_text, expression, result, operands = "", "", None, ()
     try:
         result_text, expression = _split(answer)
-        result = read_figure(result_text, "the result")
+        result_text, expression, result = _oriented(result_text, expression)
         parser = _Parser(_tokens(expression))
         tree = parser.parse()
         quantities = parser.quantities
