@@ -69,6 +69,7 @@ def test_real_model_end_to_end(tiny_model: Path, two_articles, tmp_path: Path) -
         "small@1",
         "small-maj@3",
         "small-verified@3",
+        "small-derived@3",
         "small-pass@3",
         "small-rule@3",
         "small-selected@3",
