@@ -44,13 +44,15 @@ class Row:
     right: bool
 
 
-def fitting_rows(v1: Path, v2: Path) -> tuple[list[Row], dict[str, int], list[str]]:
+def fitting_rows(
+    v1: Path, v2: Path, tatqa: Path | None = None
+) -> tuple[list[Row], dict[str, int], list[str]]:
     """Candidate rows of the fitting questions, the question count per set, and every question id
     (questions with no confirmed candidate have no row but still count)."""
     rows: list[Row] = []
     counts: dict[str, int] = {}
     qids: list[tuple[str, str, bool]] = []
-    for name, articles, questions, small in fitting_samples(fitting_sets(v1, v2)):
+    for name, articles, questions, small in fitting_samples(fitting_sets(v1, v2, tatqa)):
         counts[name] = len(questions)
         for q in questions:
             qids.append((f"{name}:{q.id}", q.cluster, q.unanswerable))
@@ -130,11 +132,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("squad_v1", type=Path)
     ap.add_argument("squad_v2", type=Path)
+    ap.add_argument("--tatqa", type=Path, help="TAT-QA dev JSON: add its fitting part")
     ap.add_argument("--out", type=Path, default=PACKAGED)
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
 
-    rows, counts, questions = fitting_rows(args.squad_v1, args.squad_v2)
+    rows, counts, questions = fitting_rows(args.squad_v1, args.squad_v2, args.tatqa)
     known = [r.features["logprob"] for r in rows if r.features["logprob"] is not None]
     impute = {f: 0.0 for f in FEATURES}
     impute["logprob"] = float(np.mean(known)) if known else 0.0

@@ -1,6 +1,9 @@
 """The fitting set every choice is made on (never a reported sample): 400 SQuAD v1.1 and 50
 answerable + 100 unanswerable SQuAD v2.0 questions of the fitting titles
-(experiment/importers/split.py), with the small model's ten checked samples per question.
+(experiment/importers/split.py), and, where TAT-QA dev is given, 120 stated questions of its
+fitting part (table uids) with 40 unanswerable ones made from them by asking for a year the
+context lacks (experiment/importers/unanswerable.py); with the small model's ten checked samples
+per question.
 
 Used by bench/fit_selector.py, bench/fit_stopping.py, bench/fit_excerpt.py and
 bench/model_check.py.
@@ -21,14 +24,23 @@ from experiment.runner import small_samples
 OUT = PROJECT_ROOT / "outputs" / "bench"
 # name, answerable sample, unanswerable sample
 SETS = (("squad-v1-fit", 400, None), ("squad-v2-fit", 50, 100))
+TATQA_SET = ("tatqa-fit", 120, 40)
 
 
-def fitting_sets(v1: Path, v2: Path) -> list[tuple[str, ImportResult]]:
-    """The fitting questions of SQuAD v1.1 and v2.0 dev, imported (once) into outputs/bench/data."""
-    return [
+def fitting_sets(v1: Path, v2: Path, tatqa: Path | None = None) -> list[tuple[str, ImportResult]]:
+    """The fitting questions of SQuAD v1.1 and v2.0 dev, and of TAT-QA dev when given, imported
+    (once) into outputs/bench/data."""
+    sets = [
         (name, import_dataset("squad", src, OUT / "data" / name, n, 0, unans, True, "fit"))
         for (name, n, unans), src in zip(SETS, (v1, v2), strict=True)
     ]
+    if tatqa is not None:
+        name, n, unans = TATQA_SET
+        imp = import_dataset(
+            "tatqa", tatqa, OUT / "data" / name, n, 0, unans, True, "fit", True, stated_only=True
+        )
+        sets.append((name, imp))
+    return sets
 
 
 def fitting_samples(

@@ -21,6 +21,20 @@ A candidate is one cluster of confirmed samples that give the same answer (the c
 | `rivals`         | 1 / the number of distinct confirmed candidates                           |
 | `logprob`        | the best log-probability of its samples' text under the small model, /30, |
 |                  | clipped to [-1, 0] (empty when the backend does not report it)            |
+| `period_same`    | the question's period is its context's (`context`: a cell's headers, the  |
+|                  | nearest period in its sentence), by the share of the period kinds asked   |
+| `period_other`   | its context names another period of a kind the question asks for          |
+| `cover`          | share of the question's measure terms in its context (a cell's row and    |
+|                  | column headers and caption; its sentence)                                 |
+
+Three features are the question's, the same for each of its candidates, so that the selector's
+threshold can abstain where the article does not answer:
+
+| feature          | what it measures                                                          |
+| ---------------- | ------------------------------------------------------------------------- |
+| `uncovered`      | share of the question's measure terms in no candidate's context           |
+| `period_absent`  | share of the period kinds asked whose atom is nowhere in the article      |
+| `not_stated`     | share of the k samples that say the article does not state it             |
 
 Where a candidate is confirmed at several spans (every span its verification found, kept on the
 attempt), the span with the best alignment counts, and it is the evidence shown.
@@ -32,12 +46,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from experiment.evaluate.answer_type import asked_type, type_fit
+from experiment.evaluate.context import context_of, cover, measure_terms, period_match
 from experiment.evaluate.evidence import Alignment, QuestionView
 from experiment.evaluate.scored import Scored
 from experiment.evaluate.vote import clusters, shown
 from experiment.records import Article, Question, Span
 from experiment.values.canonical import DateValue, Quantity, Value, quantities_equal, supports
 from experiment.values.normalize import scan
+from experiment.values.periods import atoms, by_kind
 
 FEATURES = (
     "type_fit",
@@ -53,6 +69,12 @@ FEATURES = (
     "share",
     "rivals",
     "logprob",
+    "period_same",
+    "period_other",
+    "cover",
+    "uncovered",
+    "period_absent",
+    "not_stated",
 )
 LOGPROB_SCALE = 30.0
 
@@ -118,6 +140,8 @@ def candidates(q: Question, article: Article, small: Sequence[Scored]) -> list[C
     groups = clusters(values, confirmed)
     view = QuestionView.of(article.text, q.text)
     asked = asked_type(q.text)
+    period, measure = atoms(q.text), measure_terms(q.text)
+    contexts = []
     out = []
     shown_values = {min(m): values[shown(values, m)[1]] for m in groups}
     for members in sorted(groups, key=min):
@@ -131,6 +155,9 @@ def candidates(q: Question, article: Article, small: Sequence[Scored]) -> list[C
         )
         spans = small[index].attempt.spans or (Span(0, 0, ""),)  # where it was confirmed
         span, al = _best_span(view, spans)
+        ctx = context_of(article.text, span.start, span.end, al.sentence)
+        contexts.append(ctx.text)
+        match = period_match(period, ctx.period)
         features: dict[str, float | None] = {
             "type_fit": type_fit(asked, value),
             "overlap": al.overlap,
@@ -145,10 +172,25 @@ def candidates(q: Question, article: Article, small: Sequence[Scored]) -> list[C
             "share": len(members) / len(small),
             "rivals": 1.0 / len(groups),
             "logprob": _logprob(small, members),
+            "period_same": match.same,
+            "period_other": match.other,
+            "cover": cover(measure, ctx.text),
         }
         out.append(
             ConfirmedAnswer(
                 value, canonical, index, tuple(sorted(members)), span, al.sentence, features
             )
         )
+    asked_kinds = by_kind(period)
+    stated_kinds = by_kind(atoms(article.text))
+    question_level = {
+        "uncovered": 1.0 - cover(measure, " ".join(contexts)),
+        "period_absent": sum(not asked_kinds[k] & stated_kinds.get(k, set()) for k in asked_kinds)
+        / len(asked_kinds)
+        if asked_kinds
+        else 0.0,
+        "not_stated": sum(s.abstained for s in small) / len(small),
+    }
+    for c in out:
+        c.features.update(question_level)
     return out

@@ -10,6 +10,7 @@ from experiment.errors import InputError
 from experiment.importers.layout import ImportStats, select, write_layout
 from experiment.importers.readers import read_dataset
 from experiment.importers.split import Half
+from experiment.importers.unanswerable import other_year_questions
 
 
 @dataclass(frozen=True)
@@ -37,11 +38,15 @@ def import_dataset(
     unanswerable: int | None = None,
     overwrite: bool = False,
     half: Half | None = None,
+    other_years: bool = False,
+    stated_only: bool = False,
 ) -> ImportResult:
     """Import `source` into `out/articles` and `out/questions/<fmt>.csv`.
 
     Everything is read and checked before anything is written; an existing import in `out` is
-    replaced only with `overwrite`, so two samples never mix in one folder.
+    replaced only with `overwrite`, so two samples never mix in one folder. `other_years` adds
+    the unanswerable questions of `experiment.importers.unanswerable` to the source's own;
+    `stated_only` leaves out the questions whose gold is computed.
     """
     for value, name in ((sample, "--sample"), (unanswerable, "--unanswerable")):
         if value is not None and value < 1:
@@ -49,7 +54,10 @@ def import_dataset(
                 f"{name} must be at least 1, got {value}", fix=f"drop {name} or raise it"
             )
     stats = ImportStats()
-    picked = select(read_dataset(fmt, source, stats), sample, seed, unanswerable, stats, half)
+    rows = [r for r in read_dataset(fmt, source, stats) if not (stated_only and r.computed)]
+    if other_years:
+        rows += other_year_questions(rows)
+    picked = select(rows, sample, seed, unanswerable, stats, half)
     if not picked:
         raise _nothing_found(source, stats)
     targets = [out / "articles", out / "questions"]
