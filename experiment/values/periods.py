@@ -30,7 +30,7 @@ _MONTH = re.compile(
     r"\b(?:(?P<full>" + "|".join(m.capitalize() for m in MONTHS) + r")"
     r"|(?P<abbr>Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.?)(?![a-z])"
 )
-_YEAR = re.compile(r"(?<![\d.,$€£])(?:19|20)\d{2}(?![\d%])")
+_YEAR = re.compile(r"(?<![\d.,$€£])(?:19|20)\d{2}(?![\d%]|[.,]\d)")
 _FISCAL_SHORT = re.compile(r"\bFY\s?'?(?P<yy>\d{2})(?!\d)", re.IGNORECASE)
 _ORDINAL = {
     "first": 1,
