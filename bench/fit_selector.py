@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from experiment.evaluate.features import FEATURES, candidates
-from experiment.evaluate.judge import gold_of, judge
+from experiment.evaluate.judge import gold_of, sample_right
 from experiment.evaluate.selector import FOLDS, PACKAGED, RULE, SelectorModel, out_of_fold, save
 from experiment.fitting import fitting_samples, fitting_sets
 
@@ -59,7 +59,7 @@ def fitting_rows(
             gold = gold_of(q)
             for c in candidates(q, articles[q.article_id], small[q.id]):
                 s = small[q.id][c.index]
-                right = judge(s.value, q, gold, s.attempt.raw_text, False)
+                right = sample_right(s, q, gold)
                 rows.append(Row(f"{name}:{q.id}", q.cluster, q.unanswerable, c.features, right))
     return rows, counts, [f"{q}\t{c}\t{u}" for q, c, u in qids]
 

@@ -36,7 +36,7 @@ import numpy as np
 
 from experiment.config import RunConfig
 from experiment.evaluate.features import FEATURES, ConfirmedAnswer, candidates
-from experiment.evaluate.judge import gold_of, judge
+from experiment.evaluate.judge import gold_of, sample_right
 from experiment.evaluate.scored import Scored
 from experiment.evaluate.selector import out_of_fold
 from experiment.evaluate.vote import same_answer
@@ -131,7 +131,7 @@ def ask(
     out = Asked(
         question=q.id,
         cluster=q.cluster,
-        right=[judge(s.value, q, gold, s.attempt.raw_text, False) for s in shown],
+        right=[sample_right(s, q, gold) for s in shown],
         features=[c.features for c in cands],
         sampling_s=sum(s.attempt.seconds for s in small),
     )

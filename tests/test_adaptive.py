@@ -46,10 +46,8 @@ def v(text: str) -> Value:
 def scored(*answers: str) -> list[Scored]:
     """Samples of QUESTION, checked against ARTICLE as a run checks them."""
     return [
-        Scored(
-            *check_sample(
-                Sample(QUESTION, i, i, Generation(a, 10, 2, 0.1), False), ARTICLE, "small", "m", 0.7
-            )
+        check_sample(
+            Sample(QUESTION, i, i, Generation(a, 10, 2, 0.1), False), ARTICLE, "small", "m", 0.7
         )
         for i, a in enumerate(answers)
     ]

@@ -3,6 +3,8 @@ the question-level answerability features, and the other-year unanswerable quest
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from experiment.evaluate.context import PeriodMatch, context_of, cover, measure_terms, period_match
@@ -125,3 +127,44 @@ def test_other_year_leaves_alone(question: str, kw: dict[str, object]) -> None:
 def test_other_year_questions_keeps_only_those_the_rule_makes() -> None:
     rows = [_row("What was Cloud revenue in 2019?", TABLE), _row("What was it?", TABLE, qid="q2")]
     assert [r.qid for r in other_year_questions(rows)] == ["q1" + SUFFIX]
+
+
+def _checked(answer: str, text: str = TABLE):  # type: ignore[no-untyped-def]
+    from experiment.evaluate.check import check_sample
+    from experiment.generate.sampling import Sample
+    from experiment.records import Article, Generation, Question
+
+    article = Article("a", "t", "2025-01-01", text, Path("a.md"))
+    q = Question("q", "a", "What was Cloud revenue in 2019?", ("x",), "figure")
+    return check_sample(
+        Sample(q, 0, 0, Generation(answer, 10, 2, 0.1), False), article, "small", "m", 0.7
+    )
+
+
+def test_a_bare_cell_and_the_figure_with_its_scale_are_one_value() -> None:
+    from experiment.evaluate.vote import clusters
+
+    bare, full = _checked("142.9"), _checked("$142.9 million")
+    assert bare.attempt.confirmed and full.attempt.confirmed
+    assert bare.attempt.answer == "142.9"  # recorded as written
+    assert bare.value is not None and bare.value.canonical() == full.value.canonical()  # type: ignore[union-attr]
+    assert bare.written is not None and bare.written.canonical() == "142.9"
+    assert len(clusters([bare.value, full.value], [0, 1])) == 1
+
+
+def test_a_figure_also_written_in_prose_stays_as_written() -> None:
+    s = _checked("142.9", TABLE + "\nCloud made 142.9 in the year.")
+    assert s.attempt.confirmed and s.written is None
+    assert s.value is not None and s.value.canonical() == "142.9"
+
+
+def test_the_judge_takes_a_scaled_cell_for_either_gold_form() -> None:
+    from experiment.evaluate.judge import gold_of, sample_right
+    from experiment.records import Question
+
+    s = _checked("142.9")
+    for gold in ("$142.9 million", "142.9"):
+        q = Question("q", "a", "What was Cloud revenue in 2019?", (gold,), "figure")
+        assert sample_right(s, q, gold_of(q))
+    q = Question("q", "a", "What was Cloud revenue in 2019?", ("$142.9 billion",), "figure")
+    assert not sample_right(s, q, gold_of(q))

@@ -26,7 +26,8 @@ LEFT = Question("q1", "a1", "How many warehouses does OrigoTech have left?", ("7
 
 def checked(text: str, i: int = 0, q: Question = LEFT):  # type: ignore[no-untyped-def]
     sample = Sample(q, i, i, Generation(text, 10, 5, 0.1), cached=False)
-    return check_sample(sample, ARTICLE, "small", "m", 0.7)
+    s = check_sample(sample, ARTICLE, "small", "m", 0.7)
+    return s.attempt, s.value
 
 
 def test_a_right_working_is_derived_with_each_operand_span() -> None:

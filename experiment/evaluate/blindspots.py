@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from experiment.evaluate.features import FEATURES, ConfirmedAnswer, candidates
-from experiment.evaluate.judge import gold_of, gold_values, judge
+from experiment.evaluate.judge import gold_of, gold_values, sample_right
 from experiment.evaluate.registry import Answers
 from experiment.evaluate.scored import Scored
 from experiment.evaluate.selector import learned, pick
@@ -118,14 +118,14 @@ def _where_gold(q: Question, article: Article, small: Sequence[Scored]) -> _Wher
     rank = None
     for i, (c, _) in enumerate(sel.ranked, start=1):
         s = small[c.index]
-        if judge(s.value, q, gold, s.attempt.raw_text, False):
+        if sample_right(s, q, gold):
             rank = i
             break
     if q.unanswerable:
         status = "unanswerable"
     elif rank is not None:
         status = "confirmed, out-ranked"
-    elif any(judge(s.value, q, gold, s.attempt.raw_text, s.abstained) for s in small):
+    elif any(sample_right(s, q, gold) for s in small):
         status = "sampled, not confirmed"
     else:
         status = "not sampled"

@@ -9,7 +9,7 @@ from experiment.evaluate.scored import Scored
 from experiment.generate.sampling import Sample
 from experiment.generate.trouble import output_trouble
 from experiment.records import Article, Attempt
-from experiment.values.canonical import Value
+from experiment.values.tables import scaled_reading
 from experiment.verify.answer import check_text
 from experiment.verify.derive import Derivation, check_derivation, is_derivation
 
@@ -21,7 +21,9 @@ def working_line(text: str) -> str | None:
 
 def check_sample(
     sample: Sample, article: Article, role: str, model: str, temperature: float
-) -> tuple[Attempt, Value | None]:
+) -> Scored:
+    """The checked sample: its attempt, its value, and the value as written where the value is
+    a bare figure read in its scaled table cell (`tables.scaled_reading`)."""
     q = sample.question
     g = sample.generation
     line = working_line(g.text)
@@ -33,6 +35,11 @@ def check_sample(
     check = check_text(said, article.text, q.text, q.kind)
     best = check.best
     value = best.value if best else None
+    written = None
+    if value is not None and check.confirmed:
+        scaled = scaled_reading(article.text, check.spans, value)
+        if scaled is not None:
+            value, written = scaled, value
     reason = check.reason
     if not best:
         reason = output_trouble(g.text, g.finish_reason) or reason
@@ -66,11 +73,11 @@ def check_sample(
         if derivation and derivation.confirmed
         else (),
     )
-    return attempt, value
+    return Scored(attempt, value, written)
 
 
 def checked(
     samples: Sequence[Sample], article: Article, role: str, model: str, temperature: float
 ) -> list[Scored]:
     """One question's samples, each read and confirmed against its article."""
-    return [Scored(*check_sample(s, article, role, model, temperature)) for s in samples]
+    return [check_sample(s, article, role, model, temperature) for s in samples]

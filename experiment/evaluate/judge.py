@@ -26,6 +26,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from experiment.evaluate.scored import Scored
 from experiment.records import Question
 from experiment.values.canonical import (
     DateValue,
@@ -132,10 +133,19 @@ def judge(
     gold: Sequence[Gold],
     answer_text: str = "",
     abstained: bool = False,
+    written: Value | None = None,
 ) -> bool:
     """Whether an answer is right. `value` None with `abstained` is a deliberate abstention
     (right only on an unanswerable question); `value` None without it is a failure (never right).
+    `written` is the figure as written where `value` is its scaled table reading: a bare cell
+    "142.9" under "$ in millions" is right against the gold "$142.9 million" and against "142.9".
     """
     if q.unanswerable:
         return value is None and abstained
-    return value is not None and any(value_right(value, g, q.text, answer_text) for g in gold)
+    readings = [v for v in (value, written) if v is not None]
+    return any(value_right(v, g, q.text, answer_text) for v in readings for g in gold)
+
+
+def sample_right(s: Scored, q: Question, gold: Sequence[Gold]) -> bool:
+    """Whether one sample's answer to `q` is right by the judge."""
+    return judge(s.value, q, gold, s.attempt.raw_text, s.abstained, s.written)

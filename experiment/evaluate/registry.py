@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from experiment.evaluate.features import ConfirmedAnswer, candidates
-from experiment.evaluate.judge import Gold, gold_of, judge
+from experiment.evaluate.judge import Gold, gold_of, judge, sample_right
 from experiment.evaluate.scored import Scored
 from experiment.evaluate.selector import SelectorModel
 from experiment.records import Article, Question
@@ -106,11 +106,6 @@ class QuestionSamples:
         return sample_right(s, self.question, self.gold)
 
 
-def sample_right(s: Scored, q: Question, gold: Sequence[Gold]) -> bool:
-    """Whether one sample's answer to `q` is right by the judge."""
-    return judge(s.value, q, gold, s.attempt.raw_text, s.abstained)
-
-
 Answers = dict[str, dict[str, MethodAnswer]]  # answers[question id][method name]
 Answerer = Callable[[QuestionSamples], Choice]
 # (questions, every per-question answer, k, the routed method) -> its answer by question id
@@ -164,7 +159,8 @@ def settle(name: str, qs: QuestionSamples, c: Choice) -> MethodAnswer:
     if correct is None:
         text = c.chosen.attempt.raw_text if c.chosen else ""
         value = c.chosen.value if c.chosen else None
-        correct = judge(value, qs.question, qs.gold, text, not c.failed)
+        written = c.chosen.written if c.chosen else None
+        correct = judge(value, qs.question, qs.gold, text, not c.failed, written)
     return MethodAnswer(
         method=name,
         chosen=c.chosen,

@@ -13,6 +13,9 @@ from experiment.values.extract import ABSTAINED
 class Scored:
     attempt: Attempt
     value: Value | None
+    # The figure as written, where `value` is its reading in a scaled table's cell ("142.9"
+    # under "$ in millions": value 142.9 million USD); the judge accepts either.
+    written: Value | None = None
 
     @property
     def abstained(self) -> bool:

@@ -23,7 +23,7 @@ from functools import lru_cache
 from itertools import pairwise
 
 from experiment.records import Span
-from experiment.values.canonical import DateValue, Quantity, Value
+from experiment.values.canonical import DateValue, Quantity, Value, quantities_equal
 from experiment.values.normalize import Mention, outermost, scan
 from experiment.values.numbers import CURRENCY_SYMBOLS, CURRENCY_WORDS, times
 
@@ -417,6 +417,39 @@ def cell_values(cell: Cell) -> tuple[Value, ...]:
     if figure is None:
         return tuple(dict.fromkeys(written))
     return tuple(dict.fromkeys([*written, *_table_readings(cell, figure)]))
+
+
+def _scaled_at(text: str, span: Span, value: Value) -> Quantity | None:
+    """`value` in its cell's scale, when the span is a bare body figure cell of a scaled table
+    and `value` is that figure as written (or its accounting negative)."""
+    if not isinstance(value, Quantity) or value.is_range:
+        return None
+    table = next((t for t in parse_tables(text) if t.start <= span.start < t.end), None)
+    cell = table.cell_at(span.start, span.end) if table else None
+    if cell is None or cell.header or not cell.scale:
+        return None
+    figure = _read(cell.text).figure
+    if figure is None or _LETTER.search(figure.text):
+        return None
+    written = [q for q in figure.values if isinstance(q, Quantity)]
+    if any(isinstance(v, DateValue) for v in figure.values):
+        return None
+    if not any(quantities_equal(value, q) or quantities_equal(value, _negated(q)) for q in written):
+        return None
+    symbol = _SYMBOLS.search(cell.text)
+    return _scaled(value, _currency(symbol.group()) if symbol else "", cell.scale)
+
+
+def scaled_reading(text: str, spans: Sequence[Span], value: Value) -> Quantity | None:
+    """The value a bare figure stands for where every span confirming it is a body cell of a
+    scaled table ("142.9" under "$ in millions": 142.9 million USD), all in one scale; None
+    where any span is prose or an unscaled cell, so the figure stays as written."""
+    readings = [_scaled_at(text, span, value) for span in spans]
+    if not readings or any(r is None for r in readings):
+        return None
+    first = readings[0]
+    assert first is not None
+    return first if all(quantities_equal(first, r) for r in readings) else None  # type: ignore[arg-type]
 
 
 def _cell_mentions(cell: Cell) -> list[Mention]:
