@@ -1,0 +1,77 @@
+"""The selector's abstention rule on finished runs: what it abstained on, and its risk-coverage.
+
+    python bench/abstention.py RUN_DIR [RUN_DIR ...] [--method small-selected@10]
+                               [--only QUESTIONS_CSV]
+
+`--only questions/origotech.csv` keeps the questions of that file (the bundled corpus's original
+150).
+
+Per run (a folder holding questions.csv), from the method's columns alone (no model):
+- answerable and unanswerable questions, and on each how often the method answered, abstained
+  and was right (an abstention is right only on an unanswerable question);
+- the risk-coverage curve above the shipped threshold: for each confidence threshold t, the share
+  of questions answered with confidence >= t (coverage), the share of those answers that are
+  wrong (risk), and the accuracy over every question when the method abstains below t.
+  Below the shipped threshold the kept answer is not in the run (the method abstained), so the
+  curve starts there; the fitting set's full sweep is printed by bench/fit_selector.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pandas as pd
+
+THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+
+
+def _truth(col: pd.Series) -> pd.Series:
+    return col.astype(str).str.lower() == "true"
+
+
+def report(run: Path, method: str, only: Path | None = None) -> list[str]:
+    q = pd.read_csv(run / "questions.csv", keep_default_na=False)
+    if only is not None:
+        ids = set(pd.read_csv(only, keep_default_na=False)["id"])
+        q = q[q["question_id"].isin(ids)].reset_index(drop=True)
+    unans = _truth(q["unanswerable"])
+    answered = q[f"{method}.answer"].astype(str) != ""
+    right = _truth(q[f"{method}.correct"])
+    conf = pd.to_numeric(q[f"{method}.confidence"], errors="coerce").fillna(0.0)
+    lines = [
+        f"### {run.name} ({len(q)} questions, {int(unans.sum())} unanswerable)",
+        "",
+        f"- answerable {int((~unans).sum())}: answered {int((answered & ~unans).sum())}, "
+        f"right {int((right & ~unans).sum())}, abstained {int((~answered & ~unans).sum())}",
+        f"- unanswerable {int(unans.sum())}: abstained {int((~answered & unans).sum())}, "
+        f"answered {int((answered & unans).sum())}",
+        f"- accuracy {right.mean():.3f}",
+        "",
+        "| threshold | coverage | risk | accuracy |",
+        "| ---: | ---: | ---: | ---: |",
+    ]
+    floor = float(conf[answered].min()) if answered.any() else 1.0
+    for t in (floor, *(t for t in THRESHOLDS if t > floor)):
+        take = answered & (conf >= t)
+        wrong = int((take & ~right).sum())
+        acc = ((take & right) | (~take & unans)).mean()
+        risk = wrong / int(take.sum()) if take.any() else 0.0
+        label = "as run" if t == floor else f"{t:.1f}"
+        lines.append(f"| {label} | {take.mean():.3f} | {risk:.3f} | {acc:.3f} |")
+    return lines
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("runs", type=Path, nargs="+")
+    ap.add_argument("--method", default="small-selected@10")
+    ap.add_argument("--only", type=Path, help="a questions CSV: keep its questions only")
+    args = ap.parse_args()
+    for run in args.runs:
+        print("\n".join(report(run, args.method, args.only)))
+        print()
+
+
+if __name__ == "__main__":
+    main()
