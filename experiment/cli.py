@@ -319,6 +319,8 @@ def run(
             f"wrote {result.run_dir}  ({m.wall_seconds} s, "
             f"{m.cached_attempts} of {m.attempts} generations from cache)"
         )
+        if m.load_warning:
+            _out().print(f"warning: {m.load_warning}", highlight=False)
         if failed is not None:
             raise failed
 

@@ -55,6 +55,12 @@ class Generation:
     # Sum of the answer tokens' log-probabilities under the model's own (untempered) distribution,
     # where the backend reports it; the selector reads it as the model's confidence in the answer.
     logprob: float | None = None
+    # What the model evaluated for this sample (None: unknown, e.g. a cache row written before
+    # they were kept): the tokens it ran through the network (a prompt prefix it had cached is not
+    # counted; a prompt shared by k samples is counted on the first) and their model FLOPs
+    # (`experiment.generate.models.cost`).
+    evaluated_tokens: int | None = None
+    flops: float | None = None
 
     @property
     def errored(self) -> bool:
@@ -103,6 +109,8 @@ class Attempt:
     derived: bool = False
     derivation_reason: str = ""
     operand_spans: tuple[Span, ...] = ()
+    evaluated_tokens: int | None = None  # as on `Generation`: what this sample cost the model
+    flops: float | None = None
 
     @property
     def span(self) -> Span | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import gc
+import os
 import platform
 import subprocess
 import time
@@ -46,7 +47,7 @@ from experiment.evaluate.methods import (
     question_facts,
     routing_curve,
 )
-from experiment.evaluate.registry import REGISTRY, Answers
+from experiment.evaluate.registry import REGISTRY, Answers, known_sum
 from experiment.evaluate.scored import Scored
 from experiment.evaluate.stopping import adaptive_facts, sample_stopper
 from experiment.evaluate.summary import MethodSummary, summarize
@@ -64,6 +65,7 @@ from experiment.report.exports import (
     question_rows,
     summary_rows,
 )
+from experiment.report.machine import busy, load_average, machine_facts
 from experiment.report.manifest import Manifest, ModelInfo
 
 BackendFactory = Callable[[str, RunConfig], Backend]
@@ -288,7 +290,8 @@ def _sample_role(
         reading,
         cfg.prompt,
     )
-    info = ModelInfo(spec, backend.name, backend.fingerprint, backend.counters())
+    shape = backend.shape.as_json() if backend.shape is not None else {}
+    info = ModelInfo(spec, backend.name, backend.fingerprint, backend.counters(), shape)
     del backend
     gc.collect()  # release the weights before the next model loads
     return samples, info
@@ -451,9 +454,13 @@ def _manifest(
     result: Scores,
     started: dt.datetime,
     wall: float,
+    load_start: list[float] | None = None,
+    cpu_seconds: float = 0.0,
 ) -> Manifest:
     attempts = got.attempts(questions)
     cached = sum(a.cached for a in attempts)
+    threads = os.cpu_count() or 1
+    load = {"start": load_start or [], "end": load_average()}
     m = Manifest(
         run_id=cfg.resolved_run_id,
         dataset=cfg.dataset,
@@ -487,6 +494,11 @@ def _manifest(
         sampling=adaptive_facts(
             cfg.adaptive, cfg.round_sizes, cfg.k, [got.small[q.id] for q in questions]
         ),
+        machine=machine_facts(threads),
+        load=load,
+        load_warning=busy(load["start"], load["end"], threads),
+        cpu_seconds=round(cpu_seconds, 1),
+        cost={role: _cost(role, attempts) for role in ("small", "large")},
     )
     this_run = {
         "started": m.started,
@@ -496,6 +508,18 @@ def _manifest(
     }
     history = [*manifests.previous_history(cfg.run_dir / "manifest.json"), this_run]
     return replace(m, history=history)
+
+
+def _cost(role: str, attempts: list[Attempt]) -> dict[str, Any]:
+    """What a model's samples evaluated, in this run and in all (its shape is in `models`)."""
+    mine = [a for a in attempts if a.role == role]
+    made = [a for a in mine if not a.cached]
+    return {
+        "evaluated_tokens_run": known_sum([a.evaluated_tokens for a in made]),
+        "flops_run": known_sum([a.flops for a in made]),
+        "evaluated_tokens_all": known_sum([a.evaluated_tokens for a in mine]),
+        "flops_all": known_sum([a.flops for a in mine]),
+    }
 
 
 LOCK = ".lock"  # held while a run writes its folder
@@ -536,7 +560,7 @@ def run_experiment(
     the folder is held); a run where too many of a model's generations failed (`health`) is
     written whole, then raises `RunFailed`."""
     started = dt.datetime.now(dt.timezone.utc)
-    t0 = time.perf_counter()
+    t0, cpu0, load_start = time.perf_counter(), time.process_time(), load_average()
     articles, questions = load_corpus(cfg)
     fingerprint = cfg.fingerprint()
     check_owner(cfg, fingerprint)  # before any model loads
@@ -547,7 +571,16 @@ def run_experiment(
     with _writing(cfg, fingerprint):
         outputs = export(cfg, articles, questions, got, result)
         manifest = replace(
-            _manifest(cfg, questions, got, result, started, time.perf_counter() - t0),
+            _manifest(
+                cfg,
+                questions,
+                got,
+                result,
+                started,
+                time.perf_counter() - t0,
+                load_start,
+                time.process_time() - cpu0,
+            ),
             fingerprint=fingerprint,
             errored=fit.errored,
             failed=fit.failed,

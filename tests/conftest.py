@@ -96,10 +96,11 @@ class FakeBackend(Backend):
     """Replays scripted answers: `script(messages, seed, n)` gives the text of the n-th call for
     that question; every call is logged."""
 
-    def __init__(self, name: str, script: Script) -> None:
+    def __init__(self, name: str, script: Script, flops: float | None = None) -> None:
         self.name = name
         self.fingerprint = f"fake:{name}"
         self.script = script
+        self.flops = flops  # per sample, when the fake reports a cost
         self.calls: list[tuple[str, int]] = []
 
     def generate(
@@ -111,7 +112,10 @@ class FakeBackend(Backend):
             index = sum(1 for q, _ in self.calls if q == question)
             self.calls.append((question, seed))
             text = self.script(messages, seed, index)
-            out.append(Generation(text, prompt_tokens=100, completion_tokens=3, seconds=0.01))
+            cost = {} if self.flops is None else {"evaluated_tokens": 103, "flops": self.flops}
+            out.append(
+                Generation(text, prompt_tokens=100, completion_tokens=3, seconds=0.01, **cost)
+            )
         return out
 
 

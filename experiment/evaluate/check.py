@@ -56,6 +56,8 @@ def check_sample(
         completion_tokens=g.completion_tokens,
         seconds=round(g.seconds, 4),
         cached=sample.cached,
+        evaluated_tokens=g.evaluated_tokens,
+        flops=g.flops,
         answer=best.text if best else "",
         value=value.canonical() if value else "",
         candidates=tuple(c.value.canonical() for c in check.extraction.candidates),

@@ -35,6 +35,7 @@ from experiment.evaluate.registry import (
     Method,
     MethodAnswer,
     QuestionSamples,
+    known_sum,
     sample_right,
 )
 from experiment.evaluate.scored import Scored
@@ -234,6 +235,8 @@ def routed(
             completion_tokens=own.completion_tokens + large.completion_tokens,
             seconds=own.seconds + large.seconds,
             samples=own.samples,
+            evaluated_tokens=known_sum([own.evaluated_tokens, large.evaluated_tokens]),
+            flops=known_sum([own.flops, large.flops]),
         )
     return out
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 from experiment.evaluate.features import ConfirmedAnswer, candidates
 from experiment.evaluate.judge import Gold, gold_of, judge, sample_right
@@ -53,6 +54,8 @@ class MethodAnswer:
     large_calls: int
     failed: bool = False  # no answer because the model failed, not because it abstained
     samples: int = 0  # small-model samples the method paid for (fewer than k when stopped early)
+    evaluated_tokens: int | None = None  # what the paid samples evaluated; None: any unknown
+    flops: float | None = None
 
     @property
     def answered(self) -> bool:
@@ -173,7 +176,14 @@ def settle(name: str, qs: QuestionSamples, c: Choice) -> MethodAnswer:
         large_calls=c.large_calls,
         failed=c.failed,
         samples=sum(s.attempt.role == "small" for s in c.paid),
+        evaluated_tokens=known_sum([s.attempt.evaluated_tokens for s in c.paid]),  # type: ignore[arg-type]
+        flops=known_sum([s.attempt.flops for s in c.paid]),
     )
+
+
+def known_sum(parts: Sequence[float | None]) -> Any:
+    """The sum, or None when any part is unknown."""
+    return None if any(p is None for p in parts) else sum(parts)  # type: ignore[misc]
 
 
 class Registry:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from experiment.evaluate.methods import REFERENCE
-from experiment.evaluate.registry import Answers, Method
+from experiment.evaluate.registry import Answers, Method, known_sum
 from experiment.evaluate.stats import bootstrap_ci, mcnemar_exact, paired_difference_ci
 from experiment.records import Question
 
@@ -46,6 +46,10 @@ class MethodSummary:
     diff_ci_high: float
     verdict: str
     mean_samples: float = 0.0  # small-model samples per question (fewer than k when adaptive)
+    # What the method's samples cost the models, machine-independent (None: some cost unknown)
+    evaluated_tokens: int | None = None
+    flops: float | None = None
+    flops_vs_large: float | None = None  # its FLOPs over large@1's on the same questions
 
 
 def verdict(diff_ci_low: float, diff_ci_high: float) -> str:
@@ -66,6 +70,7 @@ def summarize(
     """One row per method at `k`; `answers[question_id][method name]`."""
     clusters = [q.cluster for q in questions]
     reference = [answers[q.id][REFERENCE].correct for q in questions]
+    large_flops = known_sum([answers[q.id][REFERENCE].flops for q in questions])
     rows = []
     for method in methods:
         m = method.name(k)
@@ -77,6 +82,7 @@ def summarize(
         wins, losses, p = mcnemar_exact(correct, reference)
         diff, d_low, d_high = paired_difference_ci(correct, reference, clusters)
         wrong_in_text = sum(a.in_text_wrong for a in col) if method.keeps_one else None
+        flops = known_sum([a.flops for a in col])
         rows.append(
             MethodSummary(
                 method=m,
@@ -105,6 +111,11 @@ def summarize(
                 diff_ci_high=d_high,
                 verdict="" if m == REFERENCE else verdict(d_low, d_high),
                 mean_samples=round(sum(a.samples for a in col) / n, 3) if n else 0.0,
+                evaluated_tokens=known_sum([a.evaluated_tokens for a in col]),
+                flops=flops,
+                flops_vs_large=round(flops / large_flops, 4)
+                if flops is not None and large_flops
+                else None,
             )
         )
     return rows

@@ -31,7 +31,9 @@ CREATE TABLE IF NOT EXISTS generations (
     completion_tokens INTEGER NOT NULL,
     seconds REAL NOT NULL,
     finish_reason TEXT NOT NULL,
-    logprob REAL
+    logprob REAL,
+    evaluated_tokens INTEGER,
+    flops REAL
 )
 """
 
@@ -65,8 +67,14 @@ class GenerationCache:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(SCHEMA)
             columns = {row[1] for row in self._db.execute("PRAGMA table_info(generations)")}
-            if "logprob" not in columns:  # a cache written before log-probabilities were kept
-                self._db.execute("ALTER TABLE generations ADD COLUMN logprob REAL")
+            # a cache written before log-probabilities, evaluated tokens or FLOPs were kept
+            for name, kind in (
+                ("logprob", "REAL"),
+                ("evaluated_tokens", "INTEGER"),
+                ("flops", "REAL"),
+            ):
+                if name not in columns:
+                    self._db.execute(f"ALTER TABLE generations ADD COLUMN {name} {kind}")
             self._db.commit()
 
     @contextmanager
@@ -85,8 +93,8 @@ class GenerationCache:
     def get(self, key: str) -> Generation | None:
         with self._usable():
             row = self._db.execute(
-                "SELECT text, prompt_tokens, completion_tokens, seconds, finish_reason, logprob "
-                "FROM generations WHERE key = ?",
+                "SELECT text, prompt_tokens, completion_tokens, seconds, finish_reason, logprob, "
+                "evaluated_tokens, flops FROM generations WHERE key = ?",
                 (key,),
             ).fetchone()
         return Generation(*row) if row else None
@@ -94,7 +102,9 @@ class GenerationCache:
     def put_many(self, model: str, items: list[tuple[str, Generation]]) -> None:
         with self._usable(), self._db:  # one transaction
             self._db.executemany(
-                "INSERT OR REPLACE INTO generations VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO generations (key, model, text, prompt_tokens, "
+                "completion_tokens, seconds, finish_reason, logprob, evaluated_tokens, flops) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
                         k,
@@ -105,6 +115,8 @@ class GenerationCache:
                         g.seconds,
                         g.finish_reason,
                         g.logprob,
+                        g.evaluated_tokens,
+                        g.flops,
                     )
                     for k, g in items
                 ],

@@ -72,6 +72,7 @@ def auroc(q: pd.DataFrame, method: str) -> float:
 def cost_table(summary: pd.DataFrame) -> pd.DataFrame:
     correct = (summary.accuracy * summary.questions).round().astype(int)
     tokens = summary.prompt_tokens + summary.completion_tokens
+    flops = summary["flops"] if "flops" in summary.columns else pd.Series(math.nan, summary.index)
     return pd.DataFrame(
         {
             "method": summary.method,
@@ -79,6 +80,9 @@ def cost_table(summary: pd.DataFrame) -> pd.DataFrame:
             "correct": correct,
             "tokens": tokens,
             "seconds": summary.seconds,
+            "flops": flops,
+            "flops_per_question": flops / summary.questions,
+            "flops_per_correct": flops / correct.where(correct > 0),
             "tokens_per_correct": (tokens / correct.where(correct > 0)).round(0),
             "seconds_per_correct": (summary.seconds / correct.where(correct > 0)).round(3),
             "large_calls": summary.large_calls,

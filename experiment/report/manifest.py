@@ -27,16 +27,19 @@ class ModelInfo:
     name: str
     fingerprint: str
     counters: dict[str, int] = field(default_factory=dict)
+    shape: dict[str, int] = field(default_factory=dict)  # `cost.ModelShape`, where it is known
 
     def as_json(self) -> dict[str, Any]:
-        return {"spec": self.spec, "name": self.name, "fingerprint": self.fingerprint} | dict(
-            self.counters
-        )
+        out = {"spec": self.spec, "name": self.name, "fingerprint": self.fingerprint}
+        return out | dict(self.counters) | ({"shape": dict(self.shape)} if self.shape else {})
 
     @classmethod
     def of(cls, data: dict[str, Any]) -> ModelInfo:
         counters = {k: int(data[k]) for k in COUNTERS if k in data}
-        return cls(str(data.get("spec", "")), str(data["name"]), str(data["fingerprint"]), counters)
+        shape = {str(k): int(v) for k, v in dict(data.get("shape") or {}).items()}
+        return cls(
+            str(data.get("spec", "")), str(data["name"]), str(data["fingerprint"]), counters, shape
+        )
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,15 @@ class Manifest:
     # each file the run wrote, by name: {"bytes": n, "sha256": hex}; `report/run.load_run`
     # refuses a folder whose files differ (empty for runs recorded before it)
     outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # the machine (`report/machine.py`), its load averages at the start and end, the warning
+    # when other processes competed ("" when none), the process's CPU seconds
+    machine: dict[str, Any] = field(default_factory=dict)
+    load: dict[str, list[float]] = field(default_factory=dict)
+    load_warning: str = ""
+    cpu_seconds: float = 0.0
+    # per model role: its shape and what its samples evaluated, in this run (made, not cached)
+    # and in all (cached ones at the cost they had when made); None where unknown
+    cost: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def k(self) -> int:

@@ -55,12 +55,19 @@ def plot_files(run: Run, out: Path) -> list[Path]:
         )
     )
 
-    fig, ax = plt.subplots(figsize=(6, 4))
     cost = cost_table(run.summary)
-    ax.scatter(cost.seconds, cost.accuracy)
-    for r in cost.itertuples():
-        ax.annotate(r.method, (r.seconds, r.accuracy), fontsize=8)
-    ax.set(xlabel="model seconds (all questions)", ylabel="accuracy", title="Cost against accuracy")
+    known = cost.flops_per_question.notna().all()
+    fig, axes = plt.subplots(1, 2 if known else 1, figsize=(11 if known else 6, 4), squeeze=False)
+    panels = [("seconds", "model seconds (all questions)")]
+    if known:  # FLOPs do not depend on the machine; seconds do
+        panels.insert(0, ("flops_per_question", "model FLOPs per question (log)"))
+    for ax, (column, label) in zip(axes[0], panels, strict=True):
+        ax.scatter(cost[column], cost.accuracy)
+        for r in cost.itertuples():
+            ax.annotate(r.method, (getattr(r, column), r.accuracy), fontsize=7)
+        ax.set(xlabel=label, ylabel="accuracy", title="Cost against accuracy")
+        if column == "flops_per_question":
+            ax.set_xscale("log")
     written.append(_save(fig, out / "cost_vs_accuracy.png"))
 
     if not run.routing.empty:

@@ -125,6 +125,9 @@ def typed_attempts(a: pd.DataFrame) -> pd.DataFrame:
     a["derived"] = _truth(a["derived"]) if "derived" in a.columns else False
     cells = a["operand_spans"] if "operand_spans" in a.columns else [""] * len(a)
     a["operand_spans"] = [parse_spans(cell) for cell in cells]
+    # runs written before costs were kept: unknown (NaN)
+    for col in ("evaluated_tokens", "flops"):
+        a[col] = pd.to_numeric(a[col], errors="coerce") if col in a.columns else float("nan")
     return a
 
 

@@ -49,6 +49,12 @@ def _mcnemar(r: Any) -> str:
     return f"+{int(r.wins_vs_large)}/-{int(r.losses_vs_large)}, p {format_p(r.mcnemar_p)}"
 
 
+def _flops_ratio(r: Any) -> str:
+    """The method's model FLOPs over large@1's; blank where unknown (a server, an old run)."""
+    ratio = getattr(r, "flops_vs_large", None)
+    return "" if is_missing(ratio) else f"{float(ratio):.2f}"
+
+
 DIFFERENCE = f"minus {REFERENCE} [95% CI]"
 MCNEMAR = "+/-, exact McNemar p"
 COLUMNS: dict[str, Callable[[Any], str]] = {
@@ -60,6 +66,7 @@ COLUMNS: dict[str, Callable[[Any], str]] = {
     "failed": lambda r: str(int(r.failed)),
     "tokens": lambda r: f"{int(r.prompt_tokens + r.completion_tokens):,}",
     "seconds": lambda r: f"{r.seconds:,.1f}",
+    "FLOPs / large@1": lambda r: _flops_ratio(r),
     "large calls": lambda r: str(int(r.large_calls)),
     DIFFERENCE: _difference,
     MCNEMAR: _mcnemar,
@@ -74,6 +81,7 @@ CONSOLE = (
     "in text, wrong",
     "failed",
     "seconds",
+    "FLOPs / large@1",
     "large calls",
     DIFFERENCE,
     "verdict",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from experiment.generate.models.cost import ModelShape
 from experiment.records import Generation
 
 Messages = list[dict[str, str]]
@@ -45,7 +46,8 @@ class Backend:
     - `prompt_limit` and `count_tokens`: the prompt tokens that fit beside k answers (None: the
       backend cannot say) and the tokens of a text, so a long article is read in windows;
     - `counters`: the counts the backend keeps (server requests and retries, drafted and
-      accepted tokens), recorded in the manifest.
+      accepted tokens), recorded in the manifest;
+    - `shape`: the model's shape for FLOPs (`cost.ModelShape`), where its weights are read here.
     """
 
     name: str
@@ -53,6 +55,7 @@ class Backend:
     setup: dict[str, object] | None = None
     batch_dependent: bool = False
     parallel: int = 1
+    shape: ModelShape | None = None
 
     def generate(
         self, messages: Messages, params: SamplingParams, seeds: Sequence[int]

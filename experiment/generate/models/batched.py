@@ -26,11 +26,17 @@ from typing import Any
 
 from experiment.errors import ModelError
 from experiment.generate.models.base import Backend, Messages, SamplingParams
+from experiment.generate.models.cost import ModelShape, shape_of
 from experiment.generate.models.store import ModelFile
 from experiment.records import Generation
 
 N_BATCH = 512
 DRAFT_LENGTH = 8  # tokens proposed per verification batch
+
+
+def _copy(one: Generation, seconds: float) -> Generation:
+    """A repeat of a greedy answer decoded once: it evaluated nothing more."""
+    return replace(one, seconds=seconds, evaluated_tokens=0, flops=0.0)
 
 
 def cut_at_stop(text: str, stops: Sequence[str]) -> str:
@@ -117,6 +123,11 @@ class BatchedLlamaBackend(Backend):
         self.drafter = drafter
         self.drafted = 0
         self.accepted = 0
+        try:
+            self.shape: ModelShape | None = shape_of(model.path)
+        except (OSError, ValueError):
+            self.shape = None
+        self._spent: dict[int, list[float]] = {}  # per sequence: [tokens, FLOPs] of this call
         if speculative == "draft":
             if drafter is None:
                 raise ModelError("--speculative draft needs a draft model")
@@ -206,6 +217,16 @@ class BatchedLlamaBackend(Backend):
                 raise ModelError(f"{self.name}: llama_decode failed (context full?)")
         finally:
             L.llama_batch_free(batch)
+        for seq, pos, want in zip(seqs, positions, logits, strict=True):
+            spent = self._spent.setdefault(seq, [0, 0.0])
+            spent[0] += 1
+            if self.shape is not None:
+                spent[1] += self.shape.flops([pos], int(want))
+
+    def _take_spent(self, seq: int) -> tuple[int, float | None]:
+        """The tokens and FLOPs sequence `seq` evaluated since the last take, then forgotten."""
+        tokens, flops = self._spent.pop(seq, [0, 0.0])
+        return int(tokens), (flops if self.shape is not None else None)
 
     def _prefill(self, tokens: list[int]) -> int:
         """Decode what is not cached yet on sequence 0; the batch index of the last logits."""
@@ -328,20 +349,30 @@ class BatchedLlamaBackend(Backend):
             L.llama_memory_seq_rm(self._mem, 0, len(tokens), -1)  # keep the prompt only
         answer = cut_at_stop(text.decode("utf-8", errors="replace"), params.stop)
         seconds = time.perf_counter() - t0
-        return Generation(answer.strip(), len(tokens), len(out), seconds, reason)
+        evaluated, flops = self._take_spent(0)
+        if self.drafter is not None:  # the draft model's work is this answer's cost too
+            d_tokens, d_flops = self.drafter._take_spent(0)
+            evaluated += d_tokens
+            flops = None if flops is None or d_flops is None else flops + d_flops
+        return Generation(
+            answer.strip(), len(tokens), len(out), seconds, reason, None, evaluated, flops
+        )
 
     def generate(
         self, messages: Messages, params: SamplingParams, seeds: Sequence[int]
     ) -> list[Generation]:
+        self._spent = {}
+        if self.drafter is not None:
+            self.drafter._spent = {}
         if params.temperature <= 0 and self.speculative != "off":
             one = self._speculative(messages, params)
-            return [one] + [replace(one, seconds=0.0) for _ in seeds[1:]]
+            return [one] + [_copy(one, 0.0) for _ in seeds[1:]]
         if params.temperature <= 0 and len(seeds) > 1:
             # Greedy samples of one prompt are one answer: decode it once. This also makes k
             # greedy samples identical to one decoded alone by construction (see above).
             one = self._generate(messages, params, seeds[:1])[0]
             share = one.seconds / len(seeds)
-            return [replace(one, seconds=share) for _ in seeds]
+            return [replace(one, seconds=share)] + [_copy(one, share) for _ in seeds[1:]]
         return self._generate(messages, params, seeds)
 
     def _generate(
@@ -400,6 +431,7 @@ class BatchedLlamaBackend(Backend):
         out = []
         for s in range(k):
             text = cut_at_stop(texts[s].decode("utf-8", errors="replace"), params.stop)
+            evaluated, flops = self._take_spent(s)  # the prompt is sequence 0's: sample 0 pays
             out.append(
                 Generation(
                     text.strip(),
@@ -408,6 +440,8 @@ class BatchedLlamaBackend(Backend):
                     seconds,
                     reasons[s],
                     logprobs[s] if self.logprobs else None,
+                    evaluated,
+                    flops,
                 )
             )
         return out

@@ -8,7 +8,9 @@ the table is checked by its start offset only.
 
 from __future__ import annotations
 
+import math
 import struct
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
@@ -56,6 +58,10 @@ def _string(f: BinaryIO) -> bytes:
     return data
 
 
+class _Array(int):
+    """An array's length, where the header holds an array (its items are skipped)."""
+
+
 def _value(f: BinaryIO, kind: int) -> object:
     if kind == STRING:
         return _string(f)
@@ -63,42 +69,61 @@ def _value(f: BinaryIO, kind: int) -> object:
         inner, n = _read(f, "IQ")
         if inner in _SCALAR:  # skip scalar arrays (token scores, types) in one seek
             f.seek(n * struct.calcsize(_SCALAR[inner]), 1)
-            return None
-        for _ in range(n):
-            _value(f, inner)
-        return None
+        else:
+            for _ in range(n):
+                _value(f, inner)
+        return _Array(n)
     if kind not in _SCALAR:
         raise ValueError(f"unknown metadata type {kind}")
     return _read(f, _SCALAR[kind])[0]
 
 
-def expected_size(path: Path) -> int:
-    """The smallest file size the header and tensor table allow; raises if they are unreadable."""
+@dataclass(frozen=True)
+class Header:
+    """A GGUF file's metadata (scalars and strings; an array as its length) and tensor table."""
+
+    metadata: dict[str, object]
+    tensors: dict[str, tuple[tuple[int, ...], int, int]]  # name -> (dims, ggml type, offset)
+    data_start: int
+
+    def elements(self, name: str) -> int:
+        return math.prod(self.tensors[name][0]) if name in self.tensors else 0
+
+
+def read_header(path: Path) -> Header:
+    """The header and tensor table of a GGUF v2/v3 file; raises if they are unreadable."""
     with path.open("rb") as f:
         magic, version = _read(f, "4sI")
         if magic != b"GGUF" or version not in (2, 3):
             raise ValueError(f"not a GGUF v2/v3 file (magic {magic!r}, version {version})")
         n_tensors, n_kv = _read(f, "QQ")
-        alignment = 32
+        metadata: dict[str, object] = {}
         for _ in range(n_kv):
-            key = _string(f)
+            key = _string(f).decode("utf-8", errors="replace")
             (kind,) = _read(f, "I")
             value = _value(f, kind)
-            if key == b"general.alignment" and isinstance(value, int):
-                alignment = value
-        end = 0
+            metadata[key] = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+        tensors = {}
         for _ in range(n_tensors):
-            _string(f)
+            name = _string(f).decode("utf-8", errors="replace")
             (n_dims,) = _read(f, "I")
             dims = _read(f, "Q" * n_dims)
             ttype, offset = _read(f, "IQ")
-            count = 1
-            for d in dims:
-                count *= d
-            block_bytes, block = TYPE_SIZES.get(ttype, (0, 1))
-            end = max(end, offset + count // block * block_bytes)
+            tensors[name] = (tuple(dims), ttype, offset)
+        alignment = metadata.get("general.alignment", 32)
+        alignment = alignment if isinstance(alignment, int) and alignment > 0 else 32
         data_start = -(-f.tell() // alignment) * alignment
-    return data_start + end
+    return Header(metadata, tensors, data_start)
+
+
+def expected_size(path: Path) -> int:
+    """The smallest file size the header and tensor table allow; raises if they are unreadable."""
+    header = read_header(path)
+    end = 0
+    for dims, ttype, offset in header.tensors.values():
+        block_bytes, block = TYPE_SIZES.get(ttype, (0, 1))
+        end = max(end, offset + math.prod(dims) // block * block_bytes)
+    return header.data_start + end
 
 
 def check_whole(path: Path) -> None:

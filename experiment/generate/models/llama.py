@@ -21,6 +21,7 @@ from collections.abc import Iterator, Sequence
 
 from experiment.errors import ModelError
 from experiment.generate.models.base import Backend, Messages, SamplingParams
+from experiment.generate.models.cost import ModelShape, shape_of
 from experiment.generate.models.store import ModelFile
 from experiment.records import Generation
 
@@ -75,6 +76,10 @@ class LlamaBackend(Backend):
                 )
         except (ValueError, RuntimeError) as e:
             raise ModelError(f"llama.cpp could not load {model.path}: {e}") from e
+        try:
+            self.shape: ModelShape | None = shape_of(model.path)
+        except (OSError, ValueError):
+            self.shape = None
 
     def reset(self) -> None:
         """Forget the KV cache: the next prompt is decoded from the start."""
@@ -92,6 +97,26 @@ class LlamaBackend(Backend):
 
         llama_cpp.llama_perf_context_reset(self._llm._ctx.ctx)
 
+    def _counters(self) -> tuple[int, int]:
+        """llama.cpp's own counts: prompt tokens and decoded tokens evaluated so far."""
+        import llama_cpp
+
+        perf = llama_cpp.llama_perf_context(self._llm._ctx.ctx)
+        return int(perf.n_p_eval), int(perf.n_eval)
+
+    def _cost(self, before: tuple[int, int]) -> tuple[int, float | None]:
+        """Tokens evaluated since `before` (llama.cpp's counters) and their FLOPs: they end at
+        the context's current position; a logit row for the prompt's last token and for each
+        decoded one."""
+        p_eval, n_eval = self._counters()
+        prompt, decoded = p_eval - before[0], n_eval - before[1]
+        evaluated = prompt + decoded
+        if self.shape is None:
+            return evaluated, None
+        end = int(self._llm.n_tokens)
+        positions = range(max(0, end - evaluated), end)
+        return evaluated, self.shape.flops(positions, decoded + (1 if prompt else 0))
+
     def count_tokens(self, text: str) -> int:
         return len(self._llm.tokenize(text.encode(), add_bos=False, special=True))
 
@@ -105,6 +130,7 @@ class LlamaBackend(Backend):
         out: list[Generation] = []
         for seed in seeds:
             t0 = time.perf_counter()
+            before = self._counters()
             try:
                 res = self._llm.create_chat_completion(
                     messages=messages,  # type: ignore[arg-type]
@@ -120,6 +146,7 @@ class LlamaBackend(Backend):
             seconds = time.perf_counter() - t0
             choice = res["choices"][0]  # type: ignore[index]
             usage = res["usage"]  # type: ignore[index]
+            evaluated, flops = self._cost(before)
             out.append(
                 Generation(
                     text=choice["message"]["content"] or "",
@@ -127,6 +154,8 @@ class LlamaBackend(Backend):
                     completion_tokens=int(usage["completion_tokens"]),
                     seconds=seconds,
                     finish_reason=str(choice.get("finish_reason") or ""),
+                    evaluated_tokens=evaluated,
+                    flops=flops,
                 )
             )
         return out

@@ -275,6 +275,7 @@ class OpenAIBackend(Backend):
             completion_tokens=completion // n + (completion % n > 0),
             seconds=seconds / n,
             finish_reason=str(choices[0].get("finish_reason") or ""),
+            evaluated_tokens=evaluated_tokens(data),
         )
 
     def generate(
@@ -295,3 +296,24 @@ class OpenAIBackend(Backend):
             return [one(s) for s in seeds]
         with ThreadPoolExecutor(max_workers=min(self.concurrency, len(seeds))) as pool:
             return list(pool.map(one, seeds))
+
+
+def evaluated_tokens(data: dict[str, Any]) -> int | None:
+    """The tokens a server evaluated for one response: llama.cpp's server reports the prompt
+    tokens it read after its cache (`timings.prompt_n`) and the tokens it predicted
+    (`timings.predicted_n`); elsewhere the usage's prompt plus completion tokens, an upper bound
+    (a server's own prefix cache is not seen). None when the response says neither. The FLOPs
+    of a server's model are unknown here (its weights are not read), so they stay None."""
+    timings = data.get("timings")
+    if isinstance(timings, dict) and "prompt_n" in timings and "predicted_n" in timings:
+        try:
+            return int(timings["prompt_n"]) + int(timings["predicted_n"])
+        except (TypeError, ValueError):
+            return None
+    usage = data.get("usage")
+    if isinstance(usage, dict) and "prompt_tokens" in usage:
+        try:
+            return int(usage["prompt_tokens"]) + int(usage.get("completion_tokens") or 0)
+        except (TypeError, ValueError):
+            return None
+    return None

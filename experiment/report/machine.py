@@ -1,0 +1,77 @@
+"""The machine a run ran on, and how busy it was: facts for the manifest.
+
+- `machine_facts`: the CPU model, its logical cores, the threads llama.cpp was given, llama.cpp's
+  system info (the instruction sets its kernels use: AVX2, AVX512, AMX...) and the versions of
+  llama-cpp-python and of the llama.cpp it bundles where they can be read;
+- `load_average`: the 1-, 5- and 15-minute load averages (`os.getloadavg`), taken at the start
+  and at the end of a run;
+- `busy`: a warning when other processes competed for the cores: the 1-minute load at the start
+  above 0.5 (something was running before the run began), or at the end above the run's own
+  threads + 0.5. Seconds measured then are not comparable; FLOPs and tokens still are.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+from pathlib import Path
+from typing import Any
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.lower().startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _llama_facts() -> dict[str, str]:
+    try:
+        import llama_cpp
+    except ImportError:
+        return {}
+    facts = {"llama_cpp_python": str(getattr(llama_cpp, "__version__", ""))}
+    try:
+        info = llama_cpp.llama_print_system_info()
+        facts["system_info"] = (info.decode() if isinstance(info, bytes) else str(info)).strip()
+    except (AttributeError, OSError, UnicodeDecodeError):
+        pass
+    return facts
+
+
+def machine_facts(threads: int | None = None) -> dict[str, Any]:
+    """What the run's speed and samples may depend on (module docstring)."""
+    return {
+        "cpu": _cpu_model(),
+        "cpu_count": os.cpu_count() or 0,
+        "threads": threads or os.cpu_count() or 1,
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        **_llama_facts(),
+    }
+
+
+def load_average() -> list[float]:
+    """The 1-, 5- and 15-minute load averages; [] where the system has none."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):
+        return []
+
+
+def busy(start: list[float], end: list[float], threads: int) -> str:
+    """A warning when other processes competed for the cores during the run; "" when not."""
+    if start and start[0] > 0.5:
+        return (
+            f"the machine was busy when the run started (load {start[0]:.2f}): its seconds "
+            "are not comparable; its FLOPs and tokens are"
+        )
+    if end and end[0] > threads + 0.5:
+        return (
+            f"other processes competed with the run (load {end[0]:.2f} at the end, "
+            f"{threads} threads): its seconds are not comparable; its FLOPs and tokens are"
+        )
+    return ""

@@ -1,0 +1,179 @@
+"""Machine-independent cost: evaluated tokens and model FLOPs, checked against llama.cpp's own
+counters for the real tiny model; the formula, the cache columns and the summary's ratio."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from experiment.generate.cache import GenerationCache, cache_key
+from experiment.generate.models.base import GREEDY, SamplingParams
+from experiment.generate.models.cost import ModelShape, shape_of
+from experiment.generate.models.openai_compat import evaluated_tokens
+from experiment.records import Generation
+
+SHAPE = ModelShape(
+    n_layer=2, d_model=4, d_attention=4, n_vocab=10, parameters=200, nonembedding=100
+)
+
+
+def test_flops_by_hand() -> None:
+    # two tokens at positions 0 and 1 (1 and 2 keys), one logit row
+    expected = 2 * 100 * 2 + 4 * 2 * (1 + 2) * 4 + 2 * 4 * 10 * 1
+    assert SHAPE.flops(range(2), 1) == expected
+    assert SHAPE.flops([], 0) == 0.0
+    assert SHAPE.flops([5], 1) > SHAPE.flops([0], 1)  # a later token attends more keys
+
+
+def test_server_evaluated_tokens() -> None:
+    assert evaluated_tokens({"timings": {"prompt_n": 12, "predicted_n": 3}}) == 15
+    assert evaluated_tokens({"usage": {"prompt_tokens": 100, "completion_tokens": 4}}) == 104
+    assert evaluated_tokens({}) is None
+
+
+def test_the_cache_keeps_the_cost_and_migrates_an_old_file(tmp_path: Path) -> None:
+    old = tmp_path / "old.sqlite"
+    db = sqlite3.connect(old)
+    db.execute(
+        "CREATE TABLE generations (key TEXT PRIMARY KEY, model TEXT NOT NULL, text TEXT NOT NULL,"
+        " prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, seconds REAL NOT"
+        " NULL, finish_reason TEXT NOT NULL)"
+    )
+    db.execute("INSERT INTO generations VALUES ('k0', 'm', '7', 10, 1, 0.1, 'stop')")
+    db.commit()
+    db.close()
+    cache = GenerationCache(old)
+    got = cache.get("k0")
+    assert got is not None and got.evaluated_tokens is None and got.flops is None
+    key = cache_key("f", [{"role": "user", "content": "q"}], GREEDY, 0)
+    cache.put_many("m", [(key, Generation("7", 10, 1, 0.1, "stop", -0.5, 11, 1234.0))])
+    again = cache.get(key)
+    assert again is not None and (again.evaluated_tokens, again.flops) == (11, 1234.0)
+
+
+@pytest.fixture(scope="module")
+def prompts(tiny_model: Path) -> list:  # type: ignore[type-arg]
+    from experiment.config import PROJECT_ROOT
+    from experiment.corpus import load_articles, load_questions
+    from experiment.generate.prompts import messages_for
+
+    articles = load_articles(PROJECT_ROOT / "articles")
+    qs = [
+        q
+        for q in load_questions(PROJECT_ROOT / "questions", articles)
+        if q.article_id == "a02-q3-results"
+    ][:2]
+    return [messages_for(articles[q.article_id], q) for q in qs]
+
+
+def _perf(ctx) -> int:  # type: ignore[no-untyped-def]
+    import llama_cpp
+
+    perf = llama_cpp.llama_perf_context(ctx)
+    return int(perf.n_p_eval + perf.n_eval)
+
+
+@pytest.mark.model
+def test_the_shape_is_the_one_llama_cpp_loads(tiny_model: Path) -> None:
+    import llama_cpp as L
+
+    from experiment.generate.models.batched import BatchedLlamaBackend
+    from experiment.generate.models.catalog import TEST_MODEL
+    from experiment.generate.models.store import resolve
+
+    backend = BatchedLlamaBackend(resolve(TEST_MODEL), n_seq_max=2)
+    shape = shape_of(resolve(TEST_MODEL).path)
+    assert backend.shape == shape
+    assert shape.n_layer == L.llama_model_n_layer(backend._model)
+    assert shape.d_model == L.llama_model_n_embd(backend._model)
+    assert shape.n_vocab == L.llama_vocab_n_tokens(backend._vocab)
+    assert shape.parameters == L.llama_model_n_params(backend._model)
+    assert 0 < shape.nonembedding < shape.parameters
+
+
+@pytest.mark.model
+def test_batched_counts_equal_llama_cpp_counters_and_a_cached_prefix_is_not_counted(
+    prompts,  # type: ignore[no-untyped-def]
+) -> None:
+    from experiment.generate.models.batched import BatchedLlamaBackend
+    from experiment.generate.models.catalog import TEST_MODEL
+    from experiment.generate.models.store import resolve
+
+    backend = BatchedLlamaBackend(resolve(TEST_MODEL), n_seq_max=4)
+    params = SamplingParams(temperature=0.8, max_tokens=8)
+    backend.reset_perf()
+    first = backend.generate(prompts[0], params, [1, 2, 3])
+    spent = sum(g.evaluated_tokens or 0 for g in first)
+    assert spent == _perf(backend._ctx)  # llama.cpp counted exactly the tokens we count
+    assert first[0].evaluated_tokens >= first[0].prompt_tokens  # type: ignore[operator]
+    assert all(g.flops and g.flops > 0 for g in first)
+    backend.reset_perf()
+    second = backend.generate(prompts[1], params, [1, 2, 3])
+    assert sum(g.evaluated_tokens or 0 for g in second) == _perf(backend._ctx)
+    # the article is cached: only the question and the answers were evaluated
+    assert second[0].evaluated_tokens < 0.5 * second[0].prompt_tokens  # type: ignore[operator]
+    greedy = backend.generate(prompts[1], GREEDY, [0, 1, 2])
+    assert [g.evaluated_tokens for g in greedy[1:]] == [0, 0]  # one answer, decoded once
+
+
+@pytest.mark.model
+def test_sequential_counts_come_from_llama_cpp_and_reuse_the_prefix(prompts) -> None:  # type: ignore[no-untyped-def]
+    from experiment.generate.models.catalog import TEST_MODEL
+    from experiment.generate.models.llama import LlamaBackend
+    from experiment.generate.models.store import resolve
+
+    backend = LlamaBackend(resolve(TEST_MODEL))
+    params = SamplingParams(temperature=0.8, max_tokens=8)
+    first = backend.generate(prompts[0], params, [1])[0]
+    second = backend.generate(prompts[1], params, [1])[0]
+    assert first.evaluated_tokens is not None and first.flops is not None
+    assert first.evaluated_tokens >= first.prompt_tokens
+    assert second.evaluated_tokens is not None
+    assert second.evaluated_tokens < 0.5 * second.prompt_tokens
+
+
+def test_a_run_reports_flops_per_method_and_the_machine(corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import pandas as pd
+
+    from experiment.config import RunConfig
+    from experiment.report.manifest import read
+    from experiment.runner import run_experiment
+
+    from .conftest import LARGE_ANSWERS, SMALL_ANSWERS, FakeBackend, keyword_script
+
+    articles, questions = corpus
+    fakes = {
+        "s": FakeBackend("s", keyword_script(SMALL_ANSWERS), flops=10.0),
+        "l": FakeBackend("l", keyword_script(LARGE_ANSWERS), flops=50.0),
+    }
+
+    def factory(spec: str, _cfg: object) -> FakeBackend:
+        return fakes[spec]
+
+    cfg = RunConfig(
+        articles=articles, questions=questions, small="s", large="l", k=4, out=tmp_path / "o"
+    )
+    result = run_experiment(cfg, factory)
+    summary = pd.read_csv(result.run_dir / "summary.csv").set_index("method")
+    assert summary.loc["large@1", "flops_vs_large"] == 1.0
+    assert summary.loc["small-verified@4", "flops_vs_large"] == pytest.approx(4 * 10 / 50)
+    assert summary.loc["small@1", "flops_vs_large"] == pytest.approx(10 / 50)
+    attempts = pd.read_csv(result.run_dir / "attempts.csv")
+    assert set(attempts.flops) == {10.0, 50.0} and set(attempts.evaluated_tokens) == {103}
+    m = read(result.run_dir / "manifest.json")
+    assert m.cost["small"]["flops_all"] == 10.0 * 4 * 5 and m.cost["large"]["flops_run"] == 250
+    assert m.machine["cpu_count"] >= 1 and m.machine["cpu"]
+    assert len(m.load["start"]) == 3 and len(m.load["end"]) == 3
+    again = run_experiment(cfg, factory)  # from the cache: the cost it had
+    m2 = read(again.run_dir / "manifest.json")
+    assert m2.cost["small"]["flops_run"] == 0 and m2.cost["small"]["flops_all"] == 200
+
+
+def test_busy_warns_only_when_others_competed() -> None:
+    from experiment.report.machine import busy
+
+    assert busy([0.1, 0.1, 0.1], [2.0, 1.0, 0.5], 2) == ""
+    assert "busy" in busy([1.5, 1.0, 1.0], [2.0, 1.0, 0.5], 2)
+    assert "competed" in busy([0.1, 0.1, 0.1], [3.1, 1.0, 0.5], 2)
