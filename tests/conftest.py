@@ -176,3 +176,19 @@ def tiny_model() -> Path:
 
     os.environ.setdefault("FACTQA_MODELS_DIR", str(models_dir()))
     return pull(TEST_MODEL)
+
+
+@pytest.fixture(scope="module")
+def prompts(tiny_model: Path) -> list:  # type: ignore[type-arg]
+    """The prompts of three questions about one bundled article (they share its prefix)."""
+    from experiment.config import PROJECT_ROOT
+    from experiment.corpus import load_articles, load_questions
+    from experiment.generate.prompts import messages_for
+
+    articles = load_articles(PROJECT_ROOT / "articles")
+    qs = [
+        q
+        for q in load_questions(PROJECT_ROOT / "questions", articles)
+        if q.article_id == "a02-q3-results"
+    ][:3]
+    return [messages_for(articles[q.article_id], q) for q in qs]

@@ -11,26 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from experiment.config import PROJECT_ROOT
-from experiment.corpus import load_articles, load_questions
 from experiment.errors import ModelError
 from experiment.generate.models.base import GREEDY, SamplingParams
 from experiment.generate.models.catalog import TEST_MODEL
 from experiment.generate.models.store import resolve
-from experiment.generate.prompts import messages_for
 
 pytestmark = pytest.mark.model
-
-
-@pytest.fixture(scope="module")
-def prompts(tiny_model: Path) -> list:  # type: ignore[type-arg]
-    articles = load_articles(PROJECT_ROOT / "articles")
-    qs = [
-        q
-        for q in load_questions(PROJECT_ROOT / "questions", articles)
-        if q.article_id == "a02-q3-results"
-    ][:3]
-    return [messages_for(articles[q.article_id], q) for q in qs]
 
 
 def test_reproducible_and_matches_sequential_greedy(prompts) -> None:  # type: ignore[no-untyped-def]

@@ -53,21 +53,6 @@ def test_the_cache_keeps_the_cost_and_migrates_an_old_file(tmp_path: Path) -> No
     assert again is not None and (again.evaluated_tokens, again.flops) == (11, 1234.0)
 
 
-@pytest.fixture(scope="module")
-def prompts(tiny_model: Path) -> list:  # type: ignore[type-arg]
-    from experiment.config import PROJECT_ROOT
-    from experiment.corpus import load_articles, load_questions
-    from experiment.generate.prompts import messages_for
-
-    articles = load_articles(PROJECT_ROOT / "articles")
-    qs = [
-        q
-        for q in load_questions(PROJECT_ROOT / "questions", articles)
-        if q.article_id == "a02-q3-results"
-    ][:2]
-    return [messages_for(articles[q.article_id], q) for q in qs]
-
-
 def _perf(ctx) -> int:  # type: ignore[no-untyped-def]
     import llama_cpp
 
