@@ -530,6 +530,20 @@ def report(
                 )
 
 
+@app.command("compare")
+def compare_cmd(
+    run_a: Annotated[Path, typer.Argument(help="A run folder.")],
+    run_b: Annotated[Path, typer.Argument(help="Another run folder.")],
+) -> None:
+    """The per-sample differences between two runs, and which settings or machine facts differ
+    (the first place to look when the same command gave other samples)."""
+    from experiment.report.compare import compare, lines
+
+    with _errors():
+        for line in lines(compare(run_a, run_b)):
+            _out().print(line, highlight=False)
+
+
 @app.command("verify")
 def verify_cmd(
     answers: Annotated[str, typer.Argument(help="A CSV of answers, or with --article one answer.")],

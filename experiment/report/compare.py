@@ -1,0 +1,78 @@
+"""Two runs side by side: which settings and machine facts differ, and which samples.
+
+`compare(a, b)` reads both folders (`report/run.load_run`: checked against their manifests) and
+returns what differs:
+- settings: the configuration keys whose values differ;
+- machine: the manifest's machine facts that differ (CPU, cores, threads, llama.cpp's system
+  info and version), and the git commit;
+- samples: the samples both runs drew (matched by question, model role and sample index) whose
+  raw text differs, by role, with the first few shown.
+The same command gives the same samples only where the weights, the prompt, the seeds, the
+sampling settings, the backend and llama.cpp's kernels are the same: a difference in the machine
+facts is the first place to look when the samples differ.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from experiment.report.run import load_run
+
+KEY = ["question_id", "role", "sample_index"]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    settings: dict[str, tuple[Any, Any]]
+    machine: dict[str, tuple[Any, Any]]
+    compared: dict[str, int]  # samples both runs drew, by role
+    differ: dict[str, int]  # of those, whose raw text differs
+    examples: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _diff(a: dict[str, Any], b: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+    return {k: (a.get(k), b.get(k)) for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)}
+
+
+def compare(a: Path, b: Path, show: int = 5) -> Comparison:
+    """What differs between the runs in folders `a` and `b` (module docstring)."""
+    ra, rb = load_run(a), load_run(b)
+    ma, mb = ra.manifest, rb.manifest
+    machine = _diff(
+        {**ma.machine, "git_commit": ma.git_commit}, {**mb.machine, "git_commit": mb.git_commit}
+    )
+    cols = [*KEY, "raw_text"]
+    both = pd.merge(
+        ra.attempts[cols], rb.attempts[cols], on=KEY, suffixes=("_a", "_b"), how="inner"
+    )
+    changed = both[both.raw_text_a.astype(str) != both.raw_text_b.astype(str)]
+    roles = sorted(set(both.role))
+    return Comparison(
+        settings=_diff(ma.config, mb.config),
+        machine=machine,
+        compared={r: int((both.role == r).sum()) for r in roles},
+        differ={r: int((changed.role == r).sum()) for r in roles},
+        examples=changed.head(show).to_dict("records"),
+    )
+
+
+def lines(c: Comparison) -> list[str]:
+    """The comparison as text for the console."""
+    out = []
+    for title, diffs in (("settings", c.settings), ("machine", c.machine)):
+        if not diffs:
+            out.append(f"{title}: the same")
+        for key, (x, y) in diffs.items():
+            out.append(f"{title} {key}: {x!r} -> {y!r}")
+    for role, n in c.compared.items():
+        out.append(f"{role} samples: {c.differ[role]} of {n} differ")
+    for e in c.examples:
+        out.append(
+            f"  {e['question_id']} {e['role']} #{e['sample_index']}: "
+            f"{e['raw_text_a']!r} -> {e['raw_text_b']!r}"
+        )
+    return out
