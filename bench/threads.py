@@ -1,0 +1,58 @@
+"""Do a run's samples depend on the thread count? The same prompts and seeds, one process.
+
+    python bench/threads.py [--model qwen2.5-coder-0.5b] [--questions 10] [--threads 1 2]
+
+Loads the model once per thread count (batched backend, k = 10, the run's sampling settings),
+draws the samples of the first N bundled questions, and prints, against the first thread count:
+samples whose text differs and the largest difference of an answer's log-probability, with
+llama.cpp's system info (the instruction sets its kernels use). docs/RELIABILITY.md records it.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from experiment.config import RunConfig
+from experiment.corpus import load_articles, load_questions
+from experiment.generate.models.base import SamplingParams
+from experiment.generate.models.batched import BatchedLlamaBackend
+from experiment.generate.models.store import resolve
+from experiment.generate.prompts import messages_for
+from experiment.report.machine import machine_facts
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--model", default=RunConfig().small)
+    ap.add_argument("--questions", type=int, default=10)
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    args = ap.parse_args()
+    cfg = RunConfig()
+    articles = load_articles(cfg.articles)
+    questions = load_questions(cfg.questions, articles)[: args.questions]
+    prompts = [messages_for(articles[q.article_id], q) for q in questions]
+    params = SamplingParams(temperature=cfg.temperature, top_p=cfg.top_p, max_tokens=32)
+    seeds = list(range(10))
+    drawn = {}
+    for threads in args.threads:
+        backend = BatchedLlamaBackend(resolve(args.model), n_threads=threads)
+        drawn[threads] = [backend.generate(m, params, seeds) for m in prompts]
+        del backend
+    print(machine_facts().get("system_info", ""))
+    base = args.threads[0]
+    for threads in args.threads[1:]:
+        pairs = [
+            (a, b)
+            for qa, qb in zip(drawn[base], drawn[threads], strict=True)
+            for a, b in zip(qa, qb, strict=True)
+        ]
+        differ = sum(a.text != b.text for a, b in pairs)
+        gap = max(abs((a.logprob or 0) - (b.logprob or 0)) for a, b in pairs if a.text == b.text)
+        print(
+            f"threads {base} vs {threads}: {differ} of {len(pairs)} samples differ; "
+            f"largest log-probability difference of an identical answer {gap:.2e}"
+        )
+
+
+if __name__ == "__main__":
+    main()
