@@ -11,7 +11,8 @@ Per run (a folder holding questions.csv), from the method's columns alone (no mo
   and was right (an abstention is right only on an unanswerable question);
 - the risk-coverage curve above the shipped threshold: for each confidence threshold t, the share
   of questions answered with confidence >= t (coverage), the share of those answers that are
-  wrong (risk), and the accuracy over every question when the method abstains below t.
+  wrong (risk), and the accuracy over every question when the method abstains below t (an
+  abstention is right on an unanswerable question; a failure, every sample failed, is not).
   Below the shipped threshold the kept answer is not in the run (the method abstained), so the
   curve starts there; the fitting set's full sweep is printed by bench/fit_selector.py.
 """
@@ -39,6 +40,7 @@ def report(run: Path, method: str, only: Path | None = None) -> list[str]:
     answered = q[f"{method}.answer"].astype(str) != ""
     right = _truth(q[f"{method}.correct"])
     conf = pd.to_numeric(q[f"{method}.confidence"], errors="coerce").fillna(0.0)
+    failed = _truth(q[f"{method}.failed"])  # no answer because every sample failed: wrong
     lines = [
         f"### {run.name} ({len(q)} questions, {int(unans.sum())} unanswerable)",
         "",
@@ -55,7 +57,7 @@ def report(run: Path, method: str, only: Path | None = None) -> list[str]:
     for t in (floor, *(t for t in THRESHOLDS if t > floor)):
         take = answered & (conf >= t)
         wrong = int((take & ~right).sum())
-        acc = ((take & right) | (~take & unans)).mean()
+        acc = ((take & right) | (~take & unans & ~failed)).mean()
         risk = wrong / int(take.sum()) if take.any() else 0.0
         label = "as run" if t == floor else f"{t:.1f}"
         lines.append(f"| {label} | {take.mean():.3f} | {risk:.3f} | {acc:.3f} |")
