@@ -16,7 +16,8 @@ from experiment.evaluate.summary import MethodSummary
 from experiment.records import Attempt, Question, span_cells, spans_cell
 
 # `cached` stays out of the export: a resumed run must write the same file as an uninterrupted
-# one. The manifest counts the generations that came from the cache.
+# one, but for what was measured (seconds, and the cost: after a restart the article is read
+# again). The manifest counts the generations that came from the cache.
 _SPAN_FIELDS = ("spans", "operand_spans")
 ATTEMPT_COLUMNS = [f.name for f in fields(Attempt) if f.name not in (*_SPAN_FIELDS, "cached")] + [
     "span_start",
