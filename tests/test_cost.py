@@ -62,9 +62,15 @@ def _perf(ctx) -> tuple[int, int]:  # type: ignore[no-untyped-def]
     return int(perf.n_p_eval), int(perf.n_eval)
 
 
-def _matches(spent: int, ctx) -> bool:  # type: ignore[no-untyped-def]
+def _counted(ctx) -> set[int]:  # type: ignore[no-untyped-def]
+    """The totals llama.cpp's counters allow since their last reset: a reported 1 of one-token
+    batches is 0 or 1; of multi-token batches it is 0 (they add at least 2 at a time)."""
     batched, single = _perf(ctx)
-    return spent == batched + single or (single == 1 and spent == batched)
+    return {(0 if batched == 1 else batched) + s for s in ({0, 1} if single == 1 else {single})}
+
+
+def _matches(spent: int, ctx) -> bool:  # type: ignore[no-untyped-def]
+    return spent in _counted(ctx)
 
 
 @pytest.mark.model
@@ -99,6 +105,9 @@ def test_batched_counts_equal_llama_cpp_counters_and_a_cached_prefix_is_not_coun
     alone = backend.generate(prompts[0], params, [7])[0]  # one sequence: its steps are 1-token
     batched, single = _perf(backend._ctx)
     assert single >= 2 and alone.evaluated_tokens == batched + single
+    # from an empty cache: positions 0.. in order, logits for the prompt's last token and each step
+    steps = alone.evaluated_tokens - alone.prompt_tokens
+    assert alone.flops == backend.shape.flops(range(alone.evaluated_tokens), 1 + steps)  # type: ignore[union-attr]
     backend.reset()
     backend.reset_perf()
     first = backend.generate(prompts[0], params, [1, 2, 3])
@@ -116,19 +125,36 @@ def test_batched_counts_equal_llama_cpp_counters_and_a_cached_prefix_is_not_coun
 
 
 @pytest.mark.model
-def test_sequential_counts_come_from_llama_cpp_and_reuse_the_prefix(prompts) -> None:  # type: ignore[no-untyped-def]
+def test_sequential_counts_equal_llama_cpp_counters_and_reuse_the_prefix(prompts) -> None:  # type: ignore[no-untyped-def]
+    import math
+
     from experiment.generate.models.catalog import TEST_MODEL
     from experiment.generate.models.llama import LlamaBackend
     from experiment.generate.models.store import resolve
 
-    backend = LlamaBackend(resolve(TEST_MODEL))
+    backend = LlamaBackend(resolve(TEST_MODEL))  # fresh: llama.cpp's counters are at 0
+    ctx = backend._llm._ctx.ctx
     params = SamplingParams(temperature=0.8, max_tokens=8)
-    first = backend.generate(prompts[0], params, [1])[0]
-    second = backend.generate(prompts[1], params, [1])[0]
-    assert first.evaluated_tokens is not None and first.flops is not None
-    assert first.evaluated_tokens >= first.prompt_tokens
+    calls = [(prompts[0], params), (prompts[0], params), (prompts[1], params), (prompts[2], GREEDY)]
+    got = []
+    for messages, p in calls:
+        backend.reset_perf()
+        one = backend.generate(messages, p, [1])[0]
+        assert one.evaluated_tokens is not None and _matches(one.evaluated_tokens, ctx)
+        got.append(one)
+    first, again, second, _ = got
+    # The first reads the whole prompt (the first call after loading, where a difference of
+    # llama.cpp's counters would miss a token), then each answer token but the last (not
+    # evaluated when the answer ends at max_tokens or a stop string).
+    decoded = first.evaluated_tokens - first.prompt_tokens  # type: ignore[operator]
+    assert first.completion_tokens - 1 <= decoded <= first.completion_tokens
+    rows = math.ceil(first.prompt_tokens / backend._llm.n_batch) + decoded
+    shape = shape_of(resolve(TEST_MODEL).path)
+    assert first.flops == shape.flops(range(first.evaluated_tokens), rows)  # type: ignore[arg-type]
+    # the same prompt again: one prompt token replayed for fresh logits, then its own answer
+    assert again.completion_tokens <= again.evaluated_tokens <= again.completion_tokens + 1  # type: ignore[operator]
     assert second.evaluated_tokens is not None
-    assert second.evaluated_tokens < 0.5 * second.prompt_tokens
+    assert second.evaluated_tokens < 0.5 * second.prompt_tokens  # the article was cached
 
 
 def test_a_run_reports_flops_per_method_and_the_machine(corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
