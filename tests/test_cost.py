@@ -200,3 +200,15 @@ def test_busy_warns_only_when_others_competed() -> None:
     assert busy([0.1, 0.1, 0.1], [2.0, 1.0, 0.5], 2) == ""
     assert "busy" in busy([1.5, 1.0, 1.0], [2.0, 1.0, 0.5], 2)
     assert "competed" in busy([0.1, 0.1, 0.1], [3.1, 1.0, 0.5], 2)
+
+
+def test_the_machine_names_llama_cpp_build() -> None:
+    import types
+
+    from experiment.report.machine import _ggml_build, machine_facts
+
+    pytest.importorskip("llama_cpp")
+    facts = machine_facts(2)
+    assert facts["system_info"]  # the instruction sets its kernels use
+    assert facts["ggml_version"] and facts["ggml_commit"]
+    assert _ggml_build(types.SimpleNamespace()) == {}  # a library without them: left out

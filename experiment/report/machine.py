@@ -1,8 +1,9 @@
 """The machine a run ran on, and how busy it was: facts for the manifest.
 
 - `machine_facts`: the CPU model, its logical cores, the threads llama.cpp was given, llama.cpp's
-  system info (the instruction sets its kernels use: AVX2, AVX512, AMX...) and the versions of
-  llama-cpp-python and of the llama.cpp it bundles where they can be read;
+  system info (the instruction sets its kernels use: AVX2, AVX512, AMX...), the version of
+  llama-cpp-python and the build of the llama.cpp it bundles (ggml's version and commit) where
+  they can be read;
 - `load_average`: the 1-, 5- and 15-minute load averages (`os.getloadavg`), taken at the start
   and at the end of a run;
 - `busy`: a warning when other processes competed for the cores: the 1-minute load at the start
@@ -12,6 +13,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import os
 import platform
 from pathlib import Path
@@ -39,7 +41,26 @@ def _llama_facts() -> dict[str, str]:
         facts["system_info"] = (info.decode() if isinstance(info, bytes) else str(info)).strip()
     except (AttributeError, OSError, UnicodeDecodeError):
         pass
+    facts.update(_ggml_build(llama_cpp))
     return facts
+
+
+def _ggml_build(llama_cpp: Any) -> dict[str, str]:
+    """The build of the llama.cpp bundled: ggml's version and the commit it was built from
+    (`ggml_version`, `ggml_commit`, reached through the loaded libllama's dependencies; "-dirty"
+    when the vendored tree had changes). {} where the library does not export them."""
+    out = {}
+    try:
+        lib = llama_cpp.llama_cpp._lib
+        for name in ("ggml_version", "ggml_commit"):
+            fn = getattr(lib, name)
+            fn.restype, fn.argtypes = ctypes.c_char_p, []
+            value = fn()
+            if isinstance(value, bytes):
+                out[name] = value.decode(errors="replace")
+    except (AttributeError, OSError):
+        pass
+    return out
 
 
 def machine_facts(threads: int | None = None) -> dict[str, Any]:
