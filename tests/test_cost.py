@@ -31,6 +31,8 @@ def test_server_evaluated_tokens() -> None:
     assert evaluated_tokens({"timings": {"prompt_n": 12, "predicted_n": 3}}) == 15
     assert evaluated_tokens({"usage": {"prompt_tokens": 100, "completion_tokens": 4}}) == 104
     assert evaluated_tokens({}) is None
+    for bad in (-1, True, float("inf"), "x", None, [3]):  # a count the server got wrong: unknown
+        assert evaluated_tokens({"timings": {"prompt_n": bad, "predicted_n": 3}}) is None
 
 
 def test_the_cache_keeps_the_cost_and_migrates_an_old_file(tmp_path: Path) -> None:
