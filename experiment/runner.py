@@ -505,6 +505,13 @@ def _manifest(
         "wall_seconds": m.wall_seconds,
         "cached_attempts": m.cached_attempts,
         "git_commit": m.git_commit,
+        # where it ran and how busy the machine was: a report quotes the first full run's
+        "cpu_seconds": m.cpu_seconds,
+        "cpu": m.machine.get("cpu", ""),
+        "cpu_count": m.machine.get("cpu_count", 0),
+        "threads": threads,
+        "load": load,
+        "load_warning": m.load_warning,
     }
     history = [*manifests.previous_history(cfg.run_dir / "manifest.json"), this_run]
     return replace(m, history=history)

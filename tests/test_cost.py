@@ -191,6 +191,7 @@ def test_a_run_reports_flops_per_method_and_the_machine(corpus, tmp_path: Path) 
     assert m.cost["small"]["flops_all"] == 10.0 * 4 * 5 and m.cost["large"]["flops_run"] == 250
     assert m.machine["cpu_count"] >= 1 and m.machine["cpu"]
     assert len(m.load["start"]) == 3 and len(m.load["end"]) == 3
+    assert m.history[-1]["cpu_count"] == m.machine["cpu_count"] and "load" in m.history[-1]
     again = run_experiment(cfg, factory)  # from the cache: the cost it had
     m2 = read(again.run_dir / "manifest.json")
     assert m2.cost["small"]["flops_run"] == 0 and m2.cost["small"]["flops_all"] == 200
@@ -214,3 +215,23 @@ def test_the_machine_names_llama_cpp_build() -> None:
     assert facts["system_info"]  # the instruction sets its kernels use
     assert facts["ggml_version"] and facts["ggml_commit"]
     assert _ggml_build(types.SimpleNamespace()) == {}  # a library without them: left out
+
+
+def test_the_report_says_where_the_first_full_run_ran() -> None:
+    from experiment.report.markdown import _warned, _where
+
+    entry = {
+        "cpu_seconds": 1250.4,
+        "cpu": "Some CPU",
+        "cpu_count": 8,
+        "threads": 8,
+        "load": {"start": [0.1, 0.2, 0.3], "end": [7.9, 5.0, 3.0]},
+        "load_warning": "",
+    }
+    assert _where(entry) == (
+        " and 1,250 s of CPU on 8 CPU cores (Some CPU; 8 threads; 1-minute load 0.10 at the"
+        " start, 7.90 at the end)"
+    )
+    assert _where({}) == "" and _warned({}) == ""  # recorded before runs kept them: no claim
+    assert _where({"cpu_count": "8", "load": [1]}) == ""  # not what a run writes: left out
+    assert _warned({"load_warning": "busy"}) == " Warning: busy."

@@ -63,13 +63,40 @@ def _timing(m: Manifest) -> str:
         first = full[0]
         return (
             f"The run that generated every answer took {first['wall_seconds']:,.0f} s "
-            f"({first['wall_seconds'] / 60:.1f} min) wall time on 2 CPU cores, models loaded "
+            f"({first['wall_seconds'] / 60:.1f} min) wall time{_where(first)}, models loaded "
             f"included (started {first['started']}, commit `{first['git_commit'][:12]}`)."
+            + _warned(first)
         )
     return (
         f"Wall time {m.wall_seconds:,.0f} s, {m.cached_attempts} of {m.attempts} "
         "generations from cache."
     )
+
+
+def _where(run: dict[str, Any]) -> str:
+    """' and N s of CPU on C cores (CPU, T threads; load a at the start, b at the end)' from a
+    run's history entry; "" for an entry recorded before runs kept them."""
+    cores, cpu = run.get("cpu_count"), run.get("cpu")
+    if not isinstance(cores, int) or isinstance(cores, bool) or cores <= 0:
+        return ""
+    out = ""
+    seconds = run.get("cpu_seconds")
+    if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and seconds > 0:
+        out += f" and {seconds:,.0f} s of CPU"
+    facts = [str(cpu)] if isinstance(cpu, str) and cpu else []
+    threads = run.get("threads")
+    if isinstance(threads, int) and not isinstance(threads, bool) and threads > 0:
+        facts.append(f"{threads} threads")
+    load = run.get("load")
+    start, end = (load.get("start"), load.get("end")) if isinstance(load, dict) else (None, None)
+    if all(isinstance(x, list) and x and isinstance(x[0], (int, float)) for x in (start, end)):
+        facts.append(f"1-minute load {start[0]:.2f} at the start, {end[0]:.2f} at the end")  # type: ignore[index]
+    return out + f" on {cores} CPU cores" + (f" ({'; '.join(facts)})" if facts else "")
+
+
+def _warned(run: dict[str, Any]) -> str:
+    warning = run.get("load_warning")
+    return f" Warning: {warning}." if isinstance(warning, str) and warning else ""
 
 
 def _report_command(m: Manifest) -> str:
@@ -266,7 +293,10 @@ def _models_line(m: Manifest) -> str:
 COST_NOTE = (
     "Seconds are the models' generation time summed over the calls each method needs, and "
     "tokens count the whole prompt of each call (the article prefix is read once per article "
-    "by llama.cpp, so far fewer are evaluated); the same samples serve every method."
+    "by llama.cpp, so far fewer are evaluated); the same samples serve every method. "
+    "FLOPs / large@1 is the method's model FLOPs over large@1's on the same questions, from the "
+    'tokens the models evaluated (docs/ARCHITECTURE.md, "Cost"): unlike seconds, it does not '
+    "depend on the machine or on what else it ran."
 )
 
 
