@@ -127,6 +127,28 @@ def test_batched_counts_equal_llama_cpp_counters_and_a_cached_prefix_is_not_coun
 
 
 @pytest.mark.model
+def test_speculative_counts_its_verification_batches_and_its_drafter(prompts) -> None:  # type: ignore[no-untyped-def]
+    from experiment.generate.models.batched import BatchedLlamaBackend
+    from experiment.generate.models.catalog import TEST_MODEL
+    from experiment.generate.models.store import resolve
+
+    model = resolve(TEST_MODEL)
+    params = SamplingParams(temperature=0.0, max_tokens=12)
+    lookup = BatchedLlamaBackend(model, n_seq_max=1, speculative="lookup")
+    lookup.reset_perf()
+    one, copy = lookup.generate(prompts[0], params, [0, 1])
+    assert _matches(one.evaluated_tokens, lookup._ctx) and copy.evaluated_tokens == 0  # type: ignore[arg-type]
+    drafter = BatchedLlamaBackend(model, n_seq_max=1)
+    draft = BatchedLlamaBackend(model, n_seq_max=1, speculative="draft", drafter=drafter)
+    draft.reset_perf()
+    drafter.reset_perf()
+    got = draft.generate(prompts[0], params, [0])[0]
+    own = {a + b for a in _counted(draft._ctx) for b in _counted(drafter._ctx)}
+    assert got.evaluated_tokens in own  # the large model's batches and the drafter's tokens
+    assert got.flops and got.flops > one.flops  # type: ignore[operator]
+
+
+@pytest.mark.model
 def test_sequential_counts_equal_llama_cpp_counters_and_reuse_the_prefix(prompts) -> None:  # type: ignore[no-untyped-def]
     import math
 
