@@ -257,3 +257,33 @@ def test_the_report_says_where_the_first_full_run_ran() -> None:
     assert _where({}) == "" and _warned({}) == ""  # recorded before runs kept them: no claim
     assert _where({"cpu_count": "8", "load": [1]}) == ""  # not what a run writes: left out
     assert _warned({"load_warning": "busy"}) == " Warning: busy."
+
+
+def test_a_ratio_with_an_unknown_cost_is_blank(corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import pandas as pd
+
+    from experiment.config import RunConfig
+    from experiment.runner import run_experiment
+
+    from .conftest import LARGE_ANSWERS, SMALL_ANSWERS, FakeBackend, keyword_script
+
+    articles, questions = corpus
+    fakes = {  # a server's small model: its FLOPs are not known here
+        "s": FakeBackend("s", keyword_script(SMALL_ANSWERS)),
+        "l": FakeBackend("l", keyword_script(LARGE_ANSWERS), flops=50.0),
+    }
+    cfg = RunConfig(
+        articles=articles, questions=questions, small="s", large="l", k=2, out=tmp_path / "o"
+    )
+    result = run_experiment(cfg, lambda spec, _cfg: fakes[spec])
+    summary = pd.read_csv(result.run_dir / "summary.csv").set_index("method")
+    assert summary.loc["large@1", "flops_vs_large"] == 1.0
+    assert summary.loc[["small@1", "small-verified@2"], "flops_vs_large"].isna().all()
+    assert summary.loc["small@1", "flops"] != summary.loc["small@1", "flops"]  # NaN: unknown
+    first = (result.run_dir / "attempts.csv").read_bytes()
+    again = run_experiment(cfg, lambda spec, _cfg: fakes[spec])  # every sample from the cache
+    assert again.manifest.cached_attempts == again.manifest.attempts
+    assert (again.run_dir / "attempts.csv").read_bytes() == first  # with the cost it had
+    attempts = pd.read_csv(again.run_dir / "attempts.csv")
+    assert set(attempts[attempts.role == "large"].flops) == {50.0}
+    assert attempts[attempts.role == "small"].flops.isna().all()
