@@ -65,7 +65,7 @@ from experiment.report.exports import (
     question_rows,
     summary_rows,
 )
-from experiment.report.machine import busy, load_average, machine_facts
+from experiment.report.machine import busy, load_average, machine_facts, run_facts
 from experiment.report.manifest import Manifest, ModelInfo
 
 BackendFactory = Callable[[str, RunConfig], Backend]
@@ -506,12 +506,7 @@ def _manifest(
         "cached_attempts": m.cached_attempts,
         "git_commit": m.git_commit,
         # where it ran and how busy the machine was: a report quotes the first full run's
-        "cpu_seconds": m.cpu_seconds,
-        "cpu": m.machine.get("cpu", ""),
-        "cpu_count": m.machine.get("cpu_count", 0),
-        "threads": threads,
-        "load": load,
-        "load_warning": m.load_warning,
+        **run_facts(m.machine, m.cpu_seconds, m.load, m.load_warning),
     }
     history = [*manifests.previous_history(cfg.run_dir / "manifest.json"), this_run]
     return replace(m, history=history)

@@ -214,6 +214,14 @@ def test_a_run_reports_flops_per_method_and_the_machine(corpus, tmp_path: Path) 
     assert m.machine["cpu_count"] >= 1 and m.machine["cpu"]
     assert len(m.load["start"]) == 3 and len(m.load["end"]) == 3
     assert m.history[-1]["cpu_count"] == m.machine["cpu_count"] and "load" in m.history[-1]
+    from experiment.report.html import render_html
+    from experiment.report.markdown import readme_section
+
+    where = f"{m.machine['cpu_count']} CPU cores ({m.machine['cpu']}"
+    assert f"Machine: {where}" in render_html(result.run_dir, articles)
+    assert f"wall time and {m.history[-1]['cpu_seconds']:,.0f} s of CPU on {where}" in (
+        readme_section(result.run_dir)
+    ) or f"wall time on {where}" in readme_section(result.run_dir)
     again = run_experiment(cfg, factory)  # from the cache: the cost it had
     m2 = read(again.run_dir / "manifest.json")
     assert m2.cost["small"]["flops_run"] == 0 and m2.cost["small"]["flops_all"] == 200

@@ -8,7 +8,9 @@
   and at the end of a run;
 - `busy`: a warning when other processes competed for the cores: the 1-minute load at the start
   above 0.5 (something was running before the run began), or at the end above the run's own
-  threads + 0.5. Seconds measured then are not comparable; FLOPs and tokens still are.
+  threads + 0.5. Seconds measured then are not comparable; FLOPs and tokens still are;
+- `run_facts`, `cores_phrase`, `cpu_phrase`: a run's facts as its manifest history keeps them,
+  and as the reports (Markdown, HTML) state them.
 """
 
 from __future__ import annotations
@@ -95,4 +97,48 @@ def busy(start: list[float], end: list[float], threads: int) -> str:
             f"other processes competed with the run (load {end[0]:.2f} at the end, "
             f"{threads} threads): its seconds are not comparable; its FLOPs and tokens are"
         )
+    return ""
+
+
+def run_facts(
+    machine: dict[str, Any], cpu_seconds: float, load: dict[str, Any], load_warning: str
+) -> dict[str, Any]:
+    """What a report says about where a run ran (a manifest history entry keeps them)."""
+    return {
+        "cpu_seconds": cpu_seconds,
+        "cpu": machine.get("cpu", ""),
+        "cpu_count": machine.get("cpu_count", 0),
+        "threads": machine.get("threads", 0),
+        "load": load,
+        "load_warning": load_warning,
+    }
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def cores_phrase(run: dict[str, Any]) -> str:
+    """'8 CPU cores (CPU; 8 threads; 1-minute load a at the start, b at the end)' from
+    `run_facts`; "" for facts recorded before runs kept them (or not of their types)."""
+    cores, cpu, threads, load = (run.get(k) for k in ("cpu_count", "cpu", "threads", "load"))
+    if not _count(cores):
+        return ""
+    facts = [cpu] if isinstance(cpu, str) and cpu else []
+    if _count(threads):
+        facts.append(f"{threads} threads")
+    ends = [load.get(k) for k in ("start", "end")] if isinstance(load, dict) else []
+    firsts = [x[0] for x in ends if isinstance(x, list) and x]
+    if len(firsts) == 2 and all(
+        isinstance(x, (int, float)) and not isinstance(x, bool) for x in firsts
+    ):
+        facts.append(f"1-minute load {firsts[0]:.2f} at the start, {firsts[1]:.2f} at the end")
+    return f"{cores} CPU cores" + (f" ({'; '.join(facts)})" if facts else "")
+
+
+def cpu_phrase(run: dict[str, Any]) -> str:
+    """'1,250 s of CPU' (the process's CPU seconds, every thread's) or ""."""
+    seconds = run.get("cpu_seconds")
+    if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and seconds > 0:
+        return f"{seconds:,.0f} s of CPU"
     return ""

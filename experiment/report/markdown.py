@@ -29,6 +29,7 @@ from experiment.report.analysis import (
     stated_computed,
     verifier_cost,
 )
+from experiment.report.machine import cores_phrase, cpu_phrase
 from experiment.report.manifest import Manifest
 from experiment.report.run import Run, load_run
 from experiment.report.tables import (
@@ -74,24 +75,9 @@ def _timing(m: Manifest) -> str:
 
 
 def _where(run: dict[str, Any]) -> str:
-    """' and N s of CPU on C cores (CPU, T threads; load a at the start, b at the end)' from a
-    run's history entry; "" for an entry recorded before runs kept them."""
-    cores, cpu = run.get("cpu_count"), run.get("cpu")
-    if not isinstance(cores, int) or isinstance(cores, bool) or cores <= 0:
-        return ""
-    out = ""
-    seconds = run.get("cpu_seconds")
-    if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and seconds > 0:
-        out += f" and {seconds:,.0f} s of CPU"
-    facts = [str(cpu)] if isinstance(cpu, str) and cpu else []
-    threads = run.get("threads")
-    if isinstance(threads, int) and not isinstance(threads, bool) and threads > 0:
-        facts.append(f"{threads} threads")
-    load = run.get("load")
-    start, end = (load.get("start"), load.get("end")) if isinstance(load, dict) else (None, None)
-    if all(isinstance(x, list) and x and isinstance(x[0], (int, float)) for x in (start, end)):
-        facts.append(f"1-minute load {start[0]:.2f} at the start, {end[0]:.2f} at the end")  # type: ignore[index]
-    return out + f" on {cores} CPU cores" + (f" ({'; '.join(facts)})" if facts else "")
+    """' and N s of CPU on C CPU cores (...)' from a run's history entry (`run_facts`)."""
+    cpu, cores = cpu_phrase(run), cores_phrase(run)
+    return (f" and {cpu}" if cpu else "") + (f" on {cores}" if cores else "")
 
 
 def _warned(run: dict[str, Any]) -> str:
