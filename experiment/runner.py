@@ -65,7 +65,7 @@ from experiment.report.exports import (
     question_rows,
     summary_rows,
 )
-from experiment.report.machine import busy, load_average, machine_facts
+from experiment.report.machine import busy, load_average, machine_facts, run_facts
 from experiment.report.manifest import Manifest, ModelInfo
 
 BackendFactory = Callable[[str, RunConfig], Backend]
@@ -505,6 +505,8 @@ def _manifest(
         "wall_seconds": m.wall_seconds,
         "cached_attempts": m.cached_attempts,
         "git_commit": m.git_commit,
+        # where it ran and how busy the machine was: a report quotes the first full run's
+        **run_facts(m.machine, m.cpu_seconds, m.load, m.load_warning),
     }
     history = [*manifests.previous_history(cfg.run_dir / "manifest.json"), this_run]
     return replace(m, history=history)

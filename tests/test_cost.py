@@ -31,6 +31,8 @@ def test_server_evaluated_tokens() -> None:
     assert evaluated_tokens({"timings": {"prompt_n": 12, "predicted_n": 3}}) == 15
     assert evaluated_tokens({"usage": {"prompt_tokens": 100, "completion_tokens": 4}}) == 104
     assert evaluated_tokens({}) is None
+    for bad in (-1, True, float("inf"), "x", None, [3]):  # a count the server got wrong: unknown
+        assert evaluated_tokens({"timings": {"prompt_n": bad, "predicted_n": 3}}) is None
 
 
 def test_the_cache_keeps_the_cost_and_migrates_an_old_file(tmp_path: Path) -> None:
@@ -62,9 +64,15 @@ def _perf(ctx) -> tuple[int, int]:  # type: ignore[no-untyped-def]
     return int(perf.n_p_eval), int(perf.n_eval)
 
 
-def _matches(spent: int, ctx) -> bool:  # type: ignore[no-untyped-def]
+def _counted(ctx) -> set[int]:  # type: ignore[no-untyped-def]
+    """The totals llama.cpp's counters allow since their last reset: a reported 1 of one-token
+    batches is 0 or 1; of multi-token batches it is 0 (they add at least 2 at a time)."""
     batched, single = _perf(ctx)
-    return spent == batched + single or (single == 1 and spent == batched)
+    return {(0 if batched == 1 else batched) + s for s in ({0, 1} if single == 1 else {single})}
+
+
+def _matches(spent: int, ctx) -> bool:  # type: ignore[no-untyped-def]
+    return spent in _counted(ctx)
 
 
 @pytest.mark.model
@@ -99,6 +107,9 @@ def test_batched_counts_equal_llama_cpp_counters_and_a_cached_prefix_is_not_coun
     alone = backend.generate(prompts[0], params, [7])[0]  # one sequence: its steps are 1-token
     batched, single = _perf(backend._ctx)
     assert single >= 2 and alone.evaluated_tokens == batched + single
+    # from an empty cache: positions 0.. in order, logits for the prompt's last token and each step
+    steps = alone.evaluated_tokens - alone.prompt_tokens
+    assert alone.flops == backend.shape.flops(range(alone.evaluated_tokens), 1 + steps)  # type: ignore[union-attr]
     backend.reset()
     backend.reset_perf()
     first = backend.generate(prompts[0], params, [1, 2, 3])
@@ -116,19 +127,58 @@ def test_batched_counts_equal_llama_cpp_counters_and_a_cached_prefix_is_not_coun
 
 
 @pytest.mark.model
-def test_sequential_counts_come_from_llama_cpp_and_reuse_the_prefix(prompts) -> None:  # type: ignore[no-untyped-def]
+def test_speculative_counts_its_verification_batches_and_its_drafter(prompts) -> None:  # type: ignore[no-untyped-def]
+    from experiment.generate.models.batched import BatchedLlamaBackend
+    from experiment.generate.models.catalog import TEST_MODEL
+    from experiment.generate.models.store import resolve
+
+    model = resolve(TEST_MODEL)
+    params = SamplingParams(temperature=0.0, max_tokens=12)
+    lookup = BatchedLlamaBackend(model, n_seq_max=1, speculative="lookup")
+    lookup.reset_perf()
+    one, copy = lookup.generate(prompts[0], params, [0, 1])
+    assert _matches(one.evaluated_tokens, lookup._ctx) and copy.evaluated_tokens == 0  # type: ignore[arg-type]
+    drafter = BatchedLlamaBackend(model, n_seq_max=1)
+    draft = BatchedLlamaBackend(model, n_seq_max=1, speculative="draft", drafter=drafter)
+    draft.reset_perf()
+    drafter.reset_perf()
+    got = draft.generate(prompts[0], params, [0])[0]
+    own = {a + b for a in _counted(draft._ctx) for b in _counted(drafter._ctx)}
+    assert got.evaluated_tokens in own  # the large model's batches and the drafter's tokens
+    assert got.flops and got.flops > one.flops  # type: ignore[operator]
+
+
+@pytest.mark.model
+def test_sequential_counts_equal_llama_cpp_counters_and_reuse_the_prefix(prompts) -> None:  # type: ignore[no-untyped-def]
+    import math
+
     from experiment.generate.models.catalog import TEST_MODEL
     from experiment.generate.models.llama import LlamaBackend
     from experiment.generate.models.store import resolve
 
-    backend = LlamaBackend(resolve(TEST_MODEL))
+    backend = LlamaBackend(resolve(TEST_MODEL))  # fresh: llama.cpp's counters are at 0
+    ctx = backend._llm._ctx.ctx
     params = SamplingParams(temperature=0.8, max_tokens=8)
-    first = backend.generate(prompts[0], params, [1])[0]
-    second = backend.generate(prompts[1], params, [1])[0]
-    assert first.evaluated_tokens is not None and first.flops is not None
-    assert first.evaluated_tokens >= first.prompt_tokens
+    calls = [(prompts[0], params), (prompts[0], params), (prompts[1], params), (prompts[2], GREEDY)]
+    got = []
+    for messages, p in calls:
+        backend.reset_perf()
+        one = backend.generate(messages, p, [1])[0]
+        assert one.evaluated_tokens is not None and _matches(one.evaluated_tokens, ctx)
+        got.append(one)
+    first, again, second, _ = got
+    # The first reads the whole prompt (the first call after loading, where a difference of
+    # llama.cpp's counters would miss a token), then each answer token but the last (not
+    # evaluated when the answer ends at max_tokens or a stop string).
+    decoded = first.evaluated_tokens - first.prompt_tokens  # type: ignore[operator]
+    assert first.completion_tokens - 1 <= decoded <= first.completion_tokens
+    rows = math.ceil(first.prompt_tokens / backend._llm.n_batch) + decoded
+    shape = shape_of(resolve(TEST_MODEL).path)
+    assert first.flops == shape.flops(range(first.evaluated_tokens), rows)  # type: ignore[arg-type]
+    # the same prompt again: one prompt token replayed for fresh logits, then its own answer
+    assert again.completion_tokens <= again.evaluated_tokens <= again.completion_tokens + 1  # type: ignore[operator]
     assert second.evaluated_tokens is not None
-    assert second.evaluated_tokens < 0.5 * second.prompt_tokens
+    assert second.evaluated_tokens < 0.5 * second.prompt_tokens  # the article was cached
 
 
 def test_a_run_reports_flops_per_method_and_the_machine(corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -163,6 +213,15 @@ def test_a_run_reports_flops_per_method_and_the_machine(corpus, tmp_path: Path) 
     assert m.cost["small"]["flops_all"] == 10.0 * 4 * 5 and m.cost["large"]["flops_run"] == 250
     assert m.machine["cpu_count"] >= 1 and m.machine["cpu"]
     assert len(m.load["start"]) == 3 and len(m.load["end"]) == 3
+    assert m.history[-1]["cpu_count"] == m.machine["cpu_count"] and "load" in m.history[-1]
+    from experiment.report.html import render_html
+    from experiment.report.markdown import readme_section
+
+    where = f"{m.machine['cpu_count']} CPU cores ({m.machine['cpu']}"
+    assert f"Machine: {where}" in render_html(result.run_dir, articles)
+    assert f"wall time and {m.history[-1]['cpu_seconds']:,.0f} s of CPU on {where}" in (
+        readme_section(result.run_dir)
+    ) or f"wall time on {where}" in readme_section(result.run_dir)
     again = run_experiment(cfg, factory)  # from the cache: the cost it had
     m2 = read(again.run_dir / "manifest.json")
     assert m2.cost["small"]["flops_run"] == 0 and m2.cost["small"]["flops_all"] == 200
@@ -174,3 +233,65 @@ def test_busy_warns_only_when_others_competed() -> None:
     assert busy([0.1, 0.1, 0.1], [2.0, 1.0, 0.5], 2) == ""
     assert "busy" in busy([1.5, 1.0, 1.0], [2.0, 1.0, 0.5], 2)
     assert "competed" in busy([0.1, 0.1, 0.1], [3.1, 1.0, 0.5], 2)
+
+
+def test_the_machine_names_llama_cpp_build() -> None:
+    import types
+
+    from experiment.report.machine import _ggml_build, machine_facts
+
+    pytest.importorskip("llama_cpp")
+    facts = machine_facts(2)
+    assert facts["system_info"]  # the instruction sets its kernels use
+    assert facts["ggml_version"] and facts["ggml_commit"]
+    assert _ggml_build(types.SimpleNamespace()) == {}  # a library without them: left out
+
+
+def test_the_report_says_where_the_first_full_run_ran() -> None:
+    from experiment.report.markdown import _warned, _where
+
+    entry = {
+        "cpu_seconds": 1250.4,
+        "cpu": "Some CPU",
+        "cpu_count": 8,
+        "threads": 8,
+        "load": {"start": [0.1, 0.2, 0.3], "end": [7.9, 5.0, 3.0]},
+        "load_warning": "",
+    }
+    assert _where(entry) == (
+        " and 1,250 s of CPU on 8 CPU cores (Some CPU; 8 threads; 1-minute load 0.10 at the"
+        " start, 7.90 at the end)"
+    )
+    assert _where({}) == "" and _warned({}) == ""  # recorded before runs kept them: no claim
+    assert _where({"cpu_count": "8", "load": [1]}) == ""  # not what a run writes: left out
+    assert _warned({"load_warning": "busy"}) == " Warning: busy."
+
+
+def test_a_ratio_with_an_unknown_cost_is_blank(corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import pandas as pd
+
+    from experiment.config import RunConfig
+    from experiment.runner import run_experiment
+
+    from .conftest import LARGE_ANSWERS, SMALL_ANSWERS, FakeBackend, keyword_script
+
+    articles, questions = corpus
+    fakes = {  # a server's small model: its FLOPs are not known here
+        "s": FakeBackend("s", keyword_script(SMALL_ANSWERS)),
+        "l": FakeBackend("l", keyword_script(LARGE_ANSWERS), flops=50.0),
+    }
+    cfg = RunConfig(
+        articles=articles, questions=questions, small="s", large="l", k=2, out=tmp_path / "o"
+    )
+    result = run_experiment(cfg, lambda spec, _cfg: fakes[spec])
+    summary = pd.read_csv(result.run_dir / "summary.csv").set_index("method")
+    assert summary.loc["large@1", "flops_vs_large"] == 1.0
+    assert summary.loc[["small@1", "small-verified@2"], "flops_vs_large"].isna().all()
+    assert summary.loc["small@1", "flops"] != summary.loc["small@1", "flops"]  # NaN: unknown
+    first = (result.run_dir / "attempts.csv").read_bytes()
+    again = run_experiment(cfg, lambda spec, _cfg: fakes[spec])  # every sample from the cache
+    assert again.manifest.cached_attempts == again.manifest.attempts
+    assert (again.run_dir / "attempts.csv").read_bytes() == first  # with the cost it had
+    attempts = pd.read_csv(again.run_dir / "attempts.csv")
+    assert set(attempts[attempts.role == "large"].flops) == {50.0}
+    assert attempts[attempts.role == "small"].flops.isna().all()

@@ -25,6 +25,8 @@ from typing import Any
 from experiment.corpus import load_articles
 from experiment.errors import InputError
 from experiment.evaluate.methods import REFERENCE
+from experiment.report.machine import cores_phrase, cpu_phrase, run_facts
+from experiment.report.manifest import Manifest
 from experiment.report.markdown import run_command
 from experiment.report.plots import plot_files
 from experiment.report.run import Run, load_run
@@ -265,7 +267,18 @@ def render_html(run_dir: Path, articles_dir: Path | None = None) -> str:
         counts=counts,
         kept=kept,
         scored_against=run.scored_against,
+        machine=_machine_line(m),
     )
+
+
+def _machine_line(m: Manifest) -> str:
+    """Where the run ran and how busy the machine was; "" for a run recorded before."""
+    facts = run_facts(m.machine, m.cpu_seconds, m.load, m.load_warning)
+    parts = [p for p in (cores_phrase(facts), cpu_phrase(facts)) if p]
+    build = m.machine.get("ggml_commit")
+    if parts and isinstance(build, str) and build:
+        parts.append(f"llama.cpp {build}")
+    return " · ".join(parts)
 
 
 def write_html(run_dir: Path, articles_dir: Path | None = None) -> Path:

@@ -29,6 +29,7 @@ from experiment.report.analysis import (
     stated_computed,
     verifier_cost,
 )
+from experiment.report.machine import cores_phrase, cpu_phrase
 from experiment.report.manifest import Manifest
 from experiment.report.run import Run, load_run
 from experiment.report.tables import (
@@ -63,13 +64,25 @@ def _timing(m: Manifest) -> str:
         first = full[0]
         return (
             f"The run that generated every answer took {first['wall_seconds']:,.0f} s "
-            f"({first['wall_seconds'] / 60:.1f} min) wall time on 2 CPU cores, models loaded "
+            f"({first['wall_seconds'] / 60:.1f} min) wall time{_where(first)}, models loaded "
             f"included (started {first['started']}, commit `{first['git_commit'][:12]}`)."
+            + _warned(first)
         )
     return (
         f"Wall time {m.wall_seconds:,.0f} s, {m.cached_attempts} of {m.attempts} "
         "generations from cache."
     )
+
+
+def _where(run: dict[str, Any]) -> str:
+    """' and N s of CPU on C CPU cores (...)' from a run's history entry (`run_facts`)."""
+    cpu, cores = cpu_phrase(run), cores_phrase(run)
+    return (f" and {cpu}" if cpu else "") + (f" on {cores}" if cores else "")
+
+
+def _warned(run: dict[str, Any]) -> str:
+    warning = run.get("load_warning")
+    return f" Warning: {warning}." if isinstance(warning, str) and warning else ""
 
 
 def _report_command(m: Manifest) -> str:
@@ -266,7 +279,10 @@ def _models_line(m: Manifest) -> str:
 COST_NOTE = (
     "Seconds are the models' generation time summed over the calls each method needs, and "
     "tokens count the whole prompt of each call (the article prefix is read once per article "
-    "by llama.cpp, so far fewer are evaluated); the same samples serve every method."
+    "by llama.cpp, so far fewer are evaluated); the same samples serve every method. "
+    "FLOPs / large@1 is the method's model FLOPs over large@1's on the same questions, from the "
+    'tokens the models evaluated (docs/ARCHITECTURE.md, "Cost"): unlike seconds, it does not '
+    "depend on the machine or on what else it ran."
 )
 
 

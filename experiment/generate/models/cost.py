@@ -13,7 +13,8 @@ One evaluated token at position p (attending p + 1 keys, itself among them) cost
     + 4 * n_layer * (p + 1) * n_head * head_dim    attention scores and the weighted values
 
 and each row whose logits are computed adds `2 * d_model * n_vocab` (the LM head). llama.cpp
-computes logits only where they are asked for: the last prompt token and every decoded token.
+computes logits only where they are asked for: the last prompt token (the high-level `Llama` asks
+for the last of each `n_batch` chunk) and every decoded token.
 Norms, activations, rotary embeddings and the softmax are left out (under 1 % at these sizes).
 """
 

@@ -9,12 +9,20 @@ llama-cpp-python 0.3.36, the AMX repack of q8_0/q6_K tensors crashes in decode o
 (seen on this project's machines with the default Qwen2.5 models). `FACTQA_LLAMA_REPACK=1` turns it
 back on. The high-level `Llama` does not expose the flag, so it is set on the default model
 parameters for the duration of the load only.
+
+What a sample evaluated is logged where `Llama` hands tokens to llama.cpp (`Llama.eval`: the first
+position and the number of tokens of each call), not read from llama.cpp's counters:
+`llama_perf_context` reports max(1, n) for each counter, so a difference around a call misses a
+token whenever a counter starts at 0 (the first call after loading) and cannot tell no one-token
+batch from one. tests/test_cost.py checks the log against the counters.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
+import math
 import os
 import time
 from collections.abc import Iterator, Sequence
@@ -53,12 +61,26 @@ def _model_params(use_extra_bufts: bool) -> Iterator[None]:
         high_level.llama_cpp.llama_model_default_params = original
 
 
+@functools.cache
+def _counting_llama() -> type:
+    """`Llama` that logs each `eval` as (first position, tokens) in `evaluated`."""
+    from llama_cpp import Llama
+
+    class CountingLlama(Llama):
+        evaluated: list[tuple[int, int]]  # set per sample by `LlamaBackend.generate`
+
+        def eval(self, tokens: Sequence[int]) -> None:
+            self.__dict__.setdefault("evaluated", []).append((int(self.n_tokens), len(tokens)))
+            super().eval(tokens)
+
+    return CountingLlama
+
+
 class LlamaBackend(Backend):
     def __init__(
         self, model: ModelFile, n_ctx: int = DEFAULT_CONTEXT, n_threads: int | None = None
     ) -> None:
         import llama_cpp
-        from llama_cpp import Llama
 
         self.name = model.name
         self.fingerprint = f"sha256:{model.sha256}"
@@ -68,7 +90,7 @@ class LlamaBackend(Backend):
             # llama.cpp prints its load log to stderr even with verbose=False on some builds.
             repack = os.environ.get("FACTQA_LLAMA_REPACK", "") == "1"
             with contextlib.redirect_stderr(io.StringIO()), _model_params(repack):
-                self._llm = Llama(
+                self._llm = _counting_llama()(
                     model_path=str(model.path),
                     n_ctx=n_ctx,
                     n_threads=n_threads or os.cpu_count() or 1,
@@ -97,25 +119,15 @@ class LlamaBackend(Backend):
 
         llama_cpp.llama_perf_context_reset(self._llm._ctx.ctx)
 
-    def _counters(self) -> tuple[int, int]:
-        """llama.cpp's own counts: prompt tokens and decoded tokens evaluated so far."""
-        import llama_cpp
-
-        perf = llama_cpp.llama_perf_context(self._llm._ctx.ctx)
-        return int(perf.n_p_eval), int(perf.n_eval)
-
-    def _cost(self, before: tuple[int, int]) -> tuple[int, float | None]:
-        """Tokens evaluated since `before` (llama.cpp's counters) and their FLOPs: they end at
-        the context's current position; a logit row for the prompt's last token and for each
-        decoded one."""
-        p_eval, n_eval = self._counters()
-        prompt, decoded = p_eval - before[0], n_eval - before[1]
-        evaluated = prompt + decoded
+    def _cost(self, evals: list[tuple[int, int]]) -> tuple[int, float | None]:
+        """The tokens of one sample's `Llama.eval` calls, (first position, tokens) each, and their
+        FLOPs: `Llama` asks for the logits of the last token of each `n_batch` chunk."""
+        evaluated = sum(n for _, n in evals)
         if self.shape is None:
             return evaluated, None
-        end = int(self._llm.n_tokens)
-        positions = range(max(0, end - evaluated), end)
-        return evaluated, self.shape.flops(positions, decoded + (1 if prompt else 0))
+        positions = [p for first, n in evals for p in range(first, first + n)]
+        rows = sum(math.ceil(n / self._llm.n_batch) for _, n in evals)
+        return evaluated, self.shape.flops(positions, rows)
 
     def count_tokens(self, text: str) -> int:
         return len(self._llm.tokenize(text.encode(), add_bos=False, special=True))
@@ -130,7 +142,7 @@ class LlamaBackend(Backend):
         out: list[Generation] = []
         for seed in seeds:
             t0 = time.perf_counter()
-            before = self._counters()
+            self._llm.evaluated = []
             try:
                 res = self._llm.create_chat_completion(
                     messages=messages,  # type: ignore[arg-type]
@@ -146,7 +158,7 @@ class LlamaBackend(Backend):
             seconds = time.perf_counter() - t0
             choice = res["choices"][0]  # type: ignore[index]
             usage = res["usage"]  # type: ignore[index]
-            evaluated, flops = self._cost(before)
+            evaluated, flops = self._cost(self._llm.evaluated)
             out.append(
                 Generation(
                     text=choice["message"]["content"] or "",

@@ -306,14 +306,25 @@ def evaluated_tokens(data: dict[str, Any]) -> int | None:
     of a server's model are unknown here (its weights are not read), so they stay None."""
     timings = data.get("timings")
     if isinstance(timings, dict) and "prompt_n" in timings and "predicted_n" in timings:
-        try:
-            return int(timings["prompt_n"]) + int(timings["predicted_n"])
-        except (TypeError, ValueError):
-            return None
+        return _sum_counts(timings["prompt_n"], timings["predicted_n"])
     usage = data.get("usage")
     if isinstance(usage, dict) and "prompt_tokens" in usage:
-        try:
-            return int(usage["prompt_tokens"]) + int(usage.get("completion_tokens") or 0)
-        except (TypeError, ValueError):
-            return None
+        return _sum_counts(usage["prompt_tokens"], usage.get("completion_tokens") or 0)
     return None
+
+
+def _sum_counts(*values: Any) -> int | None:
+    """The sum of token counts a server sent; None if any is not a count (negative, a bool,
+    not a finite number)."""
+    total = 0
+    for value in values:
+        if isinstance(value, bool):
+            return None
+        try:
+            n = int(value)
+        except (TypeError, ValueError, OverflowError):
+            return None
+        if n < 0:
+            return None
+        total += n
+    return total
