@@ -33,7 +33,17 @@ from pathlib import Path
 
 from experiment.config import RunConfig
 from experiment.corpus import load_articles, load_questions
-from experiment.evaluate.methods import DERIVED, LARGE_1, PASS, ROUTED, SELECTED, VERIFIED
+from experiment.evaluate.methods import (
+    CASCADE_CHECK_20,
+    CHECK_EVIDENCE,
+    CHECK_WHOLE,
+    DERIVED,
+    LARGE_1,
+    PASS,
+    ROUTED,
+    SELECTED,
+    VERIFIED,
+)
 from experiment.generate.windows import ARTICLE
 from experiment.importers.service import import_dataset
 from experiment.importers.split import Half
@@ -85,6 +95,9 @@ def figures_line(preset: str, run_dir: Path, questions_path: Path, articles_path
         "selected": SELECTED.name(k),
         "pass": PASS.name(k),
         "cascade20": ROUTED[1].name(k),
+        "check": CHECK_EVIDENCE.name(k),
+        "check_whole": CHECK_WHOLE.name(k),
+        "cascade_check20": CASCADE_CHECK_20.name(k),
     }
     present = {key: m for key, m in short.items() if run.has(m)}
     split = stated_computed(run.questions, list(present.values())).set_index("method")

@@ -232,6 +232,15 @@ def run(
             "failed always fails it)."
         ),
     ] = None,
+    checks: Annotated[
+        str | None,
+        typer.Option(
+            help="How the large model also checks the small model's confirmed candidates "
+            "(scoring them, not writing): 'whole,evidence' (default), 'whole' (the large@1 "
+            "prompt), 'evidence' (each candidate's sentence or table row only) or 'none'. "
+            "Methods large-checks@k, large-checks-evidence@k, cascade-check@20%."
+        ),
+    ] = None,
     config: Annotated[
         Path | None, typer.Option(help="TOML file with any of these options.")
     ] = None,
@@ -267,6 +276,7 @@ def run(
                 "small_context": small_context,
                 "prompt": prompt,
                 "max_failed": max_failed,
+                "checks": checks,
             },
         )
         check_folder(cfg.out, "--out")  # not the run folder: its id hashes the corpus, read later

@@ -70,6 +70,7 @@ COMMAND_OPTIONS = (
     "rounds",
     "small_context",
     "prompt",
+    "checks",
 )
 CONTENT = ("articles", "questions")  # in the run id by what they hold, not where they are
 
@@ -168,6 +169,9 @@ class RunConfig:
     # The prompt both models get (experiment/generate/prompts.py): "figure" (the figure or date
     # alone) or "derive" (a computed answer may come with its working, `7 = 9 - 2`).
     prompt: str = "figure"
+    # How the large model checks the small model's confirmed candidates, besides answering
+    # (experiment/evaluate/large_check.py): "whole,evidence" (default), one of them, or "none".
+    checks: str = "whole,evidence"
     label: str = ""  # what the data set is called in reports (default: from the articles folder)
     # The share of one model's generations that may fail (the model or server raised) before the
     # run counts as failed (exit 1, marked in its manifest); a model whose every generation
@@ -212,10 +216,29 @@ class RunConfig:
             )
         with _about("small_context"):
             self.reading  # noqa: B018
+        with _about("checks"):
+            self.check_modes  # noqa: B018
         if self.prompt not in ("figure", "derive"):
             raise ConfigError(
                 f"prompt must be 'figure' or 'derive', got '{self.prompt}'", field="prompt"
             )
+
+    @cached_property
+    def check_modes(self) -> tuple[str, ...]:
+        """The large model's ways of checking, parsed from `checks` (empty for "none")."""
+        from experiment.evaluate.large_check import MODES
+
+        said = [m.strip() for m in self.checks.split(",") if m.strip()]
+        if said == ["none"]:
+            return ()
+        unknown = [m for m in said if m not in MODES]
+        if unknown or not said:
+            raise ConfigError(
+                f"checks must be 'none' or a comma-separated list of {', '.join(MODES)}, got "
+                f"'{self.checks}'",
+                field="checks",
+            )
+        return tuple(m for m in MODES if m in said)
 
     @cached_property
     def stop_rule(self) -> StopRule | None:

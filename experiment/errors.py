@@ -51,6 +51,10 @@ class ModelError(FactQAError):
     """A model cannot be found, fetched, verified or loaded."""
 
 
+class CannotScore(ModelError):
+    """The backend cannot score given answers (`Backend.score`): the large model cannot check."""
+
+
 class ConfigError(FactQAError):
     """A run configuration value is invalid; `field` names the setting where it is known."""
 

@@ -1,7 +1,8 @@
 """One experiment run: load and check the corpus, sample both models, check, score, export.
 
 `run_experiment` is four named steps: `sample` (both models, through the generation cache),
-`check` (every sample read and confirmed against its article), `score` (every registered method,
+`check` (every sample read and confirmed against its article, then `large_checks`: the large
+model scores the small model's confirmed candidates), `score` (every registered method,
 the routed cascades, the summary) and `export` (the run folder). The corpus is validated before
 any model is loaded and before anything is written. The small model runs over every question
 first, then is released and the large model is loaded, so only one model is in memory at a time.
@@ -26,7 +27,7 @@ from typing import Any
 
 from experiment.config import BUNDLED, PROJECT_ROOT, RunConfig
 from experiment.corpus import load_articles, load_questions
-from experiment.errors import ConfigError, OutputError, RunFailed
+from experiment.errors import CannotScore, ConfigError, ModelError, OutputError, RunFailed
 from experiment.evaluate.agreement import (
     SCORED_AGAINST,
     disagreement_columns,
@@ -37,12 +38,15 @@ from experiment.evaluate.blindspots import COLUMNS as SPOT_COLUMNS
 from experiment.evaluate.blindspots import blind_spots
 from experiment.evaluate.blindspots import row as spot_row
 from experiment.evaluate.check import checked
+from experiment.evaluate.features import candidates
+from experiment.evaluate.large_check import Check, Probe, decide, failed_check, probes
 from experiment.evaluate.methods import (
     RULE_PICK,
     SELECTED,
     VERIFIED,
     add_routed,
     answer_methods,
+    inputs,
     k_curve,
     question_facts,
     routing_curve,
@@ -52,9 +56,16 @@ from experiment.evaluate.scored import Scored
 from experiment.evaluate.stopping import adaptive_facts, sample_stopper
 from experiment.evaluate.summary import MethodSummary, summarize
 from experiment.files import file_record, locked, write_csv
-from experiment.generate.cache import GenerationCache
-from experiment.generate.models.base import GREEDY, Backend, SamplingParams
-from experiment.generate.sampling import Sample, article_order, derive_seed, sample_all
+from experiment.generate.cache import GenerationCache, score_key
+from experiment.generate.models.base import GREEDY, Backend, CandidateScores, SamplingParams
+from experiment.generate.sampling import (
+    Sample,
+    article_order,
+    derive_seed,
+    log,
+    prompt_of,
+    sample_all,
+)
 from experiment.generate.windows import WHOLE_ARTICLE
 from experiment.records import Article, Attempt, Question
 from experiment.report import manifest as manifests
@@ -163,11 +174,19 @@ def _failure(role: str, bad: int, made: int, max_failed: float, last: str) -> st
 
 @dataclass(frozen=True)
 class Checked:
-    """Every question's samples read and confirmed: the small model's k, the large model's one."""
+    """Every question's samples read and confirmed: the small model's k, the large model's one,
+    and the large model's checks of the small model's candidates (by question id, then mode;
+    None where the run made none)."""
 
     small: dict[str, list[Scored]]
     large: dict[str, Scored]
     models: dict[str, ModelInfo]
+    checks: dict[str, dict[str, Check]] | None = None
+
+    @property
+    def has(self) -> frozenset[str]:
+        """What the methods of this run can use."""
+        return inputs(checks=self.checks is not None)
 
     def attempts(self, questions: list[Question]) -> list[Attempt]:
         """attempts.csv's records: each question's small samples, then its large answer."""
@@ -347,6 +366,69 @@ def check(
     return Checked(small, large, drawn.models)
 
 
+def _scores(backend: Backend, cache: GenerationCache, probe: Probe) -> CandidateScores:
+    """One scoring call, through the cache."""
+    key = score_key(backend.fingerprint, probe.messages, probe.texts, backend.setup)
+    found = cache.get_scores(key)
+    if found is None:
+        found = backend.score(probe.messages, probe.texts)
+        cache.put_scores(backend.name, key, found)
+    return found
+
+
+def large_checks(
+    cfg: RunConfig,
+    articles: dict[str, Article],
+    questions: list[Question],
+    got: Checked,
+    factory: BackendFactory = llama_factory,
+    progress: Progress | None = None,
+) -> Checked:
+    """Step 2b: the large model checks each question's confirmed candidates, every way of
+    `cfg.check_modes`, one way after another over the questions in article order (so the whole
+    prompt's prefix cache is used as large@1 uses it), through the cache. A model error on a
+    question is that question's failed check; a backend that cannot score makes no checks."""
+    modes = cfg.check_modes
+    if not modes or not got.large:
+        return got
+    todo = {}
+    for q in article_order(questions):
+        found = candidates(q, articles[q.article_id], got.small[q.id][: cfg.k])
+        if found:
+            todo[q.id] = (q, found)
+    checks: dict[str, dict[str, Check]] = {q.id: {} for q in questions}
+    if not todo:
+        return replace(got, checks=checks)
+    backend = factory(cfg.large, cfg)
+    cache = _cache(cfg)
+    params = SamplingParams(GREEDY.temperature, GREEDY.top_p, GREEDY.top_k, cfg.max_tokens)
+    try:
+        for mode in modes:
+            role = f"check ({mode})"
+            if progress:
+                progress(role, 0, len(todo))
+            for done, (q, found) in enumerate(todo.values(), 1):
+                article, small = articles[q.article_id], got.small[q.id][: cfg.k]
+                whole = prompt_of(backend, article, q, 1, params, WHOLE_ARTICLE, cfg.prompt)[0]
+                calls = probes(mode, q, article, found, small, whole, cfg.prompt)
+                try:
+                    scores = [_scores(backend, cache, c) for c in calls]
+                    checks[q.id][mode] = decide(mode, found, small, calls, scores)
+                except CannotScore as e:
+                    log.warning("%s; the large model's checks are left out", e)
+                    return got
+                except ModelError as e:
+                    log.warning("%s on question %s: %s", backend.name, q.id, e)
+                    checks[q.id][mode] = failed_check(mode, found, str(e))
+                if progress:
+                    progress(role, done, len(todo))
+    finally:
+        cache.close()
+        del backend
+        gc.collect()
+    return replace(got, checks=checks)
+
+
 def small_samples(
     cfg: RunConfig, factory: BackendFactory = llama_factory, progress: Progress | None = None
 ) -> tuple[dict[str, Article], list[Question], dict[str, list[Scored]]]:
@@ -366,15 +448,23 @@ def score(
     scored = [with_reference(q, got.large[q.id]) for q in questions]
     gold = [sq for sq, q in zip(scored, questions, strict=True) if q.gold]
     free = [sq for sq, q in zip(scored, questions, strict=True) if not q.gold]
+    checks = got.checks
     answers = {
-        q.id: answer_methods(q, got.small[q.id], got.large[q.id], cfg.k, articles[q.article_id])
+        q.id: answer_methods(
+            q,
+            got.small[q.id],
+            got.large[q.id],
+            cfg.k,
+            articles[q.article_id],
+            checks=checks.get(q.id, {}) if checks is not None else None,
+        )
         for q in scored
     }
     for part in (gold, free):
         if part:
-            add_routed(part, answers, cfg.k)
+            add_routed(part, answers, cfg.k, got.has)
     seconds = time.perf_counter() - t0
-    methods = REGISTRY.available()
+    methods = REGISTRY.available(got.has)
     main = gold or free
     summary = summarize(main, answers, methods, cfg.k)
     agreement = summarize(free, answers, methods, cfg.k) if free else []
@@ -390,6 +480,7 @@ OUTPUTS = (
     "curves.csv",
     "routing.csv",
     "blindspots.csv",
+    "checks.csv",
 )  # every file `export` may write; report/ writes plots and report.html beside them
 
 
@@ -410,7 +501,7 @@ def export(
         write_csv(run_dir / name, rows, columns)
         written.append(name)
 
-    names = REGISTRY.names(k)
+    names = REGISTRY.names(k, got.has)
     put("attempts.csv", (attempt_row(a) for a in got.attempts(questions)), ATTEMPT_COLUMNS)
     facts = {
         q.id: question_facts(q, articles[q.article_id], got.small[q.id])
@@ -442,6 +533,8 @@ def export(
     kept = [VERIFIED.name(k), RULE_PICK.name(k), SELECTED.name(k)]
     spots = blind_spots(main, result.answers, kept, got.small, articles)
     put("blindspots.csv", (spot_row(b) for b in spots), SPOT_COLUMNS)
+    if got.checks is not None:
+        put("checks.csv", check_rows(questions, got.checks), CHECK_COLUMNS)
     for stale in set(OUTPUTS) - set(written):
         (run_dir / stale).unlink(missing_ok=True)
     return {name: file_record(run_dir / name) for name in written}
@@ -498,7 +591,8 @@ def _manifest(
         load=load,
         load_warning=busy(load["start"], load["end"], threads),
         cpu_seconds=round(cpu_seconds, 1),
-        cost={role: _cost(role, attempts) for role in ("small", "large")},
+        cost={role: _cost(role, attempts) for role in ("small", "large")}
+        | ({"check": _check_cost(got.checks)} if got.checks is not None else {}),
     )
     this_run = {
         "started": m.started,
@@ -522,6 +616,41 @@ def _cost(role: str, attempts: list[Attempt]) -> dict[str, Any]:
         "evaluated_tokens_all": known_sum([a.evaluated_tokens for a in mine]),
         "flops_all": known_sum([a.flops for a in mine]),
     }
+
+
+CHECK_COLUMNS = ["question_id", "mode", "candidate", "margin", "picked", "error"]
+
+
+def check_rows(
+    questions: list[Question], checks: dict[str, dict[str, Check]]
+) -> Iterator[dict[str, Any]]:
+    """checks.csv: each checked candidate's margin over "unknown", by question and mode."""
+    for q in questions:
+        for mode, c in checks.get(q.id, {}).items():
+            for i, text in enumerate(c.texts or ("",)):
+                yield {
+                    "question_id": q.id,
+                    "mode": mode,
+                    "candidate": text,
+                    "margin": round(c.margins[i], 4) if c.texts else "",
+                    "picked": c.pick == i,
+                    "error": c.error,
+                }
+
+
+def _check_cost(checks: dict[str, dict[str, Check]]) -> dict[str, Any]:
+    """What the large model's checks evaluated, by mode (cached ones at their recorded cost)."""
+    out: dict[str, Any] = {}
+    for mode in {m for per_question in checks.values() for m in per_question}:
+        made = [c[mode] for c in checks.values() if mode in c]
+        out[mode] = {
+            "questions": len(made),
+            "calls": sum(c.calls for c in made),
+            "evaluated_tokens_all": known_sum([c.evaluated_tokens for c in made]),
+            "flops_all": known_sum([c.flops for c in made]),
+            "seconds_all": round(sum(c.seconds for c in made), 3),
+        }
+    return dict(sorted(out.items()))
 
 
 LOCK = ".lock"  # held while a run writes its folder
@@ -568,6 +697,7 @@ def run_experiment(
     check_owner(cfg, fingerprint)  # before any model loads
     drawn = sample(cfg, articles, questions, factory, progress)
     got = check(cfg, articles, questions, drawn)
+    got = large_checks(cfg, articles, questions, got, factory, progress)
     result = score(cfg, articles, questions, got)
     fit = health(drawn, cfg.max_failed)
     with _writing(cfg, fingerprint):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from experiment.generate.models.base import Backend, Messages, SamplingParams
+from experiment.generate.models.base import Backend, CandidateScores, Messages, SamplingParams
 from experiment.records import Generation
 
 ARTICLE_A = """---
@@ -102,6 +102,7 @@ class FakeBackend(Backend):
         self.script = script
         self.flops = flops  # per sample, when the fake reports a cost
         self.calls: list[tuple[str, int]] = []
+        self.scored: list[tuple[Messages, tuple[str, ...]]] = []
 
     def generate(
         self, messages: Messages, params: SamplingParams, seeds: Sequence[int]
@@ -117,6 +118,15 @@ class FakeBackend(Backend):
                 Generation(text, prompt_tokens=100, completion_tokens=3, seconds=0.01, **cost)
             )
         return out
+
+    def score(self, messages: Messages, candidates: Sequence[str]) -> CandidateScores:
+        """The scripted first answer to this prompt scores -0.5, "unknown" -2, any other text
+        -4; every call is logged in `scored`."""
+        self.scored.append((messages, tuple(candidates)))
+        said = self.script(messages, 0, 0).strip()
+        lps = tuple(-0.5 if c == said else -2.0 if c == "unknown" else -4.0 for c in candidates)
+        cost = {} if self.flops is None else {"evaluated_tokens": 20, "flops": self.flops / 5}
+        return CandidateScores(lps, tuple(3 for _ in candidates), 50, 0.005, **cost)
 
 
 def keyword_script(answers: dict[str, str | Sequence[str]]) -> Script:

@@ -107,3 +107,33 @@ def test_greedy_answers_equal_in_process(
     ]
     assert list(answers[0].raw_text) == list(answers[1].raw_text)
     assert len(answers[0]) == 5
+
+
+def test_scores_from_the_server_agree_with_in_process(
+    server: str, tiny_model: Path, prompts
+) -> None:  # type: ignore[no-untyped-def]
+    from experiment.generate.models.llama import LlamaBackend
+    from experiment.generate.models.openai_compat import OpenAIBackend
+    from experiment.generate.models.store import ModelFile
+
+    from .test_scoring import TOLERANCE
+
+    remote = OpenAIBackend(f"openai:smollm2@{server}")
+    local = LlamaBackend(ModelFile(tiny_model.stem, tiny_model, "test"), n_ctx=4096)
+    texts = ["$4.2 million", "unknown", "12", "March 2024"]
+    for messages in prompts:
+        there, here = remote.score(messages, texts), local.score(messages, texts)
+        assert there.tokens == here.tokens
+        for a, b in zip(there.logprobs, here.logprobs, strict=True):
+            assert abs(a - b) < TOLERANCE, (there.logprobs, here.logprobs)
+    assert remote.counters()["requests"] == len(prompts) * (1 + len(texts))
+
+
+def test_the_checks_of_a_run_come_through_the_server(server: str, corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    spec = f"openai:smollm2@{server}"
+    res = CliRunner().invoke(cli.app, run_args(*corpus, spec, spec, 3, tmp_path, "c"))
+    assert res.exit_code == 0, res.output
+    summary = pd.read_csv(tmp_path / "c" / "summary.csv")
+    assert {"large-checks@3", "large-checks-evidence@3"} <= set(summary.method)
+    checks = pd.read_csv(tmp_path / "c" / "checks.csv", keep_default_na=False)
+    assert (checks.error == "").all()

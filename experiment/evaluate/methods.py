@@ -14,6 +14,14 @@ from the same samples (nothing regenerated).
 - cascade            small-verified@k, falling back to large@1 only when nothing was confirmed
 - cascade@B%         small-selected@k, except that the B % of questions with the lowest selector
                      confidence get large@1's answer instead (`routed`)
+- large-checks@k     the large model's most probable among the small model's confirmed candidates
+                     and "unknown", on the large@1 prompt (`large_check`, whole); it abstains on
+                     "unknown" and where nothing was confirmed
+- large-checks-evidence@k  the same, each candidate scored on its own evidence only (a sentence
+                     and its neighbours, or a table row with its headers) against "unknown"
+- cascade-check@B%   small-selected@k, except that the B % least confident questions get
+                     large-checks-evidence@k instead of large@1 (large@1 still where nothing
+                     was confirmed: there is nothing to check)
 
 An abstention (the model said "not stated", or the method declined) is wrong on an answerable
 question and right on an unanswerable one; a failure (empty or repetitive output, an error, no
@@ -23,18 +31,19 @@ value of the asked kind) is wrong on both, and is counted apart.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from experiment.evaluate.judge import gold_of
+from experiment.evaluate.large_check import EVIDENCE, WHOLE, Check
 from experiment.evaluate.registry import (
-    NEEDS,
     REGISTRY,
     Answers,
     Choice,
     Method,
     MethodAnswer,
     QuestionSamples,
+    Spend,
     known_sum,
     sample_right,
 )
@@ -136,8 +145,30 @@ def _routed(
 ) -> dict[str, MethodAnswer]:
     assert method.base is not None
     name = method.name(k)
-    got = routed(questions, answers, method.share, method.base.name(k))
+    to = method.to.name(k) if method.to is not None else REFERENCE
+    got = routed(questions, answers, method.share, method.base.name(k), to, REFERENCE)
     return {qid: replace(a, method=name) for qid, a in got.items()}
+
+
+def _checked_by(mode: str):  # type: ignore[no-untyped-def]
+    """The large model's pick among the confirmed candidates, checked `mode`'s way."""
+
+    def answer(qs: QuestionSamples) -> Choice:
+        assert qs.checks is not None, "this method needs the large model's checks"
+        check = qs.checks.get(mode)
+        if check is None:  # nothing was confirmed: nothing to check, no call
+            return Choice(None, qs.small, 0.0, 0.0, failed=qs.all_failed)
+        spend = Spend(check.prompt_tokens, check.seconds, check.evaluated_tokens, check.flops)
+        calls = check.calls
+        if check.pick is None:
+            failed = bool(check.error) or qs.all_failed
+            return Choice(None, qs.small, 0.0, check.confidence, calls, failed, extra=spend)
+        chosen = qs.candidates[check.pick]
+        share = len(chosen.samples) / len(qs.small)
+        picked = qs.small[chosen.index]
+        return Choice(picked, qs.small, share, check.confidence, calls, extra=spend)
+
+    return answer
 
 
 LARGE_1 = REGISTRY.register(Method("large@1", LARGE, _large))
@@ -168,11 +199,29 @@ ROUTED = tuple(
 )
 CASCADE_20 = ROUTED[ROUTED_SHARES.index(20)]  # the routed cascade the summaries name
 REFERENCE = LARGE_1.name(1)
+CHECKING = SELECTING | {"check"}
+CHECK_WHOLE = REGISTRY.register(
+    Method("large-checks@{k}", CHECKING, _checked_by(WHOLE), confident=True)
+)
+CHECK_EVIDENCE = REGISTRY.register(
+    Method("large-checks-evidence@{k}", CHECKING, _checked_by(EVIDENCE), confident=True)
+)
+CASCADE_CHECK_20 = REGISTRY.register(
+    Method(
+        "cascade-check@20%",
+        CHECKING | {"all-questions"},
+        route=_routed,
+        base=SELECTED,
+        share=0.2,
+        to=CHECK_EVIDENCE,
+    )
+)
 
 
-def method_names(k: int, selected: bool = True) -> list[str]:
-    """Every registered method's name at k (without the selectors' when not `selected`)."""
-    return REGISTRY.names(k, NEEDS if selected else BOTH)
+def method_names(k: int, selected: bool = True, checks: bool = False) -> list[str]:
+    """Every registered method's name at k (without the selectors' when not `selected`, with
+    the large model's checks when `checks`)."""
+    return REGISTRY.names(k, inputs(selected, checks and selected))
 
 
 def question_facts(q: Question, article: Article, small: Sequence[Scored]) -> dict[str, object]:
@@ -194,6 +243,13 @@ def question_facts(q: Question, article: Article, small: Sequence[Scored]) -> di
     }
 
 
+def inputs(article: bool = True, checks: bool = False) -> frozenset[str]:
+    """What a run's methods can use: both models' answers, the article where the selectors
+    read it, and the large model's checks where it made them."""
+    selecting = {"article", "all-questions"} if article else set()
+    return BOTH | selecting | ({"check"} if checks else set())
+
+
 def answer_methods(
     q: Question,
     small: Sequence[Scored],
@@ -201,14 +257,16 @@ def answer_methods(
     k: int,
     article: Article | None = None,
     selector: SelectorModel | None = None,
+    checks: Mapping[str, Check] | None = None,
 ) -> dict[str, MethodAnswer]:
     """Every per-question method's answer to one question from its first k small samples and
     the large one (the selectors' methods only when the `article` is given; `selector` replaces
-    the shipped one). A question that adaptive sampling stopped early has fewer than k samples;
-    the methods are still named @k. The routed cascades need every question's answer: see
-    `add_routed`."""
-    qs = QuestionSamples(q, list(small[:k]), large, k, article, selector)
-    has = BOTH | ({"article"} if article is not None else set())
+    the shipped one; the check methods only when the large model's `checks` are given, by mode,
+    an empty mapping where nothing was confirmed). A question that adaptive sampling stopped
+    early has fewer than k samples; the methods are still named @k. The routed cascades need
+    every question's answer: see `add_routed`."""
+    qs = QuestionSamples(q, list(small[:k]), large, k, article, selector, checks)
+    has = inputs(article is not None, checks is not None and article is not None)
     return {m.name(k): m.run(qs) for m in REGISTRY.per_question(has)}
 
 
@@ -217,15 +275,20 @@ def routed(
     answers: Answers,
     share: float,
     base: str,
+    to: str = REFERENCE,
+    fallback: str | None = None,
 ) -> dict[str, MethodAnswer]:
     """`base` for every question, except that the `share` of questions (rounded down) with the
-    lowest confidence (`base`'s: the selector's score; ties by question id) take large@1's
-    answer, paying for both models."""
+    lowest confidence (`base`'s: the selector's score; ties by question id) take `to`'s answer
+    (large@1's, or the large model's check), paying for both; `fallback`'s where `to` made no
+    call (a check where nothing was confirmed: there is nothing to check)."""
     order = sorted(questions, key=lambda q: (answers[q.id][base].confidence, q.id))
     sent = {q.id for q in order[: math.floor(share * len(questions) + 1e-9)]}
     out = {}
     for q in questions:
-        own, large = answers[q.id][base], answers[q.id][REFERENCE]
+        own, large = answers[q.id][base], answers[q.id][to]
+        if fallback is not None and large.large_calls == 0:
+            large = answers[q.id][fallback]
         if q.id not in sent:
             out[q.id] = replace(own, large_calls=0)
             continue
@@ -241,9 +304,12 @@ def routed(
     return out
 
 
-def add_routed(questions: Sequence[Question], answers: Answers, k: int) -> None:
-    """Add every routed method (cascade@B%) to `answers`."""
-    for method in REGISTRY.routed():
+def add_routed(
+    questions: Sequence[Question], answers: Answers, k: int, has: frozenset[str] | None = None
+) -> None:
+    """Add every routed method (cascade@B%) that `has` allows to `answers` (default: all but
+    the ones that route to the large model's checks)."""
+    for method in REGISTRY.routed(inputs() if has is None else has):
         for qid, a in method.route(questions, answers, k, method).items():  # type: ignore[misc]
             answers[qid][method.name(k)] = a
 

@@ -10,7 +10,7 @@ its name is formatted only here (`Method.name`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
@@ -18,13 +18,15 @@ from typing import Any
 
 from experiment.evaluate.features import ConfirmedAnswer, candidates
 from experiment.evaluate.judge import Gold, gold_of, judge, sample_right
+from experiment.evaluate.large_check import Check
 from experiment.evaluate.scored import Scored
 from experiment.evaluate.selector import SelectorModel
 from experiment.records import Article, Question
 
 # What a method can need: the small model's samples, the large model's answer, the article (the
-# selectors' evidence features), and every question's answers at once (routing by confidence).
-NEEDS = frozenset({"small", "large", "article", "all-questions"})
+# selectors' evidence features), every question's answers at once (routing by confidence), and
+# the large model's checks of the small model's candidates (`large_check`).
+NEEDS = frozenset({"small", "large", "article", "all-questions", "check"})
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,17 @@ class Choice:
     large_calls: int = 0
     failed: bool = False  # no answer because the model failed, not because it abstained
     correct: bool | None = None  # None: judged from `chosen` (small-pass@k decides its own)
+    extra: Spend | None = None  # what it paid besides `paid`'s samples (a check's calls)
+
+
+@dataclass(frozen=True)
+class Spend:
+    """Model work that is not a sample: the large model's scoring calls."""
+
+    prompt_tokens: int = 0
+    seconds: float = 0.0
+    evaluated_tokens: int | None = 0
+    flops: float | None = 0.0
 
 
 @dataclass(frozen=True)
@@ -83,6 +96,7 @@ class QuestionSamples:
     k: int
     article: Article | None = None
     selector: SelectorModel | None = None  # None: the shipped one
+    checks: Mapping[str, Check] | None = None  # the large model's checks by mode; None: not run
 
     @cached_property
     def gold(self) -> tuple[Gold, ...]:
@@ -129,6 +143,7 @@ class Method:
     router_rank: int = 0  # ranks questions for the routing curve (1 first; 0: it does not)
     base: Method | None = None  # the method a routed cascade ranks by
     share: float = 0.0  # the share of questions a routed cascade sends to the large model
+    to: Method | None = None  # what a routed cascade sends them to (None: large@1)
 
     def __post_init__(self) -> None:
         unknown = self.needs - NEEDS
@@ -158,6 +173,7 @@ class Method:
 
 def settle(name: str, qs: QuestionSamples, c: Choice) -> MethodAnswer:
     """A method's `Choice` judged against the gold and costed."""
+    extra = c.extra or Spend()
     correct = c.correct
     if correct is None:
         text = c.chosen.attempt.raw_text if c.chosen else ""
@@ -170,14 +186,16 @@ def settle(name: str, qs: QuestionSamples, c: Choice) -> MethodAnswer:
         correct=correct,
         agreement=c.agreement,
         confidence=c.agreement if c.confidence is None else c.confidence,
-        prompt_tokens=sum(s.attempt.prompt_tokens for s in c.paid),
+        prompt_tokens=sum(s.attempt.prompt_tokens for s in c.paid) + extra.prompt_tokens,
         completion_tokens=sum(s.attempt.completion_tokens for s in c.paid),
-        seconds=sum(s.attempt.seconds for s in c.paid),
+        seconds=sum(s.attempt.seconds for s in c.paid) + extra.seconds,
         large_calls=c.large_calls,
         failed=c.failed,
         samples=sum(s.attempt.role == "small" for s in c.paid),
-        evaluated_tokens=known_sum([s.attempt.evaluated_tokens for s in c.paid]),  # type: ignore[arg-type]
-        flops=known_sum([s.attempt.flops for s in c.paid]),
+        evaluated_tokens=known_sum(
+            [*(s.attempt.evaluated_tokens for s in c.paid), extra.evaluated_tokens]
+        ),
+        flops=known_sum([*(s.attempt.flops for s in c.paid), extra.flops]),
     )
 
 
@@ -214,8 +232,8 @@ class Registry:
     def per_question(self, has: frozenset[str] = NEEDS) -> list[Method]:
         return [m for m in self.available(has) if m.answer is not None]
 
-    def routed(self) -> list[Method]:
-        return [m for m in self._methods if m.route is not None]
+    def routed(self, has: frozenset[str] = NEEDS) -> list[Method]:
+        return [m for m in self.available(has) if m.route is not None]
 
     def routers(self) -> list[Method]:
         """The methods whose confidence the routing curve ranks by, first ranked first."""

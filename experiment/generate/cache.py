@@ -4,7 +4,9 @@ The key covers everything that decides a generation: the model's fingerprint (SH
 weights, or server URL and model name), the backend's setup (backend, context size, speculative
 mode, llama-cpp-python version), the full prompt (so the template and the article window too),
 the sampling parameters (temperature, top-p, top-k, token limit, stop strings), the seed, and,
-for adaptive rounds on a backend whose samples depend on their batch, the round.
+for adaptive rounds on a backend whose samples depend on their batch, the round. The large
+model's scores of given answers (its checks) are kept beside them, keyed by model, setup,
+prompt and the texts scored (`score_key`).
 Each question's samples are committed in one transaction, so a kill at any moment leaves either
 all of them or none; WAL mode keeps readers and a writer apart.
 """
@@ -14,12 +16,12 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 from experiment.errors import FactQAError
-from experiment.generate.models.base import Messages, SamplingParams
+from experiment.generate.models.base import CandidateScores, Messages, SamplingParams
 from experiment.records import Generation
 
 SCHEMA = """
@@ -36,6 +38,33 @@ CREATE TABLE IF NOT EXISTS generations (
     flops REAL
 )
 """
+
+
+SCORES = """
+CREATE TABLE IF NOT EXISTS scores (
+    key TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    logprobs TEXT NOT NULL,
+    tokens TEXT NOT NULL,
+    prompt_tokens INTEGER NOT NULL,
+    seconds REAL NOT NULL,
+    evaluated_tokens INTEGER,
+    flops REAL
+)
+"""
+
+
+def score_key(
+    fingerprint: str,
+    messages: Messages,
+    texts: Sequence[str],
+    setup: Mapping[str, object] | None = None,
+) -> str:
+    """The key of one scoring call (`Backend.score`): the model, its setup, the prompt and the
+    texts scored, in order."""
+    parts: list[object] = ["score", fingerprint, messages, list(texts), dict(setup or {})]
+    blob = json.dumps(parts, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(blob.encode()).hexdigest()
 
 
 def cache_key(
@@ -66,6 +95,7 @@ class GenerationCache:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(SCHEMA)
+            self._db.execute(SCORES)
             columns = {row[1] for row in self._db.execute("PRAGMA table_info(generations)")}
             # a cache written before log-probabilities, evaluated tokens or FLOPs were kept
             for name, kind in (
@@ -120,6 +150,35 @@ class GenerationCache:
                     )
                     for k, g in items
                 ],
+            )
+
+    def get_scores(self, key: str) -> CandidateScores | None:
+        with self._usable():
+            row = self._db.execute(
+                "SELECT logprobs, tokens, prompt_tokens, seconds, evaluated_tokens, flops "
+                "FROM scores WHERE key = ?",
+                (key,),
+            ).fetchone()
+        if row is None:
+            return None
+        logprobs, tokens, *rest = row
+        return CandidateScores(tuple(json.loads(logprobs)), tuple(json.loads(tokens)), *rest)
+
+    def put_scores(self, model: str, key: str, got: CandidateScores) -> None:
+        with self._usable(), self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO scores (key, model, logprobs, tokens, prompt_tokens, "
+                "seconds, evaluated_tokens, flops) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    key,
+                    model,
+                    json.dumps(list(got.logprobs)),
+                    json.dumps(list(got.tokens)),
+                    got.prompt_tokens,
+                    got.seconds,
+                    got.evaluated_tokens,
+                    got.flops,
+                ),
             )
 
     def __len__(self) -> int:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 
 from experiment.errors import ModelError
 from experiment.generate.cache import GenerationCache, cache_key
-from experiment.generate.models.base import Backend, SamplingParams
+from experiment.generate.models.base import Backend, Messages, SamplingParams
 from experiment.generate.prompts import FIGURE, messages_for
 from experiment.generate.windows import WHOLE_ARTICLE, WHOLE_NOTE, Reading, fit_article
 from experiment.records import ERROR_PREFIX, Article, Generation, Question
@@ -115,6 +115,22 @@ class _Plan:
         return [i for i, g in enumerate(self.found) if g is None]
 
 
+def prompt_of(
+    backend: Backend,
+    article: Article,
+    question: Question,
+    k: int,
+    params: SamplingParams,
+    reading: Reading = WHOLE_ARTICLE,
+    prompt: str = FIGURE,
+) -> tuple[Messages, str]:
+    """The chat messages a question's k samples are drawn from, and what of the article they
+    show (the whole article, a window or an excerpt: `windows.fit_article`)."""
+    budget, count = _budget(backend, article, question, k, params, prompt)
+    shown, context = fit_article(article, question.text, budget, count, reading)
+    return messages_for(shown, question, prompt), context
+
+
 def _plan(
     backend: Backend,
     article: Article,
@@ -127,9 +143,7 @@ def _plan(
     reading: Reading = WHOLE_ARTICLE,
     prompt: str = FIGURE,
 ) -> _Plan:
-    budget, count = _budget(backend, article, question, k, params, prompt)
-    shown, context = fit_article(article, question.text, budget, count, reading)
-    messages = messages_for(shown, question, prompt)
+    messages, context = prompt_of(backend, article, question, k, params, reading, prompt)
     seeds = [derive_seed(base_seed, question.id, i) for i in range(k)]
     setup = backend.setup
     bounds = round_bounds(rounds or (k,))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from experiment.errors import CannotScore
 from experiment.generate.models.cost import ModelShape
 from experiment.records import Generation
 
@@ -32,6 +33,20 @@ class SamplingParams:
 GREEDY = SamplingParams(temperature=0.0, top_p=1.0, top_k=1)
 
 
+@dataclass(frozen=True)
+class CandidateScores:
+    """What `Backend.score` returns: each candidate's log-probability as the model's whole
+    answer (its tokens, then the end of turn) after the prompt, its token count, and what the
+    call cost (`evaluated_tokens` and `flops` as on `Generation`; None where unknown)."""
+
+    logprobs: tuple[float, ...]
+    tokens: tuple[int, ...]
+    prompt_tokens: int
+    seconds: float
+    evaluated_tokens: int | None = None
+    flops: float | None = None
+
+
 class Backend:
     """A model: `generate` k completions of one chat prompt, one seed each.
 
@@ -47,7 +62,9 @@ class Backend:
       backend cannot say) and the tokens of a text, so a long article is read in windows;
     - `counters`: the counts the backend keeps (server requests and retries, drafted and
       accepted tokens), recorded in the manifest;
-    - `shape`: the model's shape for FLOPs (`cost.ModelShape`), where its weights are read here.
+    - `shape`: the model's shape for FLOPs (`cost.ModelShape`), where its weights are read here;
+    - `score`: the log-probability of given answers after a prompt, with no sampling (the large
+      model as a checker, `experiment.evaluate.large_check`); a backend that cannot says so.
     """
 
     name: str
@@ -62,6 +79,13 @@ class Backend:
     ) -> list[Generation]:
         """One completion per seed, in order."""
         raise NotImplementedError
+
+    def score(self, messages: Messages, candidates: Sequence[str]) -> CandidateScores:
+        """Each candidate's log-probability as the whole answer to `messages`, in order."""
+        raise CannotScore(
+            f"{self.name} cannot score candidates: only the in-process llama backends and "
+            "servers that return prompt log-probabilities can check answers"
+        )
 
     def count_tokens(self, text: str) -> int:
         """Only asked of a backend that has a `prompt_limit`."""

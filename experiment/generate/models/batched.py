@@ -25,7 +25,7 @@ from dataclasses import replace
 from typing import Any
 
 from experiment.errors import ModelError
-from experiment.generate.models.base import Backend, Messages, SamplingParams
+from experiment.generate.models.base import Backend, CandidateScores, Messages, SamplingParams
 from experiment.generate.models.cost import ModelShape, shape_of
 from experiment.generate.models.store import ModelFile
 from experiment.records import Generation
@@ -109,6 +109,8 @@ class BatchedLlamaBackend(Backend):
             bos_token=self._piece(L.llama_vocab_bos(self._vocab)),
         )
         self._add_bos = bool(L.llama_vocab_get_add_bos(self._vocab))
+        eot = L.llama_vocab_eot(self._vocab)
+        self._eot = eot if eot >= 0 else L.llama_vocab_eos(self._vocab)  # ends an answer
         self._n_vocab = L.llama_vocab_n_tokens(self._vocab)
         # Greedy answers may be drafted ("lookup", or "draft" with `drafter`). Outputs are meant
         # to stay the greedy ones, but a batched row can flip a near tie, so the mode is in the
@@ -172,11 +174,14 @@ class BatchedLlamaBackend(Backend):
     def _piece(self, token: int) -> str:
         return self._bytes(token, special=True).decode("utf-8", errors="ignore")
 
-    def tokenize(self, text: str) -> list[int]:
+    def tokenize(self, text: str, bos: bool = True) -> list[int]:
+        """The tokens of `text`, special tokens parsed; a BOS first where the model adds one
+        and `bos`."""
         data = text.encode()
         size = len(data) + 16
         buf = (self._L.llama_token * size)()
-        n = self._L.llama_tokenize(self._vocab, data, len(data), buf, size, self._add_bos, True)
+        add = self._add_bos and bos
+        n = self._L.llama_tokenize(self._vocab, data, len(data), buf, size, add, True)
         if n < 0:
             raise ModelError(f"{self.name}: prompt could not be tokenized")
         return list(buf[:n])
@@ -268,6 +273,66 @@ class BatchedLlamaBackend(Backend):
         L.llama_sampler_chain_add(chain, L.llama_sampler_init_dist(seed & 0xFFFFFFFF))
         return chain
 
+    # -- scoring given answers (the large model as a checker) ---------------------------------
+
+    def answer_tokens(self, prompt_text: str, prompt: list[int], answer: str) -> list[int]:
+        """`answer` as the model's whole reply after the prompt: its tokens, then the end of
+        turn. They are what the prompt and the answer tokenize to together, after the prompt's
+        tokens, so a merge across the boundary is scored as the model would write it."""
+        together = self.tokenize(prompt_text + answer + self._piece(self._eot))
+        if together[: len(prompt)] == prompt and together[-1] == self._eot:
+            return together[len(prompt) :]
+        return [*self.tokenize(answer, bos=False), self._eot]
+
+    def score(self, messages: Messages, candidates: Sequence[str]) -> CandidateScores:
+        """Each candidate's log-probability after the prompt, as parallel sequences over the
+        prompt's cached cells: the prompt is decoded once (after its cached prefix), then every
+        candidate's tokens, one sequence each, in one batch per `n_seq_max - 1` candidates."""
+        L = self._L
+        self._spent = {}
+        t0 = time.perf_counter()
+        text = self._format(messages=messages).prompt
+        prompt = self.tokenize(text)
+        answers = [self.answer_tokens(text, prompt, c) for c in candidates]
+        longest = max((len(a) for a in answers), default=0)
+        if len(prompt) + longest > self.n_ctx:
+            raise ModelError(f"{self.name}: prompt of {len(prompt)} tokens exceeds the context")
+        first = self._logsoftmax(self._prefill(prompt))
+        logprobs = [float(first[a[0]]) for a in answers]
+        lanes = list(range(1, self.n_seq_max)) or [0]  # sequence 0 alone: one at a time
+        width = max(1, min(len(lanes), N_BATCH // max(1, longest)))
+        try:
+            for start in range(0, len(answers), width):
+                chunk = enumerate(answers[start : start + width], start)
+                group = list(zip(lanes, chunk, strict=False))
+                tokens, seqs, positions, owner = [], [], [], []
+                for seq, (j, answer) in group:
+                    if seq:
+                        L.llama_memory_seq_cp(self._mem, 0, seq, -1, -1)
+                    for i, tok in enumerate(answer[:-1]):
+                        tokens.append(tok)
+                        seqs.append(seq)
+                        positions.append(len(prompt) + i)
+                        owner.append((j, answer[i + 1]))
+                if tokens:
+                    self._decode(tokens, seqs, positions, [True] * len(tokens))
+                    for b, (j, following) in enumerate(owner):
+                        logprobs[j] += float(self._logsoftmax(b)[following])
+                for seq, _ in group:
+                    L.llama_memory_seq_rm(self._mem, seq, len(prompt) if seq == 0 else -1, -1)
+        finally:
+            L.llama_memory_seq_rm(self._mem, 0, len(prompt), -1)  # keep the prompt only
+        spent = [self._take_spent(s) for s in range(self.n_seq_max)]
+        flops = [f for _, f in spent]
+        return CandidateScores(
+            tuple(logprobs),
+            tuple(len(a) for a in answers),
+            len(prompt),
+            time.perf_counter() - t0,
+            sum(t for t, _ in spent),
+            None if self.shape is None else sum(f or 0.0 for f in flops),
+        )
+
     # -- speculative greedy decoding (experiment/generate/speculative.py) --------------------
 
     def _logprob(self, batch_index: int, token: int) -> float:
@@ -278,6 +343,15 @@ class BatchedLlamaBackend(Backend):
         logits = np.ctypeslib.as_array(ptr, shape=(self._n_vocab,))
         top = float(logits.max())
         return float(logits[token]) - top - float(np.log(np.exp(logits - top).sum()))
+
+    def _logsoftmax(self, batch_index: int):  # type: ignore[no-untyped-def]
+        """The untempered log-probabilities of every token at `batch_index`, as a copy."""
+        import numpy as np
+
+        ptr = self._L.llama_get_logits_ith(self._ctx, batch_index)
+        logits = np.ctypeslib.as_array(ptr, shape=(self._n_vocab,)).astype(np.float64)
+        top = logits.max()
+        return logits - top - np.log(np.exp(logits - top).sum())
 
     def _argmax(self, batch_index: int) -> int:
         import numpy as np

@@ -22,13 +22,14 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
+import itertools
 import math
 import os
 import time
 from collections.abc import Iterator, Sequence
 
 from experiment.errors import ModelError
-from experiment.generate.models.base import Backend, Messages, SamplingParams
+from experiment.generate.models.base import Backend, CandidateScores, Messages, SamplingParams
 from experiment.generate.models.cost import ModelShape, shape_of
 from experiment.generate.models.store import ModelFile
 from experiment.records import Generation
@@ -74,6 +75,29 @@ def _counting_llama() -> type:
             super().eval(tokens)
 
     return CountingLlama
+
+
+def chat_prompt(llm, messages: Messages) -> str:  # type: ignore[no-untyped-def]
+    """The prompt text the chat template of a loaded `Llama` makes of `messages`, as `Llama`
+    renders it for a chat completion."""
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    template = llm.metadata.get("tokenizer.chat_template")
+    if not template:
+        raise ModelError("the model has no chat template")
+
+    def text(token: int) -> str:
+        return llm._model.token_get_text(token) if token != -1 else ""
+
+    formatter = Jinja2ChatFormatter(template, text(llm.token_eos()), text(llm.token_bos()))
+    return formatter(messages=messages).prompt
+
+
+def end_of_turn(llm) -> tuple[int, str]:  # type: ignore[no-untyped-def]
+    """The token that ends the model's turn (end of turn, else end of text) and its text."""
+    eot = llm._model.token_eot()
+    eot = eot if eot >= 0 else llm.token_eos()
+    return eot, llm.detokenize([eot], special=True).decode("utf-8", "ignore")
 
 
 class LlamaBackend(Backend):
@@ -131,6 +155,65 @@ class LlamaBackend(Backend):
 
     def count_tokens(self, text: str) -> int:
         return len(self._llm.tokenize(text.encode(), add_bos=False, special=True))
+
+    def _log_softmax(self):  # type: ignore[no-untyped-def]
+        """The log-probabilities after the last evaluated token, as a copy."""
+        import llama_cpp
+        import numpy as np
+
+        ptr = llama_cpp.llama_get_logits_ith(self._llm._ctx.ctx, -1)
+        logits = np.ctypeslib.as_array(ptr, shape=(self._llm.n_vocab(),)).astype(np.float64)
+        top = logits.max()
+        return logits - top - np.log(np.exp(logits - top).sum())
+
+    def score(self, messages: Messages, candidates: Sequence[str]) -> CandidateScores:
+        """Each candidate's log-probability after the prompt, one candidate after another on
+        the prompt's cached prefix, one token per call (the batched backend decodes them as
+        parallel sequences)."""
+        import llama_cpp
+
+        llm = self._llm
+        t0 = time.perf_counter()
+        text = chat_prompt(llm, messages)
+        add_bos = bool(llama_cpp.llama_vocab_get_add_bos(llm._model.vocab))
+        prompt = llm.tokenize(text.encode(), add_bos=add_bos, special=True)
+        eot, end = end_of_turn(llm)
+        answers = []
+        for c in candidates:
+            together = llm.tokenize((text + c + end).encode(), add_bos=add_bos, special=True)
+            fits = together[: len(prompt)] == prompt and together[-1] == eot
+            cut = together[len(prompt) :]
+            answers.append(cut if fits else [*self._llm.tokenize(c.encode(), False, True), eot])
+        longest = max((len(a) for a in answers), default=0)
+        if len(prompt) + longest > self.n_ctx:
+            raise ModelError(f"{self.name}: prompt of {len(prompt)} tokens exceeds the context")
+        llm.evaluated = []
+        common = 0
+        for a, b in zip(llm.input_ids[: llm.n_tokens], prompt, strict=False):
+            if a != b:
+                break
+            common += 1
+        llm.n_tokens = min(common, len(prompt) - 1)  # always one token, for fresh logits
+        llm.eval(prompt[llm.n_tokens :])
+        first = self._log_softmax()
+        logprobs = []
+        for answer in answers:
+            llm.n_tokens = len(prompt)
+            total = float(first[answer[0]])
+            for tok, following in itertools.pairwise(answer):
+                llm.eval([tok])
+                total += float(self._log_softmax()[following])
+            logprobs.append(total)
+        llm.n_tokens = len(prompt)
+        evaluated, flops = self._cost(llm.evaluated)
+        return CandidateScores(
+            tuple(logprobs),
+            tuple(len(a) for a in answers),
+            len(prompt),
+            time.perf_counter() - t0,
+            evaluated,
+            flops,
+        )
 
     def prompt_limit(self, k: int, max_tokens: int) -> int:
         """Prompt tokens that fit beside one answer (samples are generated one at a time)."""

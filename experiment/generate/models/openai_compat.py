@@ -22,6 +22,10 @@ Authorization header: it is never in the fingerprint, the records, the manifest 
 - Sampling matches the in-process backends: top_k is sent, and the repetition penalty is set to
   1.0 (none), since llama.cpp's servers default to 1.1 and that changes greedy answers.
 - Tokens and latency come from the response's `usage` block and the request's wall time.
+- Scoring given answers (`score`, the large model as a checker) needs the server to render its
+  chat prompt (`/apply-template`) and to echo prompt log-probabilities (`/v1/completions` with
+  `echo` and `logprobs`): `python -m experiment.generate.serve` does both; a server that does
+  not gives `CannotScore`, and the run leaves the checks out.
 - The generation cache keys on `openai:MODEL@URL`, not a file hash: point two runs at the same
   server and model name and they share generations.
 """
@@ -43,8 +47,8 @@ from dataclasses import dataclass
 from textwrap import shorten
 from typing import Any
 
-from experiment.errors import ModelError
-from experiment.generate.models.base import Backend, Messages, SamplingParams
+from experiment.errors import CannotScore, ModelError
+from experiment.generate.models.base import Backend, CandidateScores, Messages, SamplingParams
 from experiment.records import Generation
 
 log = logging.getLogger("factqa")
@@ -59,6 +63,7 @@ RETRIES = 2  # tries after the first
 # Sampling fields beyond the OpenAI API that llama.cpp's and vLLM's servers read; dropped for the
 # rest of the run if a server refuses one with HTTP 400.
 EXTRAS = ("top_k", "repeat_penalty")
+CHAT, COMPLETIONS, TEMPLATE = "chat/completions", "completions", "apply-template"  # routes
 
 
 @dataclass(frozen=True)
@@ -140,9 +145,9 @@ class OpenAIBackend(Backend):
 
     # -- HTTP -------------------------------------------------------------------------------
 
-    def _post(self, body: dict[str, Any]) -> dict[str, Any]:
+    def _post(self, body: dict[str, Any], path: str = CHAT) -> dict[str, Any]:
         req = urllib.request.Request(
-            f"{self.server.base_url}/chat/completions",
+            f"{self.server.base_url}/{path}" if path != TEMPLATE else self._template_url(),
             data=json.dumps(body).encode(),
             headers={"Content-Type": "application/json"}
             | ({"Authorization": f"Bearer {self._key}"} if self._key else {}),
@@ -161,6 +166,13 @@ class OpenAIBackend(Backend):
             if e.code == 400 and named:
                 self.extras_off.update(named)  # a strict server: ask again without them
                 raise Transient(f"HTTP 400 about {', '.join(named)}; without it", "0") from None
+            if e.code == 404 and path != CHAT:
+                raise CannotScore(
+                    f"{self.fingerprint} cannot score candidates: no {path} route (HTTP 404). "
+                    "Scoring needs /apply-template and /v1/completions with echo and logprobs: "
+                    "serve the model with `python -m experiment.generate.serve`, or run it "
+                    "in-process"
+                ) from None
             hint = {
                 401: "check $FACTQA_API_KEY",
                 403: "check $FACTQA_API_KEY",
@@ -176,23 +188,37 @@ class OpenAIBackend(Backend):
             raise Transient(f"no answer ({why})", silent=True) from None
         try:
             data = json.loads(raw)
+            if path == TEMPLATE:
+                if not isinstance(data.get("prompt"), str):
+                    raise ValueError("no prompt")
+                return data  # type: ignore[no-any-return]
             choices = data["choices"]
             if not isinstance(choices, list) or not choices:
                 raise ValueError("no choices")
             for c in choices:
-                if not isinstance(c["message"]["content"], str | None):
+                if path == CHAT and not isinstance(c["message"]["content"], str | None):
                     raise ValueError("content is not text")
-            return data
+            return data  # type: ignore[no-any-return]
         except (ValueError, KeyError, TypeError) as e:
             raise Transient(f"malformed response ({e}): {raw[:120]!r}") from None
 
-    def _call(self, body: dict[str, Any], name: str) -> tuple[dict[str, Any], float]:
+    def _template_url(self) -> str:
+        """llama.cpp's server has /apply-template beside /v1, not under it."""
+        base = self.server.base_url.rstrip("/")
+        root = base[: -len("/v1")] if base.endswith("/v1") else base
+        return f"{root}/{TEMPLATE}"
+
+    def _call(
+        self, body: dict[str, Any], name: str, path: str = CHAT
+    ) -> tuple[dict[str, Any], float]:
         """One request with retries, holding its slot throughout; (response, seconds of the
         successful request)."""
         with self._slots:
-            return self._tries(body, name)
+            return self._tries(body, name, path)
 
-    def _tries(self, body: dict[str, Any], name: str) -> tuple[dict[str, Any], float]:
+    def _tries(
+        self, body: dict[str, Any], name: str, path: str = CHAT
+    ) -> tuple[dict[str, Any], float]:
         t0 = time.perf_counter()
         last: Transient | None = None
         for attempt in range(self.retries + 1):
@@ -204,7 +230,7 @@ class OpenAIBackend(Backend):
             body = {k: v for k, v in body.items() if k not in self.extras_off}
             start = time.perf_counter()
             try:
-                return self._post(body), time.perf_counter() - start
+                return self._post(body, path), time.perf_counter() - start
             except Transient as e:
                 last = e
                 if attempt == self.retries:
@@ -296,6 +322,60 @@ class OpenAIBackend(Backend):
             return [one(s) for s in seeds]
         with ThreadPoolExecutor(max_workers=min(self.concurrency, len(seeds))) as pool:
             return list(pool.map(one, seeds))
+
+    # -- scoring given answers (the large model as a checker) ---------------------------------
+
+    def score(self, messages: Messages, candidates: Sequence[str]) -> CandidateScores:
+        """Each candidate's log-probability after the prompt: the server renders its chat
+        prompt (`/apply-template`, as llama.cpp's server and `experiment.generate.serve` have
+        it), then one `/v1/completions` request per candidate with the prompt, the candidate and
+        the end of turn, `echo` and `logprobs`, summing the log-probabilities of the tokens
+        after the prompt. FLOPs are unknown (the server's weights are not read here)."""
+        name = request_name(messages, 0)
+        rendered, seconds = self._call({"messages": messages}, name, TEMPLATE)
+        prompt, end = rendered["prompt"], rendered.get("end_of_turn")
+        if not isinstance(end, str) or not end:
+            raise CannotScore(
+                f"{self.fingerprint} cannot score candidates: its /apply-template does not say "
+                "the end-of-turn token (serve the model with `python -m experiment.generate.serve`)"
+            )
+        logprobs, tokens, evaluated, prompt_tokens = [], [], 0, 0
+        for candidate in candidates:
+            body = {
+                "model": self.server.model,
+                "prompt": prompt + candidate + end,
+                "max_tokens": 1,
+                "temperature": 0.0,
+                "echo": True,
+                "logprobs": 0,
+            }
+            data, took = self._call(body, name, COMPLETIONS)
+            seconds += took
+            after = _after(data, len(prompt), len(prompt + candidate + end), self.fingerprint)
+            logprobs.append(sum(after))
+            tokens.append(len(after))
+            used = evaluated_tokens(data)
+            evaluated = None if used is None or evaluated is None else evaluated + used
+            prompt_tokens = int((data.get("usage") or {}).get("prompt_tokens") or 0)
+        return CandidateScores(
+            tuple(logprobs), tuple(tokens), prompt_tokens, seconds, evaluated, None
+        )
+
+
+def _after(data: dict[str, Any], start: int, end: int, who: str) -> list[float]:
+    """The log-probabilities of the echoed tokens whose text starts in [start, end)."""
+    try:
+        got = data["choices"][0]["logprobs"]
+        pairs = zip(got["text_offset"], got["token_logprobs"], strict=True)
+        out = [float(lp) for offset, lp in pairs if start <= offset < end and lp is not None]
+    except (KeyError, IndexError, TypeError, ValueError) as e:
+        raise CannotScore(
+            f"{who} cannot score candidates: /v1/completions sent no prompt log-probabilities "
+            f"({type(e).__name__}: {e}); it needs echo with logprobs"
+        ) from None
+    if not out:
+        raise CannotScore(f"{who} echoed no tokens of the answer scored")
+    return out
 
 
 def evaluated_tokens(data: dict[str, Any]) -> int | None:

@@ -1,0 +1,163 @@
+"""What the large model's checks cost against its own answer, measured in one process.
+
+    python bench/large_check.py RUN_DIR --name NAME [--limit N] [--results docs/RESULTS.md]
+                                [--no-write]
+
+RUN_DIR is a finished run (`factqa run` or bench/accuracy.py) whose generation cache holds the
+small model's samples. Its settings are read from its manifest; the small model's samples come
+from the cache (nothing is sampled again). The large model is loaded once, and three passes go
+over the run's questions (the first N with `--limit`) in article order, each after forgetting
+the model's cache, so each pass reuses an article's prefix as it would alone:
+
+1. large@1: the greedy answer, generated again (not from the cache), timed here;
+2. the whole-prompt check of the confirmed candidates (the large@1 prompt; `large_check`);
+3. the evidence-only check (each candidate's sentence or table row).
+
+Per pass: model seconds, evaluated tokens and FLOPs per question (a question with nothing
+confirmed costs a check nothing), and each check's ratio to large@1. Accuracy comes from the
+run's own summary.csv (all its questions). The last line is machine-readable:
+
+    check_acc_NAME check_whole_acc_NAME large_acc_NAME cascade_check20_NAME cascade20_NAME
+    check_cost_ratio_NAME check_whole_cost_ratio_NAME (FLOPs per question against large@1)
+    check_seconds_ratio_NAME check_whole_seconds_ratio_NAME load_max
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+from experiment.config import build_config
+from experiment.evaluate.features import candidates
+from experiment.evaluate.large_check import EVIDENCE, MODES, WHOLE, probes
+from experiment.evaluate.methods import (
+    CASCADE_20,
+    CASCADE_CHECK_20,
+    CHECK_EVIDENCE,
+    CHECK_WHOLE,
+    LARGE_1,
+)
+from experiment.generate.models.base import GREEDY, SamplingParams
+from experiment.generate.sampling import article_order, prompt_of
+from experiment.generate.windows import WHOLE_ARTICLE
+from experiment.report.machine import load_average
+from experiment.report.markdown import update_section
+from experiment.report.run import load_run
+from experiment.report.tables import markdown_table
+from experiment.runner import llama_factory, small_samples
+
+ROOT = Path(__file__).resolve().parent.parent
+PASSES = ("large@1", *MODES)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("run", type=Path)
+    ap.add_argument("--name", required=True, help="the data set's name in the figures' keys")
+    ap.add_argument("--limit", type=int, default=0, help="only the first N questions")
+    ap.add_argument("--results", type=Path, default=ROOT / "docs" / "RESULTS.md")
+    ap.add_argument("--no-write", action="store_true")
+    args = ap.parse_args()
+
+    run = load_run(args.run)
+    cfg = build_config(None, run.manifest.config)
+    articles, questions, small = small_samples(cfg)
+    ordered = article_order(questions)[: args.limit or None]
+    backend = llama_factory(cfg.large, cfg)
+    params = SamplingParams(GREEDY.temperature, GREEDY.top_p, GREEDY.top_k, cfg.max_tokens)
+    loads = load_average()[:1]
+    spent = {p: {"seconds": 0.0, "tokens": 0, "flops": 0.0, "calls": 0} for p in PASSES}
+    for name in PASSES:
+        backend.reset()
+        cost = spent[name]
+        for q in ordered:
+            article = articles[q.article_id]
+            whole = prompt_of(backend, article, q, 1, params, WHOLE_ARTICLE, cfg.prompt)[0]
+            t0 = time.perf_counter()
+            if name == "large@1":
+                made = backend.generate(whole, params, [0])
+                got = [(g.evaluated_tokens, g.flops) for g in made]
+            else:
+                found = candidates(q, article, small[q.id][: cfg.k])
+                calls = probes(name, q, article, found, small[q.id][: cfg.k], whole, cfg.prompt)
+                scored = [backend.score(c.messages, c.texts) for c in calls]
+                got = [(s.evaluated_tokens, s.flops) for s in scored]
+            cost["seconds"] += time.perf_counter() - t0
+            cost["tokens"] += sum(t or 0 for t, _ in got)
+            cost["flops"] += sum(f or 0.0 for _, f in got)
+            cost["calls"] += len(got)
+        loads += load_average()[:1]
+
+    n = len(ordered)
+    base = spent["large@1"]
+    rows = [
+        [
+            name,
+            f"{c['calls'] / n:.2f}",
+            f"{c['seconds'] / n:.3f}",
+            f"{c['tokens'] / n:.0f}",
+            f"{c['flops'] / n / 1e9:.1f}",
+            f"{c['seconds'] / base['seconds']:.2f}",
+            f"{c['flops'] / base['flops']:.2f}",
+        ]
+        for name, c in spent.items()
+    ]
+    table = markdown_table(
+        [
+            "pass",
+            "calls / question",
+            "seconds / question",
+            "evaluated tokens / question",
+            "GFLOPs / question",
+            "seconds / large@1",
+            "FLOPs / large@1",
+        ],
+        rows,
+    )
+    k = int(run.manifest.config["k"])
+    acc = dict(zip(run.summary["method"], run.summary["accuracy"], strict=True))
+
+    def accuracy(method: str) -> str:
+        value = acc.get(method)
+        return "" if value is None else f"{float(value):.3f}"
+
+    line = " ".join(
+        [
+            f"check_acc_{args.name}={accuracy(CHECK_EVIDENCE.name(k))}",
+            f"check_whole_acc_{args.name}={accuracy(CHECK_WHOLE.name(k))}",
+            f"large_acc_{args.name}={accuracy(LARGE_1.name(k))}",
+            f"cascade_check20_{args.name}={accuracy(CASCADE_CHECK_20.name(k))}",
+            f"cascade20_{args.name}={accuracy(CASCADE_20.name(k))}",
+            f"check_cost_ratio_{args.name}={spent[EVIDENCE]['flops'] / base['flops']:.2f}",
+            f"check_whole_cost_ratio_{args.name}={spent[WHOLE]['flops'] / base['flops']:.2f}",
+            f"check_seconds_ratio_{args.name}={spent[EVIDENCE]['seconds'] / base['seconds']:.2f}",
+            f"check_whole_seconds_ratio_{args.name}="
+            f"{spent[WHOLE]['seconds'] / base['seconds']:.2f}",
+            f"load_max={max(loads, default=0):.2f}",
+        ]
+    )
+    command = f"python bench/large_check.py RUN_DIR --name {args.name}" + (
+        f" --limit {args.limit}" if args.limit else ""
+    )
+    text = "\n".join(
+        [
+            f"Run `{args.run.name}`, {n} questions, large model {cfg.large}, "
+            f"{os.cpu_count()} threads, load average {min(loads, default=0):.2f} to "
+            f"{max(loads, default=0):.2f}. "
+            f"`{command}`",
+            "",
+            *table,
+            "",
+            f"`{line}`",
+        ]
+    )
+    print(text)
+    if not args.no_write:
+        update_section(args.results, f"large-check-{args.name}", text)
+    print(line)
+
+
+if __name__ == "__main__":
+    main()
