@@ -4,6 +4,7 @@ prompt prefix is not read twice, and the cost counts what was evaluated."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -13,9 +14,10 @@ from experiment.generate.models.store import ModelFile
 
 pytestmark = pytest.mark.model
 
-# Two backends of one model compute a row in different batches: their log-probabilities agree
-# to within this many nats per candidate (measured differences are under 0.01).
-TOLERANCE = 0.05
+# Two backends of one model compute a row in different batches (one sequence, or several side
+# by side), so a candidate's log-probability differs a little: within this many nats per token
+# scored (the largest difference measured on these prompts was 0.04 per token).
+TOLERANCE = 0.1
 
 
 def _file(path: Path) -> ModelFile:
@@ -36,25 +38,55 @@ def sequential(tiny_model: Path):  # type: ignore[no-untyped-def]
     return LlamaBackend(_file(tiny_model), n_ctx=4096)
 
 
-def _greedy(backend, messages) -> str:  # type: ignore[no-untyped-def]
-    params = SamplingParams(GREEDY.temperature, GREEDY.top_p, GREEDY.top_k, 16)
-    return backend.generate(messages, params, [0])[0].text.strip()
+def _greedy(backend, messages):  # type: ignore[no-untyped-def]
+    """The greedy reply in full (no stop string, room to finish) and how it ended."""
+    params = SamplingParams(GREEDY.temperature, GREEDY.top_p, GREEDY.top_k, 48, ())
+    one = backend.generate(messages, params, [0])[0]
+    return one.text.strip(), one.finish_reason
+
+
+def _shifted(text: str, by: int) -> str:
+    return re.sub(r"\d", lambda m: str((int(m.group()) + by) % 10), text)
 
 
 def _rivals(greedy: str) -> list[str]:
-    return [f"{greedy} million", "unknown", "1,234", "12 March 1998", f"about {greedy}"]
+    """Answers that leave the greedy path where it took its most probable token: at its end
+    (more after it), or at its first digit (another figure in the same words)."""
+    out = [f"{greedy} million", f"{greedy} (approximately)"]
+    if re.search(r"\d", greedy):
+        out += [_shifted(greedy, 1), _shifted(greedy, 5)]
+    return out
 
 
-def test_the_greedy_answer_scores_highest(batched, sequential, prompts) -> None:  # type: ignore[no-untyped-def]
+@pytest.fixture(scope="module")
+def questions_prompts(tiny_model: Path) -> list:  # type: ignore[type-arg]
+    """The prompts of every sixth of the first 48 bundled questions."""
+    from experiment.config import PROJECT_ROOT
+    from experiment.corpus import load_articles, load_questions
+    from experiment.generate.prompts import messages_for
+
+    articles = load_articles(PROJECT_ROOT / "articles")
+    qs = load_questions(PROJECT_ROOT / "questions", articles)[:48:6]
+    return [messages_for(articles[q.article_id], q) for q in qs]
+
+
+def test_the_greedy_answer_scores_highest(batched, sequential, questions_prompts) -> None:  # type: ignore[no-untyped-def]
+    """A reply the model ended itself (its end-of-turn token, not the token limit) outscores
+    answers that leave its path where it took the most probable token, each scored with its
+    end of turn."""
     for backend in (batched, sequential):
-        for messages in prompts:
-            greedy = _greedy(backend, messages)
-            assert greedy
+        tried = 0
+        for messages in questions_prompts:
+            greedy, ended = _greedy(backend, messages)
+            if ended != "stop":  # cut at the token limit: not a whole reply to score
+                continue
+            tried += 1
             texts = [*(r for r in _rivals(greedy) if r != greedy), greedy]
             got = backend.score(messages, texts)
             assert len(got.logprobs) == len(texts) and all(lp < 0 for lp in got.logprobs)
             best = max(range(len(texts)), key=lambda i: got.logprobs[i])
             assert texts[best] == greedy, (texts, got.logprobs)
+        assert tried >= 3
 
 
 def test_batched_and_sequential_scores_agree(batched, sequential, prompts) -> None:  # type: ignore[no-untyped-def]
@@ -69,16 +101,16 @@ def test_batched_and_sequential_scores_agree(batched, sequential, prompts) -> No
         one = batched.score(messages, texts)
         two = sequential.score(messages, texts)
         assert one.tokens == two.tokens
-        for a, b in zip(one.logprobs, two.logprobs, strict=True):
-            assert abs(a - b) < TOLERANCE, (one.logprobs, two.logprobs)
+        for a, b, n in zip(one.logprobs, two.logprobs, one.tokens, strict=True):
+            assert abs(a - b) < TOLERANCE * n, (one.logprobs, two.logprobs)
 
 
 def test_more_candidates_than_lanes_score_the_same(batched, prompts) -> None:  # type: ignore[no-untyped-def]
     texts = [str(n) for n in range(1, 9)]  # 8 candidates, 3 lanes: three batches
     together = batched.score(prompts[0], texts)
     alone = [batched.score(prompts[0], [t]).logprobs[0] for t in texts]
-    for a, b in zip(together.logprobs, alone, strict=True):
-        assert abs(a - b) < TOLERANCE
+    for a, b, n in zip(together.logprobs, alone, together.tokens, strict=True):
+        assert abs(a - b) < TOLERANCE * n
 
 
 def test_a_cached_prompt_is_not_read_again(batched, prompts) -> None:  # type: ignore[no-untyped-def]
@@ -90,7 +122,8 @@ def test_a_cached_prompt_is_not_read_again(batched, prompts) -> None:  # type: i
     assert first.evaluated_tokens == first.prompt_tokens + sum(n - 1 for n in first.tokens)
     again = batched.score(prompts[0], texts)
     assert again.evaluated_tokens == 1 + sum(n - 1 for n in again.tokens)  # one token re-read
-    assert again.logprobs == pytest.approx(first.logprobs, abs=TOLERANCE)
+    for a, b, n in zip(again.logprobs, first.logprobs, first.tokens, strict=True):
+        assert abs(a - b) < TOLERANCE * n
     assert first.flops is not None and again.flops is not None and again.flops < first.flops / 5
     other = batched.score(prompts[1], texts)  # another question about the same article
     assert other.evaluated_tokens is not None and other.evaluated_tokens < other.prompt_tokens / 2
