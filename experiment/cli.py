@@ -61,8 +61,11 @@ def _errors() -> Iterator[None]:
         log.setLevel(logging.INFO)
     try:
         yield
-    except (InputError, ConfigError) as e:
+    except InputError as e:
         _error(str(e))
+        raise typer.Exit(2) from None
+    except ConfigError as e:  # a file's values are InputErrors: this one is an option's
+        _error(e.for_option())
         raise typer.Exit(2) from None
     except (ModelError, FactQAError) as e:
         _error(str(e))

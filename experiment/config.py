@@ -122,10 +122,15 @@ LIMITS = {
 def _check_limits(cfg: RunConfig) -> None:
     for name, (low, high, why) in LIMITS.items():
         value = getattr(cfg, name)
+        allowed = f"a value from {low} to {high}"
         if not value >= low:  # NaN too
-            raise ConfigError(f"{name} must be at least {low}, got {value}", field=name)
+            raise ConfigError(
+                f"{name} must be at least {low}, got {value}", field=name, allowed=allowed
+            )
         if value > high:
-            raise ConfigError(f"{name} must be at most {high}, got {value} ({why})", field=name)
+            raise ConfigError(
+                f"{name} must be at most {high}, got {value} ({why})", field=name, allowed=allowed
+            )
 
 
 @contextmanager
@@ -183,16 +188,26 @@ class RunConfig:
         _check_limits(self)
         if not 0.0 <= self.temperature <= 5.0:
             raise ConfigError(
-                f"temperature must be in [0, 5], got {self.temperature}", field="temperature"
+                f"temperature must be in [0, 5], got {self.temperature}",
+                field="temperature",
+                allowed="a value from 0 to 5",
             )
         if not 0.0 < self.top_p <= 1.0:
-            raise ConfigError(f"top_p must be in (0, 1], got {self.top_p}", field="top_p")
+            raise ConfigError(
+                f"top_p must be in (0, 1], got {self.top_p}",
+                field="top_p",
+                allowed="a value above 0, up to 1",
+            )
         if self.backend not in ("llama", "batched"):
             raise ConfigError(
                 f"backend must be 'llama' or 'batched', got '{self.backend}'", field="backend"
             )
         if self.limit < 0:
-            raise ConfigError(f"limit must be 0 (all) or more, got {self.limit}", field="limit")
+            raise ConfigError(
+                f"limit must be 0 (all) or more, got {self.limit}",
+                field="limit",
+                allowed="a value of 0 (all) or more",
+            )
         if self.speculative not in ("off", "lookup", "draft"):
             raise ConfigError(
                 f"speculative must be 'off', 'lookup' or 'draft', got '{self.speculative}'",
@@ -320,7 +335,9 @@ def _check_run_folder(cfg: RunConfig) -> None:
         )
     if not 0.0 <= cfg.max_failed <= 1.0:
         raise ConfigError(
-            f"max_failed must be a share in [0, 1], got {cfg.max_failed}", field="max_failed"
+            f"max_failed must be a share in [0, 1], got {cfg.max_failed}",
+            field="max_failed",
+            allowed="a value from 0 to 1",
         )
 
 
@@ -393,4 +410,6 @@ def _check_file_values(toml: Path, from_file: dict[str, Any]) -> None:
             lines = read_text(toml).splitlines()
             line = next((i for i, text in enumerate(lines, 1) if pattern.match(text)), None)
         fix = f"change {key} in {toml.name}" if key else f"change the values in {toml.name}"
+        if key and e.allowed:
+            fix += f" to {e.allowed}"
         raise InputError(str(e), path=toml, line=line, field=key, fix=fix) from e

@@ -213,6 +213,10 @@ def plain_article(path: Path) -> Article:
 
 def read_article(path: Path) -> Article:
     """One article file: `.txt` is plain text, anything else Markdown with front matter."""
+    if path.is_dir():
+        raise InputError(
+            "is a folder, not an article file", path=path, fix="give the path of a .md or .txt"
+        )
     if not path.is_file():
         raise InputError("article file not found", path=path, fix="give the path of a .md or .txt")
     return plain_article(path) if path.suffix.lower() == ".txt" else parse_article(path)
@@ -221,6 +225,10 @@ def read_article(path: Path) -> Article:
 def read_given_article(path: Path) -> Article:
     """An article named on its own (`factqa ask`): Markdown with front matter when it starts
     with '---', plain text otherwise, whatever its extension."""
+    if path.is_dir():
+        raise InputError(
+            "is a folder, not an article file", path=path, fix="give the path of a .md or .txt"
+        )
     if not path.is_file():
         raise InputError("article file not found", path=path, fix="give the path of a .md or .txt")
     text = read_text(path)
@@ -233,6 +241,12 @@ def read_given_article(path: Path) -> Article:
 
 def load_articles(folder: Path) -> dict[str, Article]:
     """All `*.md` (with front matter) and `*.txt` (plain) articles of a folder, keyed by id."""
+    if folder.is_file():
+        raise InputError(
+            "is a file, not a folder of articles",
+            path=folder,
+            fix="pass --articles with the folder that holds it",
+        )
     if not folder.is_dir():
         raise InputError(
             "articles folder not found",

@@ -56,11 +56,22 @@ class CannotScore(ModelError):
 
 
 class ConfigError(FactQAError):
-    """A run configuration value is invalid; `field` names the setting where it is known."""
+    """A run configuration value is invalid; `field` names the setting where it is known, and
+    `allowed` the values it takes ("a value from 1 to 1000") where they are a range."""
 
-    def __init__(self, message: str, *, field: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, field: str | None = None, allowed: str | None = None
+    ) -> None:
         super().__init__(message)
         self.field = field
+        self.allowed = allowed
+
+    def for_option(self) -> str:
+        """The message for a setting given on the command line: its option and what it takes."""
+        if not (self.field and self.allowed):
+            return str(self)
+        option = "--" + self.field.replace("_", "-")
+        return f"field '{option}': {self}. Fix: give {option} {self.allowed}"
 
 
 class RunFailed(FactQAError):

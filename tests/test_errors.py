@@ -236,3 +236,42 @@ def test_models_pull_into_a_folder_under_a_file_is_an_os_error(
     said = one_error(runner.invoke(cli.app, ["models", "pull", "smollm2-135m"]), 1)
     assert str(blocker) in said
     assert runner.invoke(cli.app, ["models", "list"]).exit_code == 0  # nothing downloaded there
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--max-tokens", "0"], "field '--max-tokens': max_tokens must be at least 1, got 0"),
+        (["-k", "100000000000000000000"], "field '--k': k must be at most 1000"),
+        (["--server-timeout", "nan"], "field '--server-timeout': server_timeout must be at least"),
+        (["--temperature", "9"], "field '--temperature': temperature must be in [0, 5]"),
+        (["--max-failed", "2"], "field '--max-failed': max_failed must be a share in [0, 1]"),
+    ],
+)
+def test_an_option_out_of_its_bounds_names_the_option_and_its_bounds(
+    patched, corpus, fakes, tmp_path: Path, args: list[str], needle: str
+) -> None:  # type: ignore[no-untyped-def]
+    said = one_error(run_cli(corpus, tmp_path / "out", *args), 2)
+    option = args[0] if args[0] != "-k" else "--k"
+    assert needle in said and f"Fix: give {option} a value " in said, said
+    assert not fakes["fake-small"].calls and not (tmp_path / "out").exists()
+    said = one_error(ask(corpus[0] / "alpha.md", "-k", "0"), 2)
+    assert "field '--k': k must be at least 1, got 0" in said and "Fix: give --k a value" in said
+
+
+def test_a_folder_for_a_file_or_a_file_for_a_folder_is_named_as_such(
+    patched, corpus, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    arts, qs = corpus
+    said = one_error(ask(arts), 2)
+    assert f"{arts}: is a folder, not an article file" in said
+    said = one_error(runner.invoke(cli.app, ["verify", "--article", str(arts), "--", "40"]), 2)
+    assert f"{arts}: is a folder, not an article file" in said
+    said = one_error(
+        runner.invoke(
+            cli.app,
+            [*run_args(arts / "alpha.md", qs, "fake-small", "fake-large", 2, tmp_path / "o", "t")],
+        ),
+        2,
+    )
+    assert f"{arts / 'alpha.md'}: is a file, not a folder of articles" in said

@@ -520,6 +520,63 @@ def test_report_draws_its_plots_from_a_damaged_table(
         one_line_or_none(invoke(report_args(run, html=False)))
 
 
+# -- compare --------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def unhashed(run: Path, original: dict[str, bytes]) -> Iterator[None]:
+    """The run's manifest without its outputs' hashes while inside (a folder from before they
+    were recorded): each file's own reading is then what meets the damage."""
+    manifest = json.loads(original["manifest.json"])
+    del manifest["outputs"]
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    try:
+        yield
+    finally:
+        (run / "manifest.json").write_bytes(original["manifest.json"])
+
+
+def compare_args(run: Path) -> list[str]:
+    """`factqa compare` of the (damaged) run against an undamaged copy of it."""
+    return ["compare", str(run), str(run.parent / "whole")]
+
+
+@pytest.fixture(scope="module")
+def comparable(finished) -> tuple[Path, dict[str, bytes]]:  # type: ignore[no-untyped-def]
+    """The finished run beside an undamaged copy of it, `whole`."""
+    run, original = finished
+    if not (run.parent / "whole").exists():
+        shutil.copytree(run, run.parent / "whole")
+    assert invoke(compare_args(run)).exit_code == 0
+    return run, original
+
+
+def test_compare_with_the_manifest_cut_at_every_byte(comparable) -> None:  # type: ignore[no-untyped-def]
+    run, original = comparable
+    whole = original["manifest.json"]
+    for data in truncations(whole):
+        with damaged(run, original, "manifest.json", data):
+            one_line_or_none(
+                invoke(compare_args(run)), (0,) if data.strip() == whole.strip() else (2,)
+            )
+
+
+@cases(100)
+@given(st.data(), st.sampled_from(RUN_FILES), st.booleans())
+def test_compare_with_a_damaged_run_file(
+    comparable, data: st.DataObject, name: str, hashed: bool
+) -> None:  # type: ignore[no-untyped-def]
+    run, original = comparable
+    how = mutated(original[name])
+    if name == "manifest.json":
+        how = how | swapped_manifest(original[name])
+    with contextlib.ExitStack() as stack:
+        if not hashed and name != "manifest.json":
+            stack.enter_context(unhashed(run, original))
+        stack.enter_context(damaged(run, original, name, data.draw(how)))
+        one_line_or_none(invoke(compare_args(run)))
+
+
 # -- import and models ----------------------------------------------------------------------
 
 

@@ -1,7 +1,8 @@
 """Two runs side by side: which settings and machine facts differ, and which samples.
 
-`compare(a, b)` reads both folders (`report/run.load_run`: checked against their manifests) and
-returns what differs:
+`compare(a, b)` reads both folders as `factqa report` does (`report/checked`: against their
+manifests, each field and column checked, a damaged folder one `InputError` naming it) and returns
+what differs:
 - settings: the configuration keys whose values differ;
 - machine: the manifest's machine facts that differ (CPU, cores, threads, llama.cpp's system
   info and version), and the git commit;
@@ -20,7 +21,8 @@ from typing import Any
 
 import pandas as pd
 
-from experiment.report.run import load_run
+from experiment.errors import InputError
+from experiment.report.checked import AGAIN, checked_attempts, checked_run, reporting
 
 KEY = ["question_id", "role", "sample_index"]
 
@@ -38,22 +40,30 @@ def _diff(a: dict[str, Any], b: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
     return {k: (a.get(k), b.get(k)) for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)}
 
 
+def _side(path: Path) -> tuple[dict[str, Any], dict[str, Any], pd.DataFrame]:
+    """One run's settings, machine facts (with its git commit) and samples (KEY and raw text),
+    checked: a damaged folder is an `InputError` naming it."""
+    run = checked_run(path)
+    attempts = checked_attempts(run)
+    cols = [*KEY, "raw_text"]
+    missing = [c for c in cols if c not in attempts.columns]
+    if missing:
+        raise InputError.missing_columns(missing, path / "attempts.csv", AGAIN)
+    with reporting(path):
+        m = run.manifest
+        machine = {**m.machine, "git_commit": m.git_commit}
+        return dict(m.config), machine, attempts[cols].astype(str)
+
+
 def compare(a: Path, b: Path, show: int = 5) -> Comparison:
     """What differs between the runs in folders `a` and `b` (module docstring)."""
-    ra, rb = load_run(a), load_run(b)
-    ma, mb = ra.manifest, rb.manifest
-    machine = _diff(
-        {**ma.machine, "git_commit": ma.git_commit}, {**mb.machine, "git_commit": mb.git_commit}
-    )
-    cols = [*KEY, "raw_text"]
-    both = pd.merge(
-        ra.attempts[cols], rb.attempts[cols], on=KEY, suffixes=("_a", "_b"), how="inner"
-    )
-    changed = both[both.raw_text_a.astype(str) != both.raw_text_b.astype(str)]
+    (config_a, machine_a, samples_a), (config_b, machine_b, samples_b) = _side(a), _side(b)
+    both = pd.merge(samples_a, samples_b, on=KEY, suffixes=("_a", "_b"), how="inner")
+    changed = both[both.raw_text_a != both.raw_text_b]
     roles = sorted(set(both.role))
     return Comparison(
-        settings=_diff(ma.config, mb.config),
-        machine=machine,
+        settings=_diff(config_a, config_b),
+        machine=_diff(machine_a, machine_b),
         compared={r: int((both.role == r).sum()) for r in roles},
         differ={r: int((changed.role == r).sum()) for r in roles},
         examples=changed.head(show).to_dict("records"),
