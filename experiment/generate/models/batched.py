@@ -26,6 +26,7 @@ from typing import Any
 
 from experiment.errors import ModelError
 from experiment.generate.models.base import Backend, CandidateScores, Messages, SamplingParams
+from experiment.generate.models.chat import turn_end
 from experiment.generate.models.cost import ModelShape, shape_of
 from experiment.generate.models.store import ModelFile
 from experiment.records import Generation
@@ -109,8 +110,7 @@ class BatchedLlamaBackend(Backend):
             bos_token=self._piece(L.llama_vocab_bos(self._vocab)),
         )
         self._add_bos = bool(L.llama_vocab_get_add_bos(self._vocab))
-        eot = L.llama_vocab_eot(self._vocab)
-        self._eot = eot if eot >= 0 else L.llama_vocab_eos(self._vocab)  # ends an answer
+        self._eot = self._turn_end(template.decode())  # ends a scored answer
         self._n_vocab = L.llama_vocab_n_tokens(self._vocab)
         # Greedy answers may be drafted ("lookup", or "draft" with `drafter`). Outputs are meant
         # to stay the greedy ones, but a batched row can flip a near tie, so the mode is in the
@@ -170,6 +170,16 @@ class BatchedLlamaBackend(Backend):
             if n >= 0:
                 return buf.raw[:n]
             size = -n  # llama.cpp says how large the buffer must be
+
+    def _turn_end(self, template: str) -> int:
+        """The token that ends the model's turn as its template writes it (`chat.turn_end`),
+        else the vocabulary's end of turn, else end of text."""
+        L = self._L
+        eos = self._piece(L.llama_vocab_eos(self._vocab))
+        after = turn_end(template, eos, self._piece(L.llama_vocab_bos(self._vocab)))
+        tokens = self.tokenize(after, bos=False) if after else []
+        eot = tokens[0] if tokens else L.llama_vocab_eot(self._vocab)
+        return int(eot if eot >= 0 else L.llama_vocab_eos(self._vocab))
 
     def _piece(self, token: int) -> str:
         return self._bytes(token, special=True).decode("utf-8", errors="ignore")

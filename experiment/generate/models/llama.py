@@ -30,6 +30,7 @@ from collections.abc import Iterator, Sequence
 
 from experiment.errors import ModelError
 from experiment.generate.models.base import Backend, CandidateScores, Messages, SamplingParams
+from experiment.generate.models.chat import turn_end
 from experiment.generate.models.cost import ModelShape, shape_of
 from experiment.generate.models.store import ModelFile
 from experiment.records import Generation
@@ -94,8 +95,16 @@ def chat_prompt(llm, messages: Messages) -> str:  # type: ignore[no-untyped-def]
 
 
 def end_of_turn(llm) -> tuple[int, str]:  # type: ignore[no-untyped-def]
-    """The token that ends the model's turn (end of turn, else end of text) and its text."""
-    eot = llm._model.token_eot()
+    """The token that ends the model's turn, as its chat template writes it (`chat.turn_end`;
+    else the vocabulary's end of turn, else end of text), and its text."""
+    template = llm.metadata.get("tokenizer.chat_template") or ""
+
+    def text(token: int) -> str:
+        return llm._model.token_get_text(token) if token != -1 else ""
+
+    after = turn_end(template, text(llm.token_eos()), text(llm.token_bos())) if template else ""
+    tokens = llm.tokenize(after.encode(), add_bos=False, special=True) if after else []
+    eot = tokens[0] if tokens else llm._model.token_eot()
     eot = eot if eot >= 0 else llm.token_eos()
     return eot, llm.detokenize([eot], special=True).decode("utf-8", "ignore")
 

@@ -330,7 +330,9 @@ class OpenAIBackend(Backend):
         prompt (`/apply-template`, as llama.cpp's server and `experiment.generate.serve` have
         it), then one `/v1/completions` request per candidate with the prompt, the candidate and
         the end of turn, `echo` and `logprobs`, summing the log-probabilities of the tokens
-        after the prompt. FLOPs are unknown (the server's weights are not read here)."""
+        after the prompt's (the prompt alone is echoed once to count them). FLOPs are unknown
+        (the server's weights are not read here). llama-cpp-python's server ranks the whole
+        vocabulary for every echoed token, so a long prompt takes seconds to score."""
         name = request_name(messages, 0)
         rendered, seconds = self._call({"messages": messages}, name, TEMPLATE)
         prompt, end = rendered["prompt"], rendered.get("end_of_turn")
@@ -339,43 +341,50 @@ class OpenAIBackend(Backend):
                 f"{self.fingerprint} cannot score candidates: its /apply-template does not say "
                 "the end-of-turn token (serve the model with `python -m experiment.generate.serve`)"
             )
-        logprobs, tokens, evaluated, prompt_tokens = [], [], 0, 0
-        for candidate in candidates:
+
+        def echo(text: str) -> tuple[list[float | None], dict[str, Any], float]:
             body = {
                 "model": self.server.model,
-                "prompt": prompt + candidate + end,
+                "prompt": text,
                 "max_tokens": 1,
                 "temperature": 0.0,
                 "echo": True,
                 "logprobs": 0,
             }
             data, took = self._call(body, name, COMPLETIONS)
+            return _echoed(data, self.fingerprint), data, took
+
+        # The prompt's own tokens, echoed once: a candidate's are the ones after them (the
+        # echoed text offsets leave special tokens out, so tokens are counted, not characters).
+        alone, data, took = echo(prompt)
+        seconds += took
+        evaluated = evaluated_tokens(data)
+        logprobs, tokens, prompt_tokens = [], [], len(alone) - 1
+        for candidate in candidates:
+            lps, data, took = echo(prompt + candidate + end)
             seconds += took
-            after = _after(data, len(prompt), len(prompt + candidate + end), self.fingerprint)
+            after = [lp for lp in lps[prompt_tokens:-1] if lp is not None]
+            if not after:
+                raise CannotScore(f"{self.fingerprint} echoed no tokens of the answer scored")
             logprobs.append(sum(after))
             tokens.append(len(after))
             used = evaluated_tokens(data)
             evaluated = None if used is None or evaluated is None else evaluated + used
-            prompt_tokens = int((data.get("usage") or {}).get("prompt_tokens") or 0)
         return CandidateScores(
             tuple(logprobs), tuple(tokens), prompt_tokens, seconds, evaluated, None
         )
 
 
-def _after(data: dict[str, Any], start: int, end: int, who: str) -> list[float]:
-    """The log-probabilities of the echoed tokens whose text starts in [start, end)."""
+def _echoed(data: dict[str, Any], who: str) -> list[float | None]:
+    """The log-probability of every echoed token (the prompt's, then the one generated)."""
     try:
-        got = data["choices"][0]["logprobs"]
-        pairs = zip(got["text_offset"], got["token_logprobs"], strict=True)
-        out = [float(lp) for offset, lp in pairs if start <= offset < end and lp is not None]
+        got = data["choices"][0]["logprobs"]["token_logprobs"]
+        return [None if lp is None else float(lp) for lp in got]
     except (KeyError, IndexError, TypeError, ValueError) as e:
         raise CannotScore(
             f"{who} cannot score candidates: /v1/completions sent no prompt log-probabilities "
             f"({type(e).__name__}: {e}); it needs echo with logprobs"
         ) from None
-    if not out:
-        raise CannotScore(f"{who} echoed no tokens of the answer scored")
-    return out
 
 
 def evaluated_tokens(data: dict[str, Any]) -> int | None:
