@@ -77,8 +77,14 @@ def test_real_model_end_to_end(tiny_model: Path, two_articles, tmp_path: Path) -
         "cascade@10%",
         "cascade@20%",
         "cascade@30%",
+        "large-checks@3",
+        "large-checks-evidence@3",
+        "cascade-check@20%",
     ]
     assert summary.accuracy.between(0, 1).all()
+    # the large model checked the confirmed candidates through llama.cpp: no check failed
+    checks = pd.read_csv(folder / "checks.csv", keep_default_na=False)
+    assert set(checks["mode"]) <= {"whole", "evidence"} and (checks.error == "").all()
     # the batched backend sums each answer's token log-probabilities (the selector reads them)
     small = attempts[attempts.role == "small"]
     logprob = pd.to_numeric(small.logprob)
