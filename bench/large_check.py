@@ -74,7 +74,11 @@ def main() -> None:
         cost = spent[name]
         for q in ordered:
             article = articles[q.article_id]
-            whole = prompt_of(backend, article, q, 1, params, WHOLE_ARTICLE, cfg.prompt)[0]
+            whole = (  # the large@1 prompt: large@1 and the whole-prompt check read it
+                prompt_of(backend, article, q, 1, params, WHOLE_ARTICLE, cfg.prompt)[0]
+                if name != EVIDENCE
+                else []
+            )
             t0 = time.perf_counter()
             if name == "large@1":
                 made = backend.generate(whole, params, [0])

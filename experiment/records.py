@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -128,3 +129,8 @@ def span_cells(span: Span | None) -> dict[str, Any]:
     if span is None:
         return {"span_start": "", "span_end": "", "span_text": ""}
     return {"span_start": span.start, "span_end": span.end, "span_text": span.text}
+
+
+def known_sum(parts: Sequence[float | None]) -> Any:
+    """The sum of costs, or None when any part is unknown."""
+    return None if any(p is None for p in parts) else sum(parts)  # type: ignore[misc]

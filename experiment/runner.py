@@ -39,7 +39,7 @@ from experiment.evaluate.blindspots import blind_spots
 from experiment.evaluate.blindspots import row as spot_row
 from experiment.evaluate.check import checked
 from experiment.evaluate.features import candidates
-from experiment.evaluate.large_check import Check, Probe, decide, failed_check, probes
+from experiment.evaluate.large_check import WHOLE, Check, Probe, decide, failed_check, probes
 from experiment.evaluate.methods import (
     RULE_PICK,
     SELECTED,
@@ -409,7 +409,11 @@ def large_checks(
                 progress(role, 0, len(todo))
             for done, (q, found) in enumerate(todo.values(), 1):
                 article, small = articles[q.article_id], got.small[q.id][: cfg.k]
-                whole = prompt_of(backend, article, q, 1, params, WHOLE_ARTICLE, cfg.prompt)[0]
+                whole = (  # the large@1 prompt, which only the whole-prompt check reads
+                    prompt_of(backend, article, q, 1, params, WHOLE_ARTICLE, cfg.prompt)[0]
+                    if mode == WHOLE
+                    else []
+                )
                 calls = probes(mode, q, article, found, small, whole, cfg.prompt)
                 try:
                     scores = [_scores(backend, cache, c) for c in calls]

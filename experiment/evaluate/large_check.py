@@ -23,7 +23,6 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from experiment.evaluate.context import cell_at
 from experiment.evaluate.evidence import index
@@ -31,7 +30,7 @@ from experiment.evaluate.features import ConfirmedAnswer
 from experiment.evaluate.scored import Scored
 from experiment.generate.models.base import CandidateScores, Messages
 from experiment.generate.prompts import messages_for
-from experiment.records import Article, Question
+from experiment.records import Article, Question, known_sum
 
 WHOLE, EVIDENCE = "whole", "evidence"
 MODES = (WHOLE, EVIDENCE)
@@ -117,7 +116,8 @@ def probes(
     whole: Messages,
     prompt: str,
 ) -> list[Probe]:
-    """The calls that check `candidates` one way (`whole`: the large@1 prompt, `whole`)."""
+    """The calls that check `candidates` one way (`whole`: the large@1 prompt, read only by the
+    whole-prompt check)."""
     texts = [candidate_text(small, c) for c in candidates]
     if not candidates:
         return []
@@ -158,16 +158,11 @@ def decide(
         pick,
         sum(s.prompt_tokens for s in scores),
         sum(s.seconds for s in scores),
-        _known_sum([s.evaluated_tokens for s in scores]),
-        _known_sum([s.flops for s in scores]),
+        known_sum([s.evaluated_tokens for s in scores]),
+        known_sum([s.flops for s in scores]),
         len(scores),
     )
 
 
 def failed_check(mode: str, candidates: Sequence[ConfirmedAnswer], error: str) -> Check:
     return Check(mode, (), tuple(-math.inf for _ in candidates), None, error=error)
-
-
-def _known_sum(parts: Sequence[float | None]) -> Any:
-    """The sum, or None when any part is unknown (the registry's rule; it imports this module)."""
-    return None if any(p is None for p in parts) else sum(parts)  # type: ignore[misc]

@@ -14,14 +14,13 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
 
 from experiment.evaluate.features import ConfirmedAnswer, candidates
 from experiment.evaluate.judge import Gold, gold_of, judge, sample_right
 from experiment.evaluate.large_check import Check
 from experiment.evaluate.scored import Scored
 from experiment.evaluate.selector import SelectorModel
-from experiment.records import Article, Question
+from experiment.records import Article, Question, known_sum
 
 # What a method can need: the small model's samples, the large model's answer, the article (the
 # selectors' evidence features), every question's answers at once (routing by confidence), and
@@ -197,11 +196,6 @@ def settle(name: str, qs: QuestionSamples, c: Choice) -> MethodAnswer:
         ),
         flops=known_sum([*(s.attempt.flops for s in c.paid), extra.flops]),
     )
-
-
-def known_sum(parts: Sequence[float | None]) -> Any:
-    """The sum, or None when any part is unknown."""
-    return None if any(p is None for p in parts) else sum(parts)  # type: ignore[misc]
 
 
 class Registry:

@@ -26,8 +26,8 @@ from typing import Any
 
 from experiment.errors import ModelError
 from experiment.generate.models.base import Backend, CandidateScores, Messages, SamplingParams
-from experiment.generate.models.chat import turn_end
 from experiment.generate.models.cost import ModelShape, shape_of
+from experiment.generate.models.scoring import answer_tokens, common_prefix, end_token, log_softmax
 from experiment.generate.models.store import ModelFile
 from experiment.records import Generation
 
@@ -172,14 +172,17 @@ class BatchedLlamaBackend(Backend):
             size = -n  # llama.cpp says how large the buffer must be
 
     def _turn_end(self, template: str) -> int:
-        """The token that ends the model's turn as its template writes it (`chat.turn_end`),
-        else the vocabulary's end of turn, else end of text."""
-        L = self._L
-        eos = self._piece(L.llama_vocab_eos(self._vocab))
-        after = turn_end(template, eos, self._piece(L.llama_vocab_bos(self._vocab)))
-        tokens = self.tokenize(after, bos=False) if after else []
-        eot = tokens[0] if tokens else L.llama_vocab_eot(self._vocab)
-        return int(eot if eot >= 0 else L.llama_vocab_eos(self._vocab))
+        """The token that ends the model's turn (`scoring.end_token`)."""
+        L, vocab = self._L, self._vocab
+        eos, bos = L.llama_vocab_eos(vocab), L.llama_vocab_bos(vocab)
+        return end_token(
+            template,
+            self._piece(eos),
+            self._piece(bos),
+            self.tokenize,
+            L.llama_vocab_eot(vocab),
+            eos,
+        )
 
     def _piece(self, token: int) -> str:
         return self._bytes(token, special=True).decode("utf-8", errors="ignore")
@@ -246,12 +249,9 @@ class BatchedLlamaBackend(Backend):
     def _prefill(self, tokens: list[int]) -> int:
         """Decode what is not cached yet on sequence 0; the batch index of the last logits."""
         L = self._L
-        common = 0
-        for a, b in zip(self._cached, tokens, strict=False):
-            if a != b:
-                break
-            common += 1
-        common = min(common, len(tokens) - 1)  # always decode one token, for fresh logits
+        common = min(
+            common_prefix(self._cached, tokens), len(tokens) - 1
+        )  # always decode one token, for fresh logits
         for s in range(1, self.n_seq_max):
             L.llama_memory_seq_rm(self._mem, s, -1, -1)
         L.llama_memory_seq_rm(self._mem, 0, common, -1)
@@ -285,15 +285,6 @@ class BatchedLlamaBackend(Backend):
 
     # -- scoring given answers (the large model as a checker) ---------------------------------
 
-    def answer_tokens(self, prompt_text: str, prompt: list[int], answer: str) -> list[int]:
-        """`answer` as the model's whole reply after the prompt: its tokens, then the end of
-        turn. They are what the prompt and the answer tokenize to together, after the prompt's
-        tokens, so a merge across the boundary is scored as the model would write it."""
-        together = self.tokenize(prompt_text + answer + self._piece(self._eot))
-        if together[: len(prompt)] == prompt and together[-1] == self._eot:
-            return together[len(prompt) :]
-        return [*self.tokenize(answer, bos=False), self._eot]
-
     def score(self, messages: Messages, candidates: Sequence[str]) -> CandidateScores:
         """Each candidate's log-probability after the prompt, as parallel sequences over the
         prompt's cached cells: the prompt is decoded once (after its cached prefix), then every
@@ -303,7 +294,10 @@ class BatchedLlamaBackend(Backend):
         t0 = time.perf_counter()
         text = self._format(messages=messages).prompt
         prompt = self.tokenize(text)
-        answers = [self.answer_tokens(text, prompt, c) for c in candidates]
+        end = self._piece(self._eot)
+        answers = [
+            answer_tokens(self.tokenize, text, prompt, c, self._eot, end) for c in candidates
+        ]
         longest = max((len(a) for a in answers), default=0)
         if len(prompt) + longest > self.n_ctx:
             raise ModelError(f"{self.name}: prompt of {len(prompt)} tokens exceeds the context")
@@ -356,12 +350,7 @@ class BatchedLlamaBackend(Backend):
 
     def _logsoftmax(self, batch_index: int):  # type: ignore[no-untyped-def]
         """The untempered log-probabilities of every token at `batch_index`, as a copy."""
-        import numpy as np
-
-        ptr = self._L.llama_get_logits_ith(self._ctx, batch_index)
-        logits = np.ctypeslib.as_array(ptr, shape=(self._n_vocab,)).astype(np.float64)
-        top = logits.max()
-        return logits - top - np.log(np.exp(logits - top).sum())
+        return log_softmax(self._L.llama_get_logits_ith(self._ctx, batch_index), self._n_vocab)
 
     def _argmax(self, batch_index: int) -> int:
         import numpy as np

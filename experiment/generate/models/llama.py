@@ -30,8 +30,8 @@ from collections.abc import Iterator, Sequence
 
 from experiment.errors import ModelError
 from experiment.generate.models.base import Backend, CandidateScores, Messages, SamplingParams
-from experiment.generate.models.chat import turn_end
 from experiment.generate.models.cost import ModelShape, shape_of
+from experiment.generate.models.scoring import answer_tokens, common_prefix, end_token, log_softmax
 from experiment.generate.models.store import ModelFile
 from experiment.records import Generation
 
@@ -95,17 +95,19 @@ def chat_prompt(llm, messages: Messages) -> str:  # type: ignore[no-untyped-def]
 
 
 def end_of_turn(llm) -> tuple[int, str]:  # type: ignore[no-untyped-def]
-    """The token that ends the model's turn, as its chat template writes it (`chat.turn_end`;
-    else the vocabulary's end of turn, else end of text), and its text."""
+    """The token that ends the model's turn (`scoring.end_token`) and its text."""
     template = llm.metadata.get("tokenizer.chat_template") or ""
 
     def text(token: int) -> str:
         return llm._model.token_get_text(token) if token != -1 else ""
 
-    after = turn_end(template, text(llm.token_eos()), text(llm.token_bos())) if template else ""
-    tokens = llm.tokenize(after.encode(), add_bos=False, special=True) if after else []
-    eot = tokens[0] if tokens else llm._model.token_eot()
-    eot = eot if eot >= 0 else llm.token_eos()
+    def tokenize(t: str, bos: bool) -> list[int]:
+        return list(llm.tokenize(t.encode(), add_bos=bos, special=True))
+
+    eos = llm.token_eos()
+    eot = end_token(
+        template, text(eos), text(llm.token_bos()), tokenize, llm._model.token_eot(), eos
+    )
     return eot, llm.detokenize([eot], special=True).decode("utf-8", "ignore")
 
 
@@ -168,12 +170,9 @@ class LlamaBackend(Backend):
     def _log_softmax(self):  # type: ignore[no-untyped-def]
         """The log-probabilities after the last evaluated token, as a copy."""
         import llama_cpp
-        import numpy as np
 
         ptr = llama_cpp.llama_get_logits_ith(self._llm._ctx.ctx, -1)
-        logits = np.ctypeslib.as_array(ptr, shape=(self._llm.n_vocab(),)).astype(np.float64)
-        top = logits.max()
-        return logits - top - np.log(np.exp(logits - top).sum())
+        return log_softmax(ptr, self._llm.n_vocab())
 
     def score(self, messages: Messages, candidates: Sequence[str]) -> CandidateScores:
         """Each candidate's log-probability after the prompt, one candidate after another on
@@ -185,23 +184,18 @@ class LlamaBackend(Backend):
         t0 = time.perf_counter()
         text = chat_prompt(llm, messages)
         add_bos = bool(llama_cpp.llama_vocab_get_add_bos(llm._model.vocab))
-        prompt = llm.tokenize(text.encode(), add_bos=add_bos, special=True)
+
+        def tokenize(t: str, bos: bool) -> list[int]:
+            return list(llm.tokenize(t.encode(), add_bos=add_bos and bos, special=True))
+
+        prompt = tokenize(text, True)
         eot, end = end_of_turn(llm)
-        answers = []
-        for c in candidates:
-            together = llm.tokenize((text + c + end).encode(), add_bos=add_bos, special=True)
-            fits = together[: len(prompt)] == prompt and together[-1] == eot
-            cut = together[len(prompt) :]
-            answers.append(cut if fits else [*self._llm.tokenize(c.encode(), False, True), eot])
+        answers = [answer_tokens(tokenize, text, prompt, c, eot, end) for c in candidates]
         longest = max((len(a) for a in answers), default=0)
         if len(prompt) + longest > self.n_ctx:
             raise ModelError(f"{self.name}: prompt of {len(prompt)} tokens exceeds the context")
         llm.evaluated = []
-        common = 0
-        for a, b in zip(llm.input_ids[: llm.n_tokens], prompt, strict=False):
-            if a != b:
-                break
-            common += 1
+        common = common_prefix(llm.input_ids[: llm.n_tokens], prompt)
         llm.n_tokens = min(common, len(prompt) - 1)  # always one token, for fresh logits
         llm.eval(prompt[llm.n_tokens :])
         first = self._log_softmax()
