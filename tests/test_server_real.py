@@ -109,9 +109,7 @@ def test_greedy_answers_equal_in_process(
     assert len(answers[0]) == 5
 
 
-def test_scores_from_the_server_agree_with_in_process(
-    server: str, tiny_model: Path, prompts
-) -> None:  # type: ignore[no-untyped-def]
+def test_scores_from_the_server_agree_with_in_process(server: str, tiny_model: Path) -> None:
     from experiment.generate.models.llama import LlamaBackend
     from experiment.generate.models.openai_compat import OpenAIBackend
     from experiment.generate.models.store import ModelFile
@@ -122,7 +120,17 @@ def test_scores_from_the_server_agree_with_in_process(
     remote = OpenAIBackend(f"openai:smollm2@{server}", timeout=300)
     local = LlamaBackend(ModelFile(tiny_model.stem, tiny_model, "test"), n_ctx=4096)
     texts = ["$4.2 million", "unknown", "12"]
-    for messages in prompts[:2]:
+    # short prompts: the server ranks the whole vocabulary for every echoed token, so a bundled
+    # article's prompt takes about a minute a request here
+    article = "Alpha launched the Widget on 12 March 2024. It costs $250 and weighs 1.2 kg."
+    prompts = [
+        [
+            {"role": "system", "content": "Reply with the figure or date only."},
+            {"role": "user", "content": f"Article: Alpha\n\n{article}\n\nQuestion: {asked}"},
+        ]
+        for asked in ("How much does the Widget cost?", "When was the Widget launched?")
+    ]
+    for messages in prompts:
         there, here = remote.score(messages, texts), local.score(messages, texts)
         assert there.tokens == here.tokens
         for a, b, n in zip(there.logprobs, here.logprobs, here.tokens, strict=True):
