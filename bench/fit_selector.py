@@ -28,75 +28,22 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from experiment.evaluate.features import FEATURES, candidates
-from experiment.evaluate.judge import gold_of, sample_right
+from experiment.evaluate.features import FEATURES
 from experiment.evaluate.selector import FOLDS, PACKAGED, RULE, SelectorModel, out_of_fold, save
-from experiment.fitting import fitting_samples, fitting_sets
+from experiment.fitting_rows import (
+    THRESHOLDS,
+    Row,
+    fitting_rows,
+    matrix,
+    question_accuracy,
+    set_means,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-@dataclass
-class Row:
-    question: str
-    cluster: str
-    unanswerable: bool
-    features: dict[str, float | None]
-    right: bool
-
-
-def fitting_rows(
-    v1: Path, v2: Path, tatqa: Path | None = None
-) -> tuple[list[Row], dict[str, int], list[str]]:
-    """Candidate rows of the fitting questions, the question count per set, and every question id
-    (questions with no confirmed candidate have no row but still count)."""
-    rows: list[Row] = []
-    counts: dict[str, int] = {}
-    qids: list[tuple[str, str, bool]] = []
-    for name, articles, questions, small in fitting_samples(fitting_sets(v1, v2, tatqa)):
-        counts[name] = len(questions)
-        for q in questions:
-            qids.append((f"{name}:{q.id}", q.cluster, q.unanswerable))
-            gold = gold_of(q)
-            for c in candidates(q, articles[q.article_id], small[q.id]):
-                s = small[q.id][c.index]
-                right = sample_right(s, q, gold)
-                rows.append(Row(f"{name}:{q.id}", q.cluster, q.unanswerable, c.features, right))
-    return rows, counts, [f"{q}\t{c}\t{u}" for q, c, u in qids]
-
-
-def matrix(rows: list[Row], impute: dict[str, float]) -> np.ndarray:
-    return np.array(
-        [
-            [
-                r.features[f] if r.features[f] is not None else impute[f]  # type: ignore[misc]
-                for f in FEATURES
-            ]
-            for r in rows
-        ]
-    )
-
-
-def question_accuracy(
-    rows: list[Row], probs: np.ndarray, threshold: float, questions: list[str]
-) -> float:
-    """Accuracy over every fitting question when the top candidate is kept at `threshold`."""
-    best: dict[str, tuple[float, bool]] = {}
-    for r, p in zip(rows, probs, strict=True):
-        if r.question not in best or p > best[r.question][0]:
-            best[r.question] = (float(p), r.right)
-    right = 0
-    for line in questions:
-        qid, _, unanswerable = line.split("\t")
-        top = best.get(qid)
-        kept = top is not None and top[0] >= threshold
-        right += (kept and top[1]) or (not kept and unanswerable == "True")  # type: ignore[index]
-    return right / len(questions)
 
 
 def reliability(probs: np.ndarray, right: np.ndarray, bins: int = 10) -> list[str]:
@@ -152,15 +99,10 @@ def main() -> None:
     groups = np.array([r.cluster for r in rows])
 
     oof = out_of_fold(x, y, groups)
-    thresholds = [t / 100 for t in range(0, 100)]
-    accs = [question_accuracy(rows, oof, t, questions) for t in thresholds]
-    parts = [[line for line in questions if line.startswith(f"{name}:")] for name in counts]
-    balanced = [
-        float(np.mean([question_accuracy(rows, oof, t, part) for part in parts]))
-        for t in thresholds
-    ]
+    accs = [question_accuracy(rows, oof, t, questions) for t in THRESHOLDS]
+    balanced = set_means(rows, oof, questions, counts)
     best = int(np.argmax(balanced))
-    threshold = thresholds[best]
+    threshold = THRESHOLDS[best]
     brier = float(np.mean((oof - y) ** 2))
     rule_scores = np.array([RULE.score(r.features) for r in rows])
     rule_acc = question_accuracy(rows, rule_scores, RULE.threshold, questions)
@@ -200,7 +142,7 @@ def main() -> None:
     print(f"titles: {len(titles)}; threshold (cross-validated): {threshold:.2f}")
     print(
         f"out-of-fold question accuracy: {accs[best]:.3f} (rule: {rule_acc:.3f}; the best pooled "
-        f"threshold {thresholds[int(np.argmax(accs))]:.2f} gives {max(accs):.3f}); mean over the "
+        f"threshold {THRESHOLDS[int(np.argmax(accs))]:.2f} gives {max(accs):.3f}); mean over the "
         f"fitting sets {balanced[best]:.3f}; Brier {brier:.4f}"
     )
     votes = np.array([r.features["votes"] + 1e-3 * (r.features["share"] or 0) for r in rows])

@@ -366,7 +366,7 @@ def check(
     return Checked(small, large, drawn.models)
 
 
-def _scores(backend: Backend, cache: GenerationCache, probe: Probe) -> CandidateScores:
+def cached_scores(backend: Backend, cache: GenerationCache, probe: Probe) -> CandidateScores:
     """One scoring call, through the cache."""
     key = score_key(backend.fingerprint, probe.messages, probe.texts, backend.setup)
     found = cache.get_scores(key)
@@ -416,7 +416,7 @@ def large_checks(
                 )
                 calls = probes(mode, q, article, found, small, whole, cfg.prompt)
                 try:
-                    scores = [_scores(backend, cache, c) for c in calls]
+                    scores = [cached_scores(backend, cache, c) for c in calls]
                     checks[q.id][mode] = decide(mode, found, small, calls, scores)
                 except CannotScore as e:
                     log.warning("%s; the large model's checks are left out", e)

@@ -108,14 +108,24 @@ def test_the_pick_is_the_largest_margin_over_unknown_on_its_own_passage() -> Non
     cands = [_candidate("142.9", (0,)), _candidate("120.1", (1,)), _candidate("40", (2,))]
     calls = [Probe([], ("142.9", "120.1", UNKNOWN), (0, 1)), Probe([], ("40", UNKNOWN), (2,))]
     # "40" is more probable in its own call (-1 against -3), but 142.9 beats unknown by more
-    check = decide(EVIDENCE, cands, small, calls, [_scores(-2.0, -6.0, -5.0), _scores(-1.0, -3.0)])
+    check = decide(
+        EVIDENCE, cands, small, calls, [_scores(-2.0, -6.0, -5.0), _scores(-1.0, -3.0)], 0.0
+    )
     assert check.margins == (3.0, -1.0, 2.0) and check.pick == 0
     assert (check.evaluated_tokens, check.flops, check.calls) == (80, 2000.0, 2)
     assert check.confidence == pytest.approx(1 / (1 + math.exp(-3)))
-    none = decide(EVIDENCE, cands, small, calls, [_scores(-6.0, -7.0, -1.0), _scores(-4.0, -1.0)])
+    none = decide(
+        EVIDENCE, cands, small, calls, [_scores(-6.0, -7.0, -1.0), _scores(-4.0, -1.0)], 0.0
+    )
     assert none.pick is None  # unknown wins everywhere: abstain
-    unknown_cost = decide(EVIDENCE, cands, small, calls, [_scores(-1, -1, -1), _scores(-1, -1)])
+    unknown_cost = decide(
+        EVIDENCE, cands, small, calls, [_scores(-1, -1, -1), _scores(-1, -1)], 0.0
+    )
     assert unknown_cost.pick is None  # a tie with unknown is not a confirmation
+    scores = [_scores(-6.0, -7.0, -1.0), _scores(-4.0, -1.0)]  # margins -5, -6, -3
+    assert decide(EVIDENCE, cands, small, calls, scores, -4.0).pick == 2  # -3 passes -4
+    assert decide(EVIDENCE, cands, small, calls, scores, -2.0).pick is None
+    assert decide(EVIDENCE, cands, small, calls, scores, -math.inf).pick == 2  # never abstains
 
 
 @pytest.fixture

@@ -12,7 +12,8 @@ article does not give the answer:
   confirming sentence with its neighbours, or for a table cell the table's caption, header rows
   and the cell's row. Candidates with the same passage are scored in one call. A candidate's
   margin is its log-probability less "unknown"'s on its own passage; the pick is the largest
-  margin, and none above 0 abstains. This is where checking is cheaper than finding.
+  margin, and none above `EVIDENCE_MARGIN` abstains. This is where checking is cheaper than
+  finding.
 
 A question with no confirmed candidate is not checked (no call): both ways abstain on it.
 """
@@ -35,6 +36,11 @@ from experiment.records import Article, Question, known_sum
 WHOLE, EVIDENCE = "whole", "evidence"
 MODES = (WHOLE, EVIDENCE)
 UNKNOWN = "unknown"  # the prompt's reply when the article does not give the answer
+# The margin over "unknown" (nats) the evidence check's pick must pass: 0, more probable than
+# "unknown", until one is fitted on the fitting sets only (`python bench/feature_sets.py
+# PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json --tatqa PATH/TO/tatqa_dataset_dev.json
+# --large-evidence` prints it). The whole-prompt check keeps 0.
+EVIDENCE_MARGIN = 0.0
 
 
 @dataclass(frozen=True)
@@ -142,15 +148,19 @@ def decide(
     small: Sequence[Scored],
     calls: Sequence[Probe],
     scores: Sequence[CandidateScores],
+    threshold: float | None = None,
 ) -> Check:
-    """The check from each call's scores: margins over "unknown", the pick, the summed cost."""
+    """The check from each call's scores: margins over "unknown", the pick (the largest margin
+    if it passes `threshold`, by default the mode's), the summed cost."""
+    if threshold is None:
+        threshold = EVIDENCE_MARGIN if mode == EVIDENCE else 0.0
     margins = [-math.inf] * len(candidates)
     for probe, got in zip(calls, scores, strict=True):
         unknown = got.logprobs[-1]
         for member, logprob in zip(probe.members, got.logprobs, strict=False):
             margins[member] = max(margins[member], logprob - unknown)
     best = max(range(len(margins)), key=lambda i: (margins[i], -i), default=None)
-    pick = best if best is not None and margins[best] > 0 else None
+    pick = best if best is not None and margins[best] > threshold else None
     return Check(
         mode,
         tuple(candidate_text(small, c) for c in candidates),

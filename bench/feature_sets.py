@@ -1,0 +1,187 @@
+"""Which features help the selector: out-of-fold accuracy of feature subsets on the fitting sets.
+
+    python bench/feature_sets.py SQUAD_V1_DEV_JSON SQUAD_V2_DEV_JSON --tatqa TATQA_DEV_JSON
+                                 [--large-evidence] [--results docs/RESULTS.md] [--no-write]
+
+The same fitting rows, folds and threshold rule as bench/fit_selector.py (five folds grouped by
+title; one threshold, the one that maximises the mean over the fitting sets of their question
+accuracy), for each feature set: the earlier 13, all the shipped ones, all but each of the six
+added for tables, periods and abstention, and the earlier 13 with the two period features that
+carry the most. Only fitting questions are read; nothing here is fitted on an evaluation
+question.
+
+`--large-evidence` adds `large_evidence`, the large model's evidence-only check of each
+candidate (`experiment/evaluate/large_check.py`: the logistic of its margin over "unknown" on
+its own sentence or table row; 0 where it was not scored), and the sets with it. The scores go
+through the benchmarks' generation cache (outputs/bench/.cache), so a second run loads no model.
+A feature is worth shipping only if it raises the mean out of fold; the large model's also
+costs a large-model call for every question the selector sees.
+
+Writes the section `feature-sets` of docs/RESULTS.md; the last line printed is machine-readable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from experiment.config import RunConfig
+from experiment.evaluate.features import FEATURES, ConfirmedAnswer
+from experiment.evaluate.large_check import EVIDENCE, decide, probes
+from experiment.evaluate.scored import Scored
+from experiment.evaluate.selector import out_of_fold
+from experiment.fitting import OUT
+from experiment.fitting_rows import (
+    THRESHOLDS,
+    Row,
+    fitting_rows,
+    matrix,
+    question_accuracy,
+    set_means,
+)
+from experiment.generate.cache import GenerationCache
+from experiment.records import Article, Question
+from experiment.report.markdown import update_section
+from experiment.report.tables import markdown_table
+from experiment.runner import cached_scores, llama_factory
+
+ROOT = Path(__file__).resolve().parent.parent
+EARLIER = FEATURES[:13]  # before tables, periods and abstention (issue 26)
+ADDED = FEATURES[13:]
+LARGE = "large_evidence"
+
+
+def feature_sets(large: bool) -> list[tuple[str, tuple[str, ...]]]:
+    sets = [
+        (f"the earlier {len(EARLIER)}", EARLIER),
+        (f"all {len(FEATURES)} (shipped)", FEATURES),
+        *((f"all but `{f}`", tuple(g for g in FEATURES if g != f)) for f in ADDED),
+        (
+            f"the earlier {len(EARLIER)} + `period_other`, `period_absent`",
+            (*EARLIER, "period_other", "period_absent"),
+        ),
+    ]
+    if large:
+        sets += [
+            (f"all {len(FEATURES)} + `{LARGE}`", (*FEATURES, LARGE)),
+            (f"the earlier {len(EARLIER)} + `{LARGE}`", (*EARLIER, LARGE)),
+        ]
+    return sets
+
+
+class LargeEvidence:
+    """The `extra` hook of fitting_rows: the large model's evidence check of every candidate,
+    the model loaded on the first call that misses the cache."""
+
+    def __init__(self) -> None:
+        self.cfg = RunConfig(out=OUT)
+        self.cache = GenerationCache(OUT / ".cache" / "generations.sqlite")
+        self.backend = None
+        self.calls = 0
+
+    def __call__(
+        self,
+        q: Question,
+        article: Article,
+        found: Sequence[ConfirmedAnswer],
+        small: Sequence[Scored],
+    ) -> list[dict[str, float]]:
+        if not found:
+            return []
+        if self.backend is None:
+            self.backend = llama_factory(self.cfg.large, self.cfg)
+        calls = probes(EVIDENCE, q, article, found, small, [], self.cfg.prompt)
+        scores = [cached_scores(self.backend, self.cache, c) for c in calls]
+        self.calls += len(calls)
+        check = decide(EVIDENCE, found, small, calls, scores)
+        return [{LARGE: _logistic(m)} for m in check.margins]
+
+
+def _logistic(margin: float) -> float:
+    if margin == -math.inf:
+        return 0.0
+    return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, margin))))
+
+
+def evaluate(
+    rows: list[Row], questions: list[str], sets: Sequence[str], features: Sequence[str]
+) -> tuple[float, list[float]]:
+    """The threshold and each fitting set's out-of-fold accuracy at it, for one feature set."""
+    known = [r.features["logprob"] for r in rows if r.features["logprob"] is not None]
+    impute = {"logprob": float(np.mean(known)) if known else 0.0}
+    x = matrix(rows, impute, features)
+    y = np.array([r.right for r in rows], dtype=int)
+    oof = out_of_fold(x, y, np.array([r.cluster for r in rows]))
+    threshold = THRESHOLDS[int(np.argmax(set_means(rows, oof, questions, sets)))]
+    parts = [[line for line in questions if line.startswith(f"{name}:")] for name in sets]
+    return threshold, [question_accuracy(rows, oof, threshold, part) for part in parts]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("squad_v1", type=Path)
+    ap.add_argument("squad_v2", type=Path)
+    ap.add_argument("--tatqa", type=Path, help="TAT-QA dev JSON: add its fitting part")
+    ap.add_argument("--large-evidence", action="store_true", help="add the large model's check")
+    ap.add_argument("--results", type=Path, default=ROOT / "docs" / "RESULTS.md")
+    ap.add_argument("--no-write", action="store_true")
+    args = ap.parse_args()
+
+    extra = LargeEvidence() if args.large_evidence else None
+    rows, counts, questions = fitting_rows(args.squad_v1, args.squad_v2, args.tatqa, extra)
+    sets = list(counts)
+    table, means = [], {}
+    for label, features in feature_sets(args.large_evidence):
+        threshold, accs = evaluate(rows, questions, sets, features)
+        means[label] = float(np.mean(accs))
+        table.append(
+            [label, f"{threshold:.2f}", *(f"{a:.3f}" for a in accs), f"{means[label]:.3f}"]
+        )
+    lines = markdown_table(["features", "threshold", *sets, "mean"], table)
+    shipped = means[f"all {len(FEATURES)} (shipped)"]
+    best = max(means, key=lambda k: means[k])
+    command = (
+        "python bench/feature_sets.py PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json"
+        + (" --tatqa PATH/TO/tatqa_dataset_dev.json" if args.tatqa else "")
+        + (" --large-evidence" if args.large_evidence else "")
+    )
+    parts = [
+        f"Feature sets on the fitting data only: out-of-fold accuracy on {', '.join(sets)} "
+        f"({', '.join(str(counts[s]) for s in sets)} questions; {len(rows)} candidates) at the "
+        f"threshold that maximises their mean. `{command}`",
+        "",
+        *lines,
+    ]
+    line = f"features_shipped_mean={shipped:.3f} features_best_mean={means[best]:.3f}"
+    if args.large_evidence:
+        with_large = means[f"all {len(FEATURES)} + `{LARGE}`"]
+        line += f" features_large_evidence_mean={with_large:.3f}"
+        alone = set_means(rows, np.array([r.features[LARGE] for r in rows]), questions, sets)
+        best_t = THRESHOLDS[int(np.argmax(alone))]
+        margin = -math.inf if best_t <= 0 else math.log(best_t / (1 - best_t))
+        line += f" evidence_threshold={best_t:.2f} evidence_margin={margin:.2f}"
+        parts += [
+            "",
+            f"With the large model's evidence check: mean {with_large:.3f} against "
+            f"{shipped:.3f} shipped ({extra.calls if extra else 0} scoring calls made now; the "
+            "rest came from the cache).",
+            "",
+            "The evidence check on its own (`large-checks-evidence`: the largest margin over "
+            f'"unknown", abstaining below a threshold): at margin 0 the mean is '
+            f"{alone[THRESHOLDS.index(0.5)]:.3f}; the best threshold on the logistic of the "
+            f"margin is {best_t:.2f} (margin {margin:.2f} nats), mean {max(alone):.3f}. "
+            "`EVIDENCE_MARGIN` in experiment/evaluate/large_check.py is that margin.",
+        ]
+    text = "\n".join([*parts, "", f"`{line}`"])
+    print(text)
+    if not args.no_write:
+        update_section(args.results, "feature-sets", text)
+    print(line)
+
+
+if __name__ == "__main__":
+    main()
