@@ -1,0 +1,70 @@
+"""The large model as checker on every benchmark run present (issue 29), from the run folders.
+
+    python bench/check_table.py [--out outputs/bench] [--results docs/RESULTS.md] [--no-write]
+
+Reads the run folders bench/accuracy.py writes under --out (SQuAD v1.1, TAT-QA dev, DROP, SQuAD
+v2.0, the bundled corpus; a `-limitN` run where the full one is missing), writes the section
+"large-check" of docs/RESULTS.md, and prints its machine-readable line last: per data set
+`check_acc_KEY`, `check_cost_ratio_KEY` (the evidence-only check), `check_whole_acc_KEY`,
+`check_whole_cost_ratio_KEY`, `large_acc_KEY`, `cascade20_KEY`, `cascade_check20_KEY` and the
+cascades' cost ratios (FLOPs per question against large@1's, from the run's own counters).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from experiment.report.checks_table import checks_table
+from experiment.report.markdown import update_section
+
+ROOT = Path(__file__).resolve().parent.parent
+# a run folder's preset, by its key in the machine-readable line
+RUNS = {
+    "squad": "squad-v1",
+    "tatqa": "tatqa-dev",
+    "drop": "drop",
+    "squad_v2": "squad-v2",
+    "bundled": "bundled",
+}
+
+
+def run_folder(out: Path, preset: str) -> Path:
+    """The preset's full run, else its largest `-limitN` run."""
+    full = out / preset
+    if (full / "summary.csv").exists():
+        return full
+    limited = sorted(
+        out.glob(f"{preset}-limit*"), key=lambda p: int(p.name.rsplit("limit", 1)[1] or 0)
+    )
+    return limited[-1] if limited else full
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", type=Path, default=ROOT / "outputs" / "bench")
+    ap.add_argument("--results", type=Path, default=ROOT / "docs" / "RESULTS.md")
+    ap.add_argument("--no-write", action="store_true")
+    args = ap.parse_args()
+    runs = {key: run_folder(args.out, preset) for key, preset in RUNS.items()}
+    lines, line = checks_table(runs)
+    text = "\n".join(
+        [
+            "## The large model as checker (issue 29)",
+            "",
+            "Command: `python bench/check_table.py` (after the bench/accuracy.py runs; reads "
+            "their folders).",
+            "",
+            *lines,
+            "",
+            f"`{line}`",
+        ]
+    )
+    print(text)
+    if not args.no_write:
+        update_section(args.results, "large-check", text)
+    print(line)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,132 @@
+"""The large model as checker, data set by data set (issue 29): each check's accuracy beside
+large@1's and the cascades', with its model FLOPs per question over large@1's, from finished
+run folders (nothing is generated)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from experiment.evaluate.methods import (
+    CASCADE_20,
+    CASCADE_CHECK_20,
+    CHECK_EVIDENCE,
+    CHECK_WHOLE,
+    LARGE_1,
+    SELECTED,
+)
+from experiment.report.analysis import stated_computed
+from experiment.report.run import Run, load_run
+from experiment.report.tables import markdown_table
+
+# the methods of the table, by their short name in the machine-readable line
+SHORT = {
+    "large_acc": LARGE_1,
+    "check_acc": CHECK_EVIDENCE,
+    "check_whole_acc": CHECK_WHOLE,
+    "selected": SELECTED,
+    "cascade20": CASCADE_20,
+    "cascade_check20": CASCADE_CHECK_20,
+}
+COSTED = {"check_acc": "check_cost_ratio", "check_whole_acc": "check_whole_cost_ratio"}
+COSTED_TOO = {"cascade20": "cascade20_cost_ratio", "cascade_check20": "cascade_check20_cost_ratio"}
+
+
+def _cell(row: Any, cost: bool) -> str:
+    if row is None:
+        return "—"
+    text = f"{row.accuracy:.3f}"
+    ratio = getattr(row, "flops_vs_large", None)
+    if cost and ratio is not None and not (isinstance(ratio, float) and math.isnan(ratio)):
+        text += f" ({float(ratio):.2f})"
+    return text
+
+
+def _ratio(row: Any) -> float | None:
+    ratio = None if row is None else getattr(row, "flops_vs_large", None)
+    return None if ratio is None or ratio != ratio else float(ratio)
+
+
+def _alone(check: Any, small: Any) -> float | None:
+    """The check's own FLOPs over large@1's: the method's less the small pipeline's (the same
+    samples on the same questions)."""
+    total, base = _ratio(check), _ratio(small)
+    return None if total is None or base is None else total - base
+
+
+def _names(run: Run) -> dict[str, str]:
+    return {short: m.name(run.k) for short, m in SHORT.items()}
+
+
+def checks_table(runs: Mapping[str, Path]) -> tuple[list[str], str]:
+    """The section's lines and its machine-readable line, over the runs given by their key
+    (`squad`, `tatqa`, ...) that exist and carry the checks."""
+    rows, stated_rows, pairs = [], [], []
+    k = 10
+    for key, path in runs.items():
+        if not (path / "summary.csv").exists():
+            continue
+        run = load_run(path)
+        names = _names(run)
+        if not run.has(names["check_acc"]):
+            continue
+        by = {r.method: r for r in run.summary.itertuples()}
+        got = {short: by.get(name) for short, name in names.items()}
+        label = run.manifest.dataset
+        k = run.k
+        alone = {short: _alone(got[short], got["selected"]) for short in COSTED}
+        rows.append(
+            [f"{label} (`{run.manifest.run_id}`)", str(run.manifest.questions)]
+            + [_cell(got[s], s in COSTED or s in COSTED_TOO) for s in SHORT]
+            + [" / ".join("—" if a is None else f"{a:.2f}" for a in alone.values())]
+        )
+        split = stated_computed(run.questions, [n for s, n in names.items() if got[s]])
+        split = split.set_index("method")
+        if split.attrs["n_computed"]:
+            stated_rows.append(
+                [label, str(split.attrs["n_stated"])]
+                + [
+                    f"{split.loc[names[s], 'stated']:.3f}" if got[s] is not None else "—"
+                    for s in SHORT
+                ]
+            )
+        for short, row in got.items():
+            if row is None:
+                continue
+            pairs.append(f"{short}_{key}={row.accuracy:.3f}")
+            ratio_key = COSTED.get(short) or COSTED_TOO.get(short)
+            ratio = getattr(row, "flops_vs_large", None)
+            if ratio_key and ratio is not None and ratio == ratio:
+                pairs.append(f"{ratio_key}_{key}={float(ratio):.2f}")
+            if alone.get(short) is not None:
+                pairs.append(f"{COSTED[short]}_alone_{key}={alone[short]:.2f}")
+    header = [
+        "data set (run)",
+        "questions",
+        *(m.name(k) for m in SHORT.values()),
+        "the check alone: evidence / whole",
+    ]
+    lines = [
+        "Accuracy over all the run's questions; in brackets the method's model FLOPs per "
+        "question over large@1's on the same questions (the run's own counters: "
+        'docs/ARCHITECTURE.md, "Cost"): the small model\'s samples and the check together; the '
+        "last column is the check's own share, the method's less the small pipeline's. "
+        "`large-checks-evidence@k` is the large model\'s most '
+        'probable of the confirmed candidates and "unknown", each read in its evidence only; '
+        "`large-checks@k` the same over large@1's whole prompt; `cascade-check@20%` gives the "
+        "20 % least confident questions of small-selected@k the evidence check instead of "
+        "large@1.",
+        "",
+        *markdown_table(header, rows),
+    ]
+    if stated_rows:
+        lines += [
+            "",
+            "The same on the questions whose gold the text states (the data sets with computed "
+            "answers, which no check of a stated figure can confirm):",
+            "",
+            *markdown_table(["data set", "stated questions", *header[2:-1]], stated_rows),
+        ]
+    return lines, " ".join(pairs)
