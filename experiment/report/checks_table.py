@@ -113,7 +113,7 @@ def checks_table(runs: Mapping[str, Path]) -> tuple[list[str], str]:
         "question over large@1's on the same questions (the run's own counters: "
         'docs/ARCHITECTURE.md, "Cost"): the small model\'s samples and the check together; the '
         "last column is the check's own share, the method's less the small pipeline's. "
-        "`large-checks-evidence@k` is the large model\'s most '
+        "`large-checks-evidence@k` is the large model's most "
         'probable of the confirmed candidates and "unknown", each read in its evidence only; '
         "`large-checks@k` the same over large@1's whole prompt; `cascade-check@20%` gives the "
         "20 % least confident questions of small-selected@k the evidence check instead of "
