@@ -1,10 +1,11 @@
 """The selector's abstention rule on finished runs: what it abstained on, and its risk-coverage.
 
     python bench/abstention.py RUN_DIR [RUN_DIR ...] [--method small-selected@10]
-                               [--only QUESTIONS_CSV]
+                               [--only QUESTIONS_CSV] [--stated]
 
 `--only questions/origotech.csv` keeps the questions of that file (the bundled corpus's original
-150).
+150); `--stated` keeps the questions whose gold the text states (TAT-QA's and DROP's computed
+answers, which no confirmed figure can be, left out).
 
 Per run (a folder holding questions.csv), from the method's columns alone (no model):
 - answerable and unanswerable questions, and on each how often the method answered, abstained
@@ -31,18 +32,21 @@ def _truth(col: pd.Series) -> pd.Series:
     return col.astype(str).str.lower() == "true"
 
 
-def report(run: Path, method: str, only: Path | None = None) -> list[str]:
+def report(run: Path, method: str, only: Path | None = None, stated: bool = False) -> list[str]:
     q = pd.read_csv(run / "questions.csv", keep_default_na=False)
     if only is not None:
         ids = set(pd.read_csv(only, keep_default_na=False)["id"])
         q = q[q["question_id"].isin(ids)].reset_index(drop=True)
+    if stated and "computed" in q:
+        q = q[~_truth(q["computed"])].reset_index(drop=True)
     unans = _truth(q["unanswerable"])
     answered = q[f"{method}.answer"].astype(str) != ""
     right = _truth(q[f"{method}.correct"])
     conf = pd.to_numeric(q[f"{method}.confidence"], errors="coerce").fillna(0.0)
     failed = _truth(q[f"{method}.failed"])  # no answer because every sample failed: wrong
     lines = [
-        f"### {run.name} ({len(q)} questions, {int(unans.sum())} unanswerable)",
+        f"### {run.name} ({len(q)}{' stated' if stated else ''} questions, "
+        f"{int(unans.sum())} unanswerable)",
         "",
         f"- answerable {int((~unans).sum())}: answered {int((answered & ~unans).sum())}, "
         f"right {int((right & ~unans).sum())}, abstained {int((~answered & ~unans).sum())}",
@@ -69,9 +73,10 @@ def main() -> None:
     ap.add_argument("runs", type=Path, nargs="+")
     ap.add_argument("--method", default="small-selected@10")
     ap.add_argument("--only", type=Path, help="a questions CSV: keep its questions only")
+    ap.add_argument("--stated", action="store_true", help="only questions the text states")
     args = ap.parse_args()
     for run in args.runs:
-        print("\n".join(report(run, args.method, args.only)))
+        print("\n".join(report(run, args.method, args.only, args.stated)))
         print()
 
 
