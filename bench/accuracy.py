@@ -200,7 +200,8 @@ def main() -> None:
     result = run_experiment(cfg, progress=progress)
     from experiment.report.markdown import benchmark_section
 
-    command = f"python bench/accuracy.py {args.preset} PATH/TO/{args.data.name}" + (
+    where = "-" if args.preset == "bundled" else f"PATH/TO/{args.data.name}"
+    command = f"python bench/accuracy.py {args.preset} {where}" + (
         f" --small {args.small}" if args.small else ""
     )
     if args.adaptive != "off":
