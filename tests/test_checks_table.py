@@ -53,7 +53,16 @@ def test_the_table_states_each_check_with_its_cost(
         summary.loc["large-checks@4", "flops_vs_large"], abs=5e-3
     )
     table = [row for row in lines if row.startswith("|")]
-    assert len(table) == 3 and "`r-wholeevidence`" in table[2]  # header, rule, one run
+    assert len(table) == 6  # two tables, each a header, a rule and one run
+    q = pd.read_csv(checked / "questions.csv", keep_default_na=False)
+    ev, sel = "large-checks-evidence@4", "small-selected@4"
+    abstained = q[f"{ev}.answer"].astype(str) == ""
+    right = lambda m: q[f"{m}.correct"].astype(str) == "True"  # noqa: E731
+    fallback = ((~abstained & right(ev)) | (abstained & right(sel))).mean()
+    cells = [c.strip() for c in table[5].strip("|").split("|")]
+    assert cells[1] == f"{abstained.sum()} ({(abstained & right(sel)).sum()})"
+    assert cells[-1] == f"{fallback:.3f}"
+    assert "`r-wholeevidence`" in table[2]
     assert f"({ratio:.2f})" in table[2] and table[2].endswith(
         f" / {pairs['check_whole_cost_ratio_alone_a']} |"
     )
