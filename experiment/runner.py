@@ -41,6 +41,7 @@ from experiment.evaluate.check import checked
 from experiment.evaluate.features import candidates
 from experiment.evaluate.large_check import WHOLE, Check, Probe, decide, failed_check, probes
 from experiment.evaluate.methods import (
+    CURVE_COLUMNS,
     RULE_PICK,
     SELECTED,
     VERIFIED,
@@ -528,7 +529,7 @@ def export(
         )
     main = result.main
     curves = k_curve(main, got.small, got.large, k, articles)
-    put("curves.csv", curves, ["k", "method", "accuracy", "coverage"])
+    put("curves.csv", curves, CURVE_COLUMNS)
     put(
         "routing.csv",
         routing_curve(main, result.answers, k),

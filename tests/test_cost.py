@@ -227,6 +227,73 @@ def test_a_run_reports_flops_per_method_and_the_machine(corpus, tmp_path: Path) 
     assert m2.cost["small"]["flops_run"] == 0 and m2.cost["small"]["flops_all"] == 200
 
 
+def test_the_curves_cost_what_their_first_k_samples_cost(corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import pandas as pd
+
+    from experiment.config import RunConfig
+    from experiment.report.plots import cost_curves
+    from experiment.report.run import load_run
+    from experiment.runner import run_experiment
+
+    from .conftest import LARGE_ANSWERS, SMALL_ANSWERS, FakeBackend, keyword_script
+
+    articles, questions = corpus
+    fakes = {
+        "s": FakeBackend("s", keyword_script(SMALL_ANSWERS), flops=10.0),
+        "l": FakeBackend("l", keyword_script(LARGE_ANSWERS), flops=50.0),
+    }
+    cfg = RunConfig(
+        articles=articles, questions=questions, small="s", large="l", k=4, out=tmp_path / "o"
+    )
+    result = run_experiment(cfg, lambda spec, _cfg: fakes[spec])
+    curves = pd.read_csv(result.run_dir / "curves.csv")
+    attempts = pd.read_csv(result.run_dir / "attempts.csv")
+    small = attempts[attempts.role == "small"]
+    for k in (1, 2, 4):  # 5 questions, each sample 10 FLOPs and 0.01 s
+        row = curves[(curves.method == "small-verified") & (curves.k == k)].iloc[0]
+        first = small[small.sample_index < k]
+        assert row.flops == pytest.approx(first.flops.sum()) == pytest.approx(5 * k * 10.0)
+        assert row.seconds == pytest.approx(first.seconds.sum())
+    summary = pd.read_csv(result.run_dir / "summary.csv").set_index("method")
+    at_k = curves[(curves.method == "small-selected") & (curves.k == 4)].iloc[0]
+    assert at_k.flops == pytest.approx(summary.loc["small-selected@4", "flops"])
+    plotted = cost_curves(load_run(result.run_dir))
+    assert set(plotted.method) == {"small-verified", "small-selected"}
+    assert plotted[plotted.method == "small-verified"].flops_per_question.tolist() == (
+        pytest.approx([10.0, 20.0, 30.0, 40.0])
+    )
+
+
+def test_a_run_without_the_curves_cost_plots_no_curve(corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A run folder written before curves.csv kept the cost still reports and plots."""
+    from dataclasses import replace
+
+    import pandas as pd
+
+    from experiment.config import RunConfig
+    from experiment.report.plots import cost_curves, plot_files
+    from experiment.report.run import load_run
+    from experiment.runner import run_experiment
+
+    from .conftest import LARGE_ANSWERS, SMALL_ANSWERS, FakeBackend, keyword_script
+
+    articles, questions = corpus
+    fakes = {
+        "s": FakeBackend("s", keyword_script(SMALL_ANSWERS)),
+        "l": FakeBackend("l", keyword_script(LARGE_ANSWERS)),
+    }
+    cfg = RunConfig(
+        articles=articles, questions=questions, small="s", large="l", k=3, out=tmp_path / "o"
+    )
+    run_dir = run_experiment(cfg, lambda spec, _cfg: fakes[spec]).run_dir
+    curves = pd.read_csv(run_dir / "curves.csv")
+    assert curves.flops.isna().all()  # the fakes report no FLOPs: unknown, not 0
+    run = load_run(run_dir)
+    run = replace(run, curves=run.curves.drop(columns=["flops", "seconds"]))
+    assert cost_curves(run).empty
+    assert (tmp_path / "p" / "cost_vs_accuracy.png") in plot_files(run, tmp_path / "p")
+
+
 def test_busy_warns_only_when_others_competed() -> None:
     from experiment.report.machine import busy
 

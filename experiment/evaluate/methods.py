@@ -334,6 +334,10 @@ def routing_curve(
     return rows
 
 
+# curves.csv: a row per method and k; `flops` and `seconds` are the cost of the first k samples
+CURVE_COLUMNS = ("k", "method", "accuracy", "coverage", "flops", "seconds")
+
+
 def k_curve(
     questions: Sequence[Question],
     small: dict[str, Sequence[Scored]],
@@ -341,8 +345,9 @@ def k_curve(
     k: int,
     articles: dict[str, Article] | None = None,
 ) -> list[dict[str, float | int | str]]:
-    """Accuracy and coverage of the k-dependent methods for k' = 1..k, from the same samples
-    (the selectors' too when `articles` are given)."""
+    """Accuracy, coverage and cost of the k-dependent methods for k' = 1..k, from the same
+    samples (the selectors' too when `articles` are given). The cost at k' is what its first k'
+    samples cost: model FLOPs (blank where any sample's is unknown) and model seconds."""
     rows: list[dict[str, float | int | str]] = []
     curve = REGISTRY.curve(BOTH | ({"article"} if articles is not None else set()))
     for kk in range(1, k + 1):
@@ -360,6 +365,8 @@ def k_curve(
                     "method": method.family,
                     "accuracy": sum(a.correct for a in col) / len(col),
                     "coverage": sum(a.answered for a in col) / len(col),
+                    "flops": known_sum([a.flops for a in col]),
+                    "seconds": sum(a.seconds for a in col),
                 }
             )
     return rows

@@ -53,7 +53,12 @@ TABLES = {  # Run attribute -> (file, columns); checked where the file is there
     "agreement": ("agreement.csv", SUMMARY),
     "curves": (
         "curves.csv",
-        Columns(("k", "method", "accuracy", "coverage"), ("k", "accuracy", "coverage")),
+        # a run written before the curves' cost has no flops or seconds column
+        Columns(
+            ("k", "method", "accuracy", "coverage"),
+            ("k", "accuracy", "coverage", "flops", "seconds"),
+            ("flops",),
+        ),
     ),
     "routing": (
         "routing.csv",

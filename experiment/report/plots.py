@@ -1,11 +1,14 @@
-"""The run's figures as PNG files: accuracy against k, risk-coverage, cost against accuracy."""
+"""The run's figures as PNG files: accuracy against k, risk-coverage, cost against accuracy
+(a point per method, and small-verified@k and small-selected@k for k = 1..K as curves)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from experiment.evaluate.methods import REFERENCE, RULE_PICK
+import pandas as pd
+
+from experiment.evaluate.methods import REFERENCE, RULE_PICK, SELECTED, VERIFIED
 from experiment.evaluate.registry import REGISTRY
 from experiment.report.analysis import cost_table, risk_coverage
 from experiment.report.run import Run
@@ -61,13 +64,21 @@ def plot_files(run: Run, out: Path) -> list[Path]:
     panels = [("seconds", "model seconds (all questions)")]
     if known:  # FLOPs do not depend on the machine; seconds do
         panels.insert(0, ("flops_per_question", "model FLOPs per question (log)"))
+    curves = cost_curves(run)
     for ax, (column, label) in zip(axes[0], panels, strict=True):
         ax.scatter(cost[column], cost.accuracy)
         for r in cost.itertuples():
             ax.annotate(r.method, (getattr(r, column), r.accuracy), fontsize=7)
+        for family, part in curves.groupby("method", sort=False):
+            if part[column].notna().all():
+                ax.plot(
+                    part[column], part.accuracy, marker=".", label=f"{family}@k, k = 1..{run.k}"
+                )
         ax.set(xlabel=label, ylabel="accuracy", title="Cost against accuracy")
         if column == "flops_per_question":
             ax.set_xscale("log")
+        if not curves.empty:
+            ax.legend(fontsize=7)
     written.append(_save(fig, out / "cost_vs_accuracy.png"))
 
     if not run.routing.empty:
@@ -86,6 +97,20 @@ def plot_files(run: Run, out: Path) -> list[Path]:
             )
         )
     return written
+
+
+def cost_curves(run: Run) -> pd.DataFrame:
+    """small-verified@k and small-selected@k for k = 1..K with what their first k samples cost:
+    `flops_per_question` and `seconds` (all questions), beside accuracy; empty for a run written
+    before curves.csv kept the cost."""
+    families = [m.family for m in (VERIFIED, SELECTED)]
+    part = run.curves[run.curves.method.isin(families)]
+    if "seconds" not in part.columns:
+        return pd.DataFrame(columns=["k", "method", "accuracy", "flops_per_question", "seconds"])
+    questions = int(run.summary.set_index("method").loc[REFERENCE, "questions"])
+    return part.assign(flops_per_question=part.flops / questions).sort_values(["method", "k"])[
+        ["k", "method", "accuracy", "flops_per_question", "seconds"]
+    ]
 
 
 def _finish(fig: Any, ax: Any, large: float, path: Path, **labels: str) -> Path:

@@ -1,0 +1,122 @@
+"""Do a run's samples depend on the kernels llama.cpp was built with? Two builds, one machine.
+
+    python bench/portable.py --other DIR [--questions 40] [--repeat 2]
+
+DIR holds a second build of llama-cpp-python (`pip install --target DIR`), for example the
+portable one that docs/RELIABILITY.md ("Samples across machines") describes:
+
+    CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \\
+      -DGGML_AVX512=OFF" pip install --no-deps --no-cache-dir --no-binary llama-cpp-python \\
+      --target DIR "llama-cpp-python==$(pip show llama-cpp-python | sed -n 's/^Version: //p')"
+
+For each build in turn (the installed one, then DIR put first on PYTHONPATH), a child process
+loads the default small model (batched backend, k = 10, the run's sampling settings, 2 threads)
+and the large one (greedy), draws the answers to the first N bundled questions and records
+their text, log-probability and the seconds each model took. The builds alternate `--repeat`
+times, so both see the same machine state; a build's seconds are its fastest repeat. Printed:
+each build's llama.cpp system info, samples whose text differs between the builds and between
+a build's own repeats, the largest log-probability gap of an identical answer, the portable
+build's speed against the installed one (seconds ratio, >1 is slower), and a machine-readable
+last line. Time nothing else while it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+
+def draw(questions: int, threads: int) -> dict[str, object]:
+    """The child: every answer of both models to the first `questions` bundled questions."""
+    from experiment.config import RunConfig
+    from experiment.corpus import load_articles, load_questions
+    from experiment.generate.models.base import GREEDY, SamplingParams
+    from experiment.generate.models.batched import BatchedLlamaBackend
+    from experiment.generate.models.store import resolve
+    from experiment.generate.prompts import messages_for
+    from experiment.report.machine import machine_facts
+
+    cfg = RunConfig()
+    articles = load_articles(cfg.articles)
+    chosen = load_questions(cfg.questions, articles)[:questions]
+    prompts = [messages_for(articles[q.article_id], q) for q in chosen]
+    sampled = SamplingParams(temperature=cfg.temperature, top_p=cfg.top_p, max_tokens=32)
+    greedy = replace(GREEDY, max_tokens=32)
+    out: dict[str, object] = {"system_info": machine_facts().get("system_info", "")}
+    for role, model, params, seeds in (
+        ("small", cfg.small, sampled, list(range(cfg.k))),
+        ("large", cfg.large, greedy, [0]),
+    ):
+        backend = BatchedLlamaBackend(resolve(model), n_threads=threads)
+        t0 = time.perf_counter()
+        got = [g for m in prompts for g in backend.generate(m, params, seeds)]
+        out[f"{role}_seconds"] = time.perf_counter() - t0
+        out[role] = [(g.text, g.logprob) for g in got]
+        del backend
+    return out
+
+
+def _child(build: str | None, args: argparse.Namespace) -> dict[str, object]:
+    env = dict(os.environ)
+    if build:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [build, env.get("PYTHONPATH")]))
+    cmd = [sys.executable, __file__, "--child", "--questions", str(args.questions)]
+    cmd += ["--threads", str(args.threads)]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        sys.exit(f"the {'other' if build else 'installed'} build failed:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _differ(a: dict[str, object], b: dict[str, object], role: str) -> tuple[int, int, float]:
+    pairs = list(zip(a[role], b[role], strict=True))  # type: ignore[call-overload]
+    same = [(x, y) for x, y in pairs if x[0] == y[0]]
+    gap = max((abs((x[1] or 0) - (y[1] or 0)) for x, y in same), default=0.0)
+    return sum(x[0] != y[0] for x, y in pairs), len(pairs), gap
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--other", type=Path, help="folder holding the second build")
+    ap.add_argument("--questions", type=int, default=40)
+    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        print(json.dumps(draw(args.questions, args.threads)))
+        return
+    if args.other is None or not (args.other / "llama_cpp").is_dir():
+        ap.error(f"--other must be a folder with a llama_cpp package in it, got {args.other}")
+    runs: dict[str, list[dict[str, object]]] = {"installed": [], "other": []}
+    for _ in range(args.repeat):
+        runs["installed"].append(_child(None, args))
+        runs["other"].append(_child(str(args.other.resolve()), args))
+    line = []
+    for name, got in runs.items():
+        print(f"{name}: {got[0]['system_info']}")
+        for role in ("small", "large"):
+            d, n, _ = _differ(got[0], got[-1], role)
+            print(f"  {role}: {d} of {n} answers differ between its own repeats")
+            line.append(f"{name}_repeat_differ_{role}={d}")
+    for role in ("small", "large"):
+        d, n, gap = _differ(runs["installed"][0], runs["other"][0], role)
+        fast = {k: min(float(r[f"{role}_seconds"]) for r in v) for k, v in runs.items()}  # type: ignore[arg-type]
+        ratio = fast["other"] / fast["installed"]
+        print(
+            f"{role}: {d} of {n} answers differ between the builds; largest log-probability gap "
+            f"of an identical answer {gap:.2e}; seconds {fast['installed']:.1f} installed, "
+            f"{fast['other']:.1f} other (ratio {ratio:.2f})"
+        )
+        line += [f"builds_differ_{role}={d}/{n}", f"other_seconds_ratio_{role}={ratio:.2f}"]
+    print(" ".join(line))
+
+
+if __name__ == "__main__":
+    main()
