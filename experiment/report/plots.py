@@ -58,6 +58,32 @@ def plot_files(run: Run, out: Path) -> list[Path]:
         )
     )
 
+    written.append(_save(cost_figure(run), out / "cost_vs_accuracy.png"))
+
+    if not run.routing.empty:
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for selector, part in run.routing.groupby("selector"):
+            ax.plot(part.share_sent * 100, part.accuracy, marker=".", label=f"routed by {selector}")
+        written.append(
+            _finish(
+                fig,
+                ax,
+                large,
+                out / "accuracy_vs_share_sent.png",
+                xlabel="questions sent to the large model (%)",
+                ylabel="accuracy",
+                title="Routed cascade: accuracy against the share sent",
+            )
+        )
+    return written
+
+
+def cost_figure(run: Run) -> Any:
+    """Accuracy against model FLOPs per question (when every method's is known) and against
+    model seconds: a point per method, and small-verified@k and small-selected@k for
+    k = 1..K as curves (the plot file, the HTML page and the notebook draw this one figure)."""
+    import matplotlib.pyplot as plt
+
     cost = cost_table(run.summary)
     known = cost.flops_per_question.notna().all()
     fig, axes = plt.subplots(1, 2 if known else 1, figsize=(11 if known else 6, 4), squeeze=False)
@@ -79,24 +105,7 @@ def plot_files(run: Run, out: Path) -> list[Path]:
             ax.set_xscale("log")
         if not curves.empty:
             ax.legend(fontsize=7)
-    written.append(_save(fig, out / "cost_vs_accuracy.png"))
-
-    if not run.routing.empty:
-        fig, ax = plt.subplots(figsize=(6, 4))
-        for selector, part in run.routing.groupby("selector"):
-            ax.plot(part.share_sent * 100, part.accuracy, marker=".", label=f"routed by {selector}")
-        written.append(
-            _finish(
-                fig,
-                ax,
-                large,
-                out / "accuracy_vs_share_sent.png",
-                xlabel="questions sent to the large model (%)",
-                ylabel="accuracy",
-                title="Routed cascade: accuracy against the share sent",
-            )
-        )
-    return written
+    return fig
 
 
 def cost_curves(run: Run) -> pd.DataFrame:
