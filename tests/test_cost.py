@@ -258,10 +258,18 @@ def test_the_curves_cost_what_their_first_k_samples_cost(corpus, tmp_path: Path)
     at_k = curves[(curves.method == "small-selected") & (curves.k == 4)].iloc[0]
     assert at_k.flops == pytest.approx(summary.loc["small-selected@4", "flops"])
     plotted = cost_curves(load_run(result.run_dir))
-    assert set(plotted.method) == {"small-verified", "small-selected"}
+    families = ["small-verified", "small-selected"]
+    assert set(plotted.method) == set(families)
     assert plotted[plotted.method == "small-verified"].flops_per_question.tolist() == (
         pytest.approx([10.0, 20.0, 30.0, 40.0])
     )
+    from experiment.report.markdown import run_section
+
+    section = run_section(result.run_dir)
+    assert "Accuracy against cost, k = 1..K" in section
+    verified, selected = (curves[curves.method == f].set_index("k").accuracy for f in families)
+    for k in (1, 4):  # k samples of 10 FLOPs against one large answer of 50, per question
+        assert f"| {k} | {verified[k]:.3f} | {selected[k]:.3f} | {k * 10 / 50:.2f} |" in section
 
 
 def test_a_run_without_the_curves_cost_plots_no_curve(corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

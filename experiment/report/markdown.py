@@ -31,6 +31,7 @@ from experiment.report.analysis import (
 )
 from experiment.report.machine import cores_phrase, cpu_phrase
 from experiment.report.manifest import Manifest
+from experiment.report.plots import cost_curves
 from experiment.report.run import Run, load_run
 from experiment.report.tables import (
     COLUMNS,
@@ -259,6 +260,35 @@ def _stated_lines(run: Run) -> list[str]:
     ]
 
 
+def _cost_curve_lines(run: Run) -> list[str]:
+    """small-verified@k and small-selected@k against what their first k samples cost, as
+    fractions of large@1's FLOPs and seconds (the curves of the cost plot); none for a run
+    written before curves.csv kept the cost."""
+    curves = cost_curves(run)
+    if curves.empty:
+        return []
+    large = run.summary.set_index("method").loc[REFERENCE]
+    by_k = curves.pivot(index="k", columns="method")
+    families = [m.family for m in (VERIFIED, SELECTED)]
+    rows = []
+    for kk, r in by_k.iterrows():
+        flops = r["flops_per_question"].iloc[0] * large.questions / large.flops
+        seconds = r["seconds"].iloc[0] / large.seconds
+        accuracy = [_fmt(r["accuracy"][f]) for f in families]
+        rows.append([str(kk), *accuracy, _fmt(flops, 2), _fmt(seconds, 2)])
+    return [
+        "Accuracy against cost, k = 1..K from the same samples (the cost of the first k samples "
+        f"over large@1's, which reads {large.accuracy:.3f}; `plots/cost_vs_accuracy.png`). A "
+        "batch's seconds are shared evenly by its samples, so the seconds at k are k/K of the "
+        "batch's (a run that drew only k would take somewhat longer per sample); FLOPs count "
+        "the prompt once, on the first sample:",
+        "",
+        *markdown_table(
+            ["k", *(f"{f}@k" for f in families), "FLOPs / large@1", "seconds / large@1"], rows
+        ),
+    ]
+
+
 def _pct(x: float) -> str:
     return "—" if x != x else f"{x:.0%}"
 
@@ -358,6 +388,8 @@ def run_section(run_dir: Path) -> str:
         "of the questions.",
         "",
         *_selector_lines(run),
+        "",
+        *_cost_curve_lines(run),
         "",
         *_stated_lines(run),
         "",
@@ -472,6 +504,8 @@ def benchmark_section(run_dir: Path, title: str, command: str) -> str:
         *markdown_table(["k", *curve.columns], k_rows),
         "",
         *_selector_lines(run),
+        "",
+        *_cost_curve_lines(run),
         "",
         *_stated_lines(run),
         "",

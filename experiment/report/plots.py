@@ -102,7 +102,10 @@ def cost_figure(run: Run) -> Any:
                 )
         ax.set(xlabel=label, ylabel="accuracy", title="Cost against accuracy")
         if column == "flops_per_question":
+            from matplotlib.ticker import NullFormatter
+
             ax.set_xscale("log")
+            ax.xaxis.set_minor_formatter(NullFormatter())  # minor labels overlap on a decade
         if not curves.empty:
             ax.legend(fontsize=7)
     return fig
