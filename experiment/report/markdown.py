@@ -272,7 +272,7 @@ def _cost_curve_lines(run: Run) -> list[str]:
     families = [m.family for m in (VERIFIED, SELECTED)]
     rows = []
     for kk, r in by_k.iterrows():
-        flops = r["flops_per_question"].iloc[0] * large.questions / large.flops
+        flops = r["flops"].iloc[0] / large.flops  # both methods read the same samples
         seconds = r["seconds"].iloc[0] / large.seconds
         accuracy = [_fmt(r["accuracy"][f]) for f in families]
         rows.append([str(kk), *accuracy, _fmt(flops, 2), _fmt(seconds, 2)])

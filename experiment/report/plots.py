@@ -111,18 +111,20 @@ def cost_figure(run: Run) -> Any:
     return fig
 
 
+COST_CURVE = ["k", "method", "accuracy", "flops_per_question", "seconds"]
+
+
 def cost_curves(run: Run) -> pd.DataFrame:
     """small-verified@k and small-selected@k for k = 1..K with what their first k samples cost:
-    `flops_per_question` and `seconds` (all questions), beside accuracy; empty for a run written
-    before curves.csv kept the cost."""
+    `flops` (all questions), `flops_per_question` and `seconds` (all questions), beside
+    accuracy; empty for a run written before curves.csv kept the cost."""
     families = [m.family for m in (VERIFIED, SELECTED)]
     part = run.curves[run.curves.method.isin(families)]
     if "seconds" not in part.columns:
-        return pd.DataFrame(columns=["k", "method", "accuracy", "flops_per_question", "seconds"])
+        return pd.DataFrame(columns=[*COST_CURVE, "flops"])
     questions = int(run.summary.set_index("method").loc[REFERENCE, "questions"])
-    return part.assign(flops_per_question=part.flops / questions).sort_values(["method", "k"])[
-        ["k", "method", "accuracy", "flops_per_question", "seconds"]
-    ]
+    per_question = part.assign(flops_per_question=part.flops / questions)
+    return per_question.sort_values(["method", "k"])[[*COST_CURVE, "flops"]]
 
 
 def _finish(fig: Any, ax: Any, large: float, path: Path, **labels: str) -> Path:
