@@ -272,8 +272,9 @@ def _cost_curve_lines(run: Run) -> list[str]:
     families = [m.family for m in (VERIFIED, SELECTED)]
     rows = []
     for kk, r in by_k.iterrows():
-        flops = r["flops"].iloc[0] / large.flops  # both methods read the same samples
-        seconds = r["seconds"].iloc[0] / large.seconds
+        # both methods read the same samples; a large@1 that cost nothing (it failed) has no ratio
+        flops = r["flops"].iloc[0] / large.flops if large.flops else math.nan
+        seconds = r["seconds"].iloc[0] / large.seconds if large.seconds else math.nan
         accuracy = [_fmt(r["accuracy"][f]) for f in families]
         rows.append([str(kk), *accuracy, _fmt(flops, 2), _fmt(seconds, 2)])
     return [
