@@ -48,12 +48,19 @@ def main() -> None:
     args = ap.parse_args()
     runs = {key: run_folder(args.out, preset) for key, preset in RUNS.items()}
     lines, line = checks_table(runs)
+    missing = [RUNS[key] for key, d in runs.items() if not (d / "summary.csv").exists()]
+    absent = (
+        [f"No run folder for {', '.join(missing)} when this was written: their rows are absent."]
+        if missing
+        else []
+    )
     text = "\n".join(
         [
             "## The large model as checker (issue 29)",
             "",
             "Command: `python bench/check_table.py` (after the bench/accuracy.py runs; reads "
             "their folders).",
+            *absent,
             "",
             *lines,
             "",
