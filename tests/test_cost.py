@@ -227,25 +227,32 @@ def test_a_run_reports_flops_per_method_and_the_machine(corpus, tmp_path: Path) 
     assert m2.cost["small"]["flops_run"] == 0 and m2.cost["small"]["flops_all"] == 200
 
 
-def test_the_curves_cost_what_their_first_k_samples_cost(corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    import pandas as pd
-
+def _fake_run(corpus, tmp_path: Path, k: int, small_flops=None, large_flops=None):  # type: ignore[no-untyped-def]
+    """A run of the scripted models over the fixture corpus, each sample costing the FLOPs
+    given (None: the fake reports no cost)."""
     from experiment.config import RunConfig
-    from experiment.report.plots import cost_curves
-    from experiment.report.run import load_run
     from experiment.runner import run_experiment
 
     from .conftest import LARGE_ANSWERS, SMALL_ANSWERS, FakeBackend, keyword_script
 
     articles, questions = corpus
     fakes = {
-        "s": FakeBackend("s", keyword_script(SMALL_ANSWERS), flops=10.0),
-        "l": FakeBackend("l", keyword_script(LARGE_ANSWERS), flops=50.0),
+        "s": FakeBackend("s", keyword_script(SMALL_ANSWERS), flops=small_flops),
+        "l": FakeBackend("l", keyword_script(LARGE_ANSWERS), flops=large_flops),
     }
     cfg = RunConfig(
-        articles=articles, questions=questions, small="s", large="l", k=4, out=tmp_path / "o"
+        articles=articles, questions=questions, small="s", large="l", k=k, out=tmp_path / "o"
     )
-    result = run_experiment(cfg, lambda spec, _cfg: fakes[spec])
+    return run_experiment(cfg, lambda spec, _cfg: fakes[spec])
+
+
+def test_the_curves_cost_what_their_first_k_samples_cost(corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import pandas as pd
+
+    from experiment.report.plots import cost_curves
+    from experiment.report.run import load_run
+
+    result = _fake_run(corpus, tmp_path, k=4, small_flops=10.0, large_flops=50.0)
     curves = pd.read_csv(result.run_dir / "curves.csv")
     attempts = pd.read_csv(result.run_dir / "attempts.csv")
     small = attempts[attempts.role == "small"]
@@ -278,22 +285,10 @@ def test_a_run_without_the_curves_cost_plots_no_curve(corpus, tmp_path: Path) ->
 
     import pandas as pd
 
-    from experiment.config import RunConfig
     from experiment.report.plots import cost_curves, plot_files
     from experiment.report.run import load_run
-    from experiment.runner import run_experiment
 
-    from .conftest import LARGE_ANSWERS, SMALL_ANSWERS, FakeBackend, keyword_script
-
-    articles, questions = corpus
-    fakes = {
-        "s": FakeBackend("s", keyword_script(SMALL_ANSWERS)),
-        "l": FakeBackend("l", keyword_script(LARGE_ANSWERS)),
-    }
-    cfg = RunConfig(
-        articles=articles, questions=questions, small="s", large="l", k=3, out=tmp_path / "o"
-    )
-    run_dir = run_experiment(cfg, lambda spec, _cfg: fakes[spec]).run_dir
+    run_dir = _fake_run(corpus, tmp_path, k=3).run_dir
     curves = pd.read_csv(run_dir / "curves.csv")
     assert curves.flops.isna().all()  # the fakes report no FLOPs: unknown, not 0
     run = load_run(run_dir)

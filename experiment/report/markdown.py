@@ -31,7 +31,7 @@ from experiment.report.analysis import (
 )
 from experiment.report.machine import cores_phrase, cpu_phrase
 from experiment.report.manifest import Manifest
-from experiment.report.plots import cost_curves
+from experiment.report.plots import CURVE_FAMILIES, cost_curves
 from experiment.report.run import Run, load_run
 from experiment.report.tables import (
     COLUMNS,
@@ -269,7 +269,7 @@ def _cost_curve_lines(run: Run) -> list[str]:
         return []
     large = run.summary.set_index("method").loc[REFERENCE]
     by_k = curves.pivot(index="k", columns="method")
-    families = [m.family for m in (VERIFIED, SELECTED)]
+    families = CURVE_FAMILIES
     rows = []
     for kk, r in by_k.iterrows():
         # both methods read the same samples; a large@1 that cost nothing (it failed) has no ratio

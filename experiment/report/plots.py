@@ -112,14 +112,14 @@ def cost_figure(run: Run) -> Any:
 
 
 COST_CURVE = ["k", "method", "accuracy", "flops_per_question", "seconds"]
+CURVE_FAMILIES = [m.family for m in (VERIFIED, SELECTED)]  # the cost plot's curves, in order
 
 
 def cost_curves(run: Run) -> pd.DataFrame:
     """small-verified@k and small-selected@k for k = 1..K with what their first k samples cost:
     `flops` (all questions), `flops_per_question` and `seconds` (all questions), beside
     accuracy; empty for a run written before curves.csv kept the cost."""
-    families = [m.family for m in (VERIFIED, SELECTED)]
-    part = run.curves[run.curves.method.isin(families)]
+    part = run.curves[run.curves.method.isin(CURVE_FAMILIES)]
     if "seconds" not in part.columns:
         return pd.DataFrame(columns=[*COST_CURVE, "flops"])
     questions = int(run.summary.set_index("method").loc[REFERENCE, "questions"])
