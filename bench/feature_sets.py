@@ -29,30 +29,24 @@ from pathlib import Path
 
 import numpy as np
 
-from experiment.config import RunConfig
-from experiment.evaluate.features import FEATURES, ConfirmedAnswer
-from experiment.evaluate.large_check import EVIDENCE, decide, probes
-from experiment.evaluate.scored import Scored
+from experiment.evaluate.features import FEATURES
+from experiment.evaluate.large_check import LARGE_EVIDENCE as LARGE
 from experiment.evaluate.selector import out_of_fold
-from experiment.fitting import OUT
 from experiment.fitting_rows import (
     THRESHOLDS,
+    LargeEvidence,
     Row,
     fitting_rows,
     matrix,
     question_accuracy,
     set_means,
 )
-from experiment.generate.cache import GenerationCache
-from experiment.records import Article, Question
 from experiment.report.markdown import update_section
 from experiment.report.tables import markdown_table
-from experiment.runner import cached_scores, llama_factory
 
 ROOT = Path(__file__).resolve().parent.parent
 EARLIER = FEATURES[:13]  # before tables, periods and abstention (issue 26)
 ADDED = FEATURES[13:]
-LARGE = "large_evidence"
 
 
 def feature_sets(large: bool) -> list[tuple[str, tuple[str, ...]]]:
@@ -71,40 +65,6 @@ def feature_sets(large: bool) -> list[tuple[str, tuple[str, ...]]]:
             (f"the earlier {len(EARLIER)} + `{LARGE}`", (*EARLIER, LARGE)),
         ]
     return sets
-
-
-class LargeEvidence:
-    """The `extra` hook of fitting_rows: the large model's evidence check of every candidate,
-    the model loaded on the first call that misses the cache."""
-
-    def __init__(self) -> None:
-        self.cfg = RunConfig(out=OUT)
-        self.cache = GenerationCache(OUT / ".cache" / "generations.sqlite")
-        self.backend = None
-        self.calls = 0
-
-    def __call__(
-        self,
-        q: Question,
-        article: Article,
-        found: Sequence[ConfirmedAnswer],
-        small: Sequence[Scored],
-    ) -> list[dict[str, float]]:
-        if not found:
-            return []
-        if self.backend is None:
-            self.backend = llama_factory(self.cfg.large, self.cfg)
-        calls = probes(EVIDENCE, q, article, found, small, [], self.cfg.prompt)
-        scores = [cached_scores(self.backend, self.cache, c) for c in calls]
-        self.calls += len(calls)
-        check = decide(EVIDENCE, found, small, calls, scores)
-        return [{LARGE: _logistic(m)} for m in check.margins]
-
-
-def _logistic(margin: float) -> float:
-    if margin == -math.inf:
-        return 0.0
-    return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, margin))))
 
 
 def evaluate(

@@ -1,7 +1,7 @@
 """Fit the learned selector on the fitting halves of SQuAD and TAT-QA and ship it in the package.
 
     python bench/fit_selector.py SQUAD_V1_DEV_JSON SQUAD_V2_DEV_JSON [--tatqa TATQA_DEV_JSON]
-                                 [--out PATH] [--no-write]
+                                 [--large-evidence] [--out PATH] [--no-write]
 
 Fitting set (never an evaluation question: `experiment/importers/split.py` puts each title in one
 half by a fixed rule, and every benchmark sample comes from the other half):
@@ -22,6 +22,12 @@ same, so that the 400 SQuAD v1.1 questions, none unanswerable, do not decide it 
 reliability table and Brier score are reported. The final model
 is refitted on all rows and written to experiment/evaluate/selector.json with the command, the
 fitting titles' SHA-256 and the cross-validated figures.
+
+`--large-evidence` fits the same way with one more feature, `large_evidence`: the large model's
+evidence-only check of each candidate (`experiment/evaluate/large_check.py`; its scores go
+through the same cache), and writes experiment/evaluate/selector_checked.json, the selector of
+`small-selected-checked@k`. bench/feature_sets.py showed it raises the fitting sets' mean out
+of fold.
 """
 
 from __future__ import annotations
@@ -33,9 +39,19 @@ from pathlib import Path
 import numpy as np
 
 from experiment.evaluate.features import FEATURES
-from experiment.evaluate.selector import FOLDS, PACKAGED, RULE, SelectorModel, out_of_fold, save
+from experiment.evaluate.large_check import LARGE_EVIDENCE
+from experiment.evaluate.selector import (
+    CHECKED,
+    FOLDS,
+    PACKAGED,
+    RULE,
+    SelectorModel,
+    out_of_fold,
+    save,
+)
 from experiment.fitting_rows import (
     THRESHOLDS,
+    LargeEvidence,
     Row,
     fitting_rows,
     matrix,
@@ -86,15 +102,19 @@ def main() -> None:
     ap.add_argument("squad_v1", type=Path)
     ap.add_argument("squad_v2", type=Path)
     ap.add_argument("--tatqa", type=Path, help="TAT-QA dev JSON: add its fitting part")
-    ap.add_argument("--out", type=Path, default=PACKAGED)
+    ap.add_argument("--large-evidence", action="store_true", help="add the large model's check")
+    ap.add_argument("--out", type=Path, help="default: selector.json (selector_checked.json)")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
 
-    rows, counts, questions = fitting_rows(args.squad_v1, args.squad_v2, args.tatqa)
+    features = (*FEATURES, LARGE_EVIDENCE) if args.large_evidence else FEATURES
+    out = args.out or (CHECKED if args.large_evidence else PACKAGED)
+    extra = LargeEvidence() if args.large_evidence else None
+    rows, counts, questions = fitting_rows(args.squad_v1, args.squad_v2, args.tatqa, extra)
     known = [r.features["logprob"] for r in rows if r.features["logprob"] is not None]
-    impute = {f: 0.0 for f in FEATURES}
+    impute = {f: 0.0 for f in features}
     impute["logprob"] = float(np.mean(known)) if known else 0.0
-    x = matrix(rows, impute)
+    x = matrix(rows, impute, features)
     y = np.array([r.right for r in rows], dtype=int)
     groups = np.array([r.cluster for r in rows])
 
@@ -111,17 +131,18 @@ def main() -> None:
     clf = LogisticRegression(C=1.0, max_iter=1000).fit(scaler.transform(x), y)
     titles = sorted({line.split("\t")[1] for line in questions})
     model = SelectorModel(
-        name="logistic",
+        name="logistic-checked" if args.large_evidence else "logistic",
         kind="logistic",
-        weights={f: round(float(w), 6) for f, w in zip(FEATURES, clf.coef_[0], strict=True)},
+        weights={f: round(float(w), 6) for f, w in zip(features, clf.coef_[0], strict=True)},
         intercept=round(float(clf.intercept_[0]), 6),
         threshold=threshold,
-        mean={f: round(float(m), 6) for f, m in zip(FEATURES, scaler.mean_, strict=True)},
-        scale={f: round(float(s), 6) for f, s in zip(FEATURES, scaler.scale_, strict=True)},
+        mean={f: round(float(m), 6) for f, m in zip(features, scaler.mean_, strict=True)},
+        scale={f: round(float(s), 6) for f, s in zip(features, scaler.scale_, strict=True)},
         impute={f: round(v, 6) for f, v in impute.items()},
         fitted={
             "command": "python bench/fit_selector.py PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json "
-            "--tatqa PATH/TO/tatqa_dataset_dev.json",
+            "--tatqa PATH/TO/tatqa_dataset_dev.json"
+            + (" --large-evidence" if args.large_evidence else ""),
             "questions": counts,
             "candidates": len(rows),
             "right_candidates": int(y.sum()),
@@ -158,8 +179,8 @@ def main() -> None:
     print("\n".join(threshold_sweep(rows, oof, questions, list(counts))))
     print("weights:", {f: round(w, 3) for f, w in model.weights.items()})
     if not args.no_write:
-        save(model, args.out)
-        print(f"wrote {args.out}")
+        save(model, out)
+        print(f"wrote {out}")
 
 
 if __name__ == "__main__":

@@ -10,11 +10,15 @@ from pathlib import Path
 
 import numpy as np
 
+from experiment.config import RunConfig
 from experiment.evaluate.features import FEATURES, ConfirmedAnswer, candidates
 from experiment.evaluate.judge import gold_of, sample_right
+from experiment.evaluate.large_check import EVIDENCE, LARGE_EVIDENCE, decide, evidence_score, probes
 from experiment.evaluate.scored import Scored
-from experiment.fitting import fitting_samples, fitting_sets
+from experiment.fitting import OUT, fitting_samples, fitting_sets
+from experiment.generate.cache import GenerationCache
 from experiment.records import Article, Question
+from experiment.runner import cached_scores, llama_factory
 
 
 @dataclass
@@ -30,6 +34,35 @@ class Row:
 Extra = Callable[
     [Question, Article, Sequence[ConfirmedAnswer], Sequence[Scored]], list[dict[str, float]]
 ]
+
+
+class LargeEvidence:
+    """An `Extra`: the large model's evidence-only check of every candidate as the feature
+    `large_evidence` (`evidence_score` of its margin over "unknown"), through the benchmarks'
+    generation cache; the model is loaded on the first call that misses it."""
+
+    def __init__(self) -> None:
+        self.cfg = RunConfig(out=OUT)
+        self.cache = GenerationCache(OUT / ".cache" / "generations.sqlite")
+        self.backend = None
+        self.calls = 0
+
+    def __call__(
+        self,
+        q: Question,
+        article: Article,
+        found: Sequence[ConfirmedAnswer],
+        small: Sequence[Scored],
+    ) -> list[dict[str, float]]:
+        if not found:
+            return []
+        if self.backend is None:
+            self.backend = llama_factory(self.cfg.large, self.cfg)
+        calls = probes(EVIDENCE, q, article, found, small, [], self.cfg.prompt)
+        scores = [cached_scores(self.backend, self.cache, c) for c in calls]
+        self.calls += len(calls)
+        check = decide(EVIDENCE, found, small, calls, scores)
+        return [{LARGE_EVIDENCE: evidence_score(m)} for m in check.margins]
 
 
 def fitting_rows(

@@ -79,6 +79,7 @@ def test_real_model_end_to_end(tiny_model: Path, two_articles, tmp_path: Path) -
         "cascade@30%",
         "large-checks@3",
         "large-checks-evidence@3",
+        "small-selected-checked@3",
         "cascade-check@20%",
     ]
     assert summary.accuracy.between(0, 1).all()

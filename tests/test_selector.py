@@ -12,6 +12,7 @@ import pytest
 from experiment.evaluate.answer_type import asked_type, candidate_types, type_fit
 from experiment.evaluate.evidence import QuestionView
 from experiment.evaluate.features import FEATURES, candidates
+from experiment.evaluate.large_check import LARGE_EVIDENCE
 from experiment.evaluate.methods import (
     ROUTED_SHARES,
     add_routed,
@@ -21,10 +22,12 @@ from experiment.evaluate.methods import (
 )
 from experiment.evaluate.scored import Scored
 from experiment.evaluate.selector import (
+    CHECKED,
     PACKAGED,
     RULE,
     SelectorModel,
     learned,
+    learned_checked,
     load,
     pick,
     save,
@@ -199,6 +202,17 @@ def test_the_shipped_selector_was_fitted_on_the_fitting_titles_only() -> None:
     assert PACKAGED.is_file()
 
 
+def test_the_checked_selector_is_the_same_fit_with_the_large_models_evidence_score() -> None:
+    model, plain = learned_checked(), learned()
+    assert CHECKED.is_file() and set(model.weights) == {*FEATURES, LARGE_EVIDENCE}
+    assert "--large-evidence" in model.fitted["command"]
+    assert model.fitted["titles_sha256"] == plain.fitted["titles_sha256"]
+    assert model.fitted["questions"] == plain.fitted["questions"]
+    # the check's vote counts for a candidate: a higher score raises it, all else equal
+    base = {f: model.mean.get(f, 0.0) for f in FEATURES}
+    assert model.score({**base, LARGE_EVIDENCE: 0.95}) > model.score({**base, LARGE_EVIDENCE: 0.05})
+
+
 def test_the_split_rule_puts_each_title_in_one_half_and_imports_only_that_half() -> None:
     titles = [f"Title {i}" for i in range(40)]
     halves = {t: half_of(t) for t in titles}
@@ -282,3 +296,23 @@ def test_blind_spots_say_whether_the_right_figure_was_sampled_confirmed_and_out_
     assert rows[staff3.id].gold_status == "sampled, not confirmed"
     csv_row = bs.row(rows[FOUNDED.id])
     assert list(csv_row) == bs.COLUMNS and csv_row["votes"] == 0.75
+
+
+def test_selected_checked_ranks_by_the_evidence_check_and_pays_for_it() -> None:
+    from experiment.evaluate.large_check import EVIDENCE, Check
+
+    small = [sample(STAFF, "1,240", 0, -2.0), sample(STAFF, "960", 1, -2.0)]
+    large = sample(STAFF, "1,240", 9)
+    name = "small-selected-checked@2"
+
+    def ranked(margins: tuple[float, ...]) -> tuple[str | None, int, int]:
+        check = Check(EVIDENCE, ("1,240", "960"), margins, None, 40, 0.5, 40, 1e9, 1)
+        got = answer_methods(STAFF, small, large, 2, ARTICLE, checks={EVIDENCE: check})[name]
+        value = got.chosen.attempt.value if got.chosen is not None else None
+        return value, got.prompt_tokens, got.large_calls
+
+    # the check's call and its 40 prompt tokens are paid beside the two samples' 10 each
+    assert ranked((6.0, -6.0)) == ("1240", 60, 1)
+    assert ranked((-6.0, 6.0))[0] == "960"  # the check's verdict turns the ranking
+    none = answer_methods(STAFF, small, large, 2, ARTICLE, checks={})[name]
+    assert none.chosen is None and none.large_calls == 0  # nothing confirmed: no call

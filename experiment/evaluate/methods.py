@@ -19,6 +19,9 @@ from the same samples (nothing regenerated).
                      "unknown" and where nothing was confirmed
 - large-checks-evidence@k  the same, each candidate scored on its own evidence only (a sentence
                      and its neighbours, or a table row with its headers) against "unknown"
+- small-selected-checked@k  the learned selector refitted with one more feature, the large
+                     model's evidence check of each candidate (`evidence_score` of its margin);
+                     it pays for the check on every question with a confirmed candidate
 - cascade-check@B%   small-selected@k, except that the B % least confident questions get
                      large-checks-evidence@k instead of large@1 (large@1 still where nothing
                      was confirmed: there is nothing to check)
@@ -35,7 +38,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from experiment.evaluate.judge import gold_of
-from experiment.evaluate.large_check import EVIDENCE, WHOLE, Check
+from experiment.evaluate.large_check import EVIDENCE, LARGE_EVIDENCE, WHOLE, Check, evidence_score
 from experiment.evaluate.registry import (
     REGISTRY,
     Answers,
@@ -48,7 +51,7 @@ from experiment.evaluate.registry import (
     sample_right,
 )
 from experiment.evaluate.scored import Scored
-from experiment.evaluate.selector import RULE, SelectorModel, learned, pick
+from experiment.evaluate.selector import RULE, SelectorModel, learned, learned_checked, pick
 from experiment.evaluate.vote import majority
 from experiment.records import Article, Question
 from experiment.verify.match import verify
@@ -171,6 +174,27 @@ def _checked_by(mode: str):  # type: ignore[no-untyped-def]
     return answer
 
 
+def _selected_checked(qs: QuestionSamples) -> Choice:
+    """small-selected@k's ranking with the evidence check's score of each candidate as a feature
+    (`selector_checked.json`); costed as the check."""
+    assert qs.checks is not None, "this method needs the large model's checks"
+    check = qs.checks.get(EVIDENCE)
+    if check is None:  # nothing was confirmed: nothing to rank, no call
+        return Choice(None, qs.small, 0.0, 0.0, failed=qs.all_failed)
+    cands = [
+        replace(c, features={**c.features, LARGE_EVIDENCE: evidence_score(m)})
+        for c, m in zip(qs.candidates, check.margins, strict=True)
+    ]
+    sel = pick(cands, learned_checked())
+    spend = Spend(check.prompt_tokens, check.seconds, check.evaluated_tokens, check.flops)
+    if sel.chosen is None:
+        failed = bool(check.error) or qs.all_failed
+        return Choice(None, qs.small, 0.0, sel.confidence, check.calls, failed, extra=spend)
+    share = len(sel.chosen.samples) / len(qs.small)
+    chosen = qs.small[sel.chosen.index]
+    return Choice(chosen, qs.small, share, sel.confidence, check.calls, extra=spend)
+
+
 LARGE_1 = REGISTRY.register(Method("large@1", LARGE, _large))
 LARGE_VERIFIED = REGISTRY.register(Method("large-verified@1", LARGE, _large_verified))
 FIRST = REGISTRY.register(Method("small@1", SMALL, _first))
@@ -205,6 +229,9 @@ CHECK_WHOLE = REGISTRY.register(
 )
 CHECK_EVIDENCE = REGISTRY.register(
     Method("large-checks-evidence@{k}", CHECKING, _checked_by(EVIDENCE), confident=True)
+)
+SELECTED_CHECKED = REGISTRY.register(
+    Method("small-selected-checked@{k}", CHECKING, _selected_checked, confident=True)
 )
 CASCADE_CHECK_20 = REGISTRY.register(
     Method(

@@ -26,11 +26,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from experiment.evaluate.features import FEATURES, ConfirmedAnswer
+from experiment.evaluate.large_check import LARGE_EVIDENCE
 
 if TYPE_CHECKING:
     import numpy as np
 
 PACKAGED = Path(__file__).with_name("selector.json")
+# the same fit with the large model's evidence check as one more feature (small-selected-checked@k)
+CHECKED = Path(__file__).with_name("selector_checked.json")
 
 
 @dataclass(frozen=True)
@@ -78,7 +81,7 @@ RULE = SelectorModel(
 def load(path: Path = PACKAGED) -> SelectorModel:
     """A selector saved by `save` (default: the one shipped in the package)."""
     data = json.loads(path.read_text(encoding="utf-8"))
-    unknown = set(data["weights"]) - set(FEATURES)
+    unknown = set(data["weights"]) - {*FEATURES, LARGE_EVIDENCE}
     if unknown:
         raise ValueError(f"{path}: unknown features {sorted(unknown)}; refit the selector")
     return SelectorModel(**data)
@@ -88,6 +91,12 @@ def load(path: Path = PACKAGED) -> SelectorModel:
 def learned() -> SelectorModel:
     """The shipped logistic selector, read once."""
     return load()
+
+
+@lru_cache(maxsize=1)
+def learned_checked() -> SelectorModel:
+    """The shipped selector that also reads the large model's evidence check, read once."""
+    return load(CHECKED)
 
 
 def save(model: SelectorModel, path: Path) -> None:

@@ -18,6 +18,7 @@ from experiment.evaluate.methods import (
     CHECK_WHOLE,
     LARGE_1,
     SELECTED,
+    SELECTED_CHECKED,
 )
 from experiment.report.analysis import stated_computed
 from experiment.report.run import Run, load_run
@@ -29,11 +30,16 @@ SHORT = {
     "check_acc": CHECK_EVIDENCE,
     "check_whole_acc": CHECK_WHOLE,
     "selected": SELECTED,
+    "selected_checked": SELECTED_CHECKED,
     "cascade20": CASCADE_20,
     "cascade_check20": CASCADE_CHECK_20,
 }
 COSTED = {"check_acc": "check_cost_ratio", "check_whole_acc": "check_whole_cost_ratio"}
-COSTED_TOO = {"cascade20": "cascade20_cost_ratio", "cascade_check20": "cascade_check20_cost_ratio"}
+COSTED_TOO = {
+    "selected_checked": "selected_checked_cost_ratio",
+    "cascade20": "cascade20_cost_ratio",
+    "cascade_check20": "cascade_check20_cost_ratio",
+}
 
 
 def _cell(row: Any, cost: bool) -> str:
@@ -140,9 +146,11 @@ def checks_table(runs: Mapping[str, Path]) -> tuple[list[str], str]:
         "last column is the check's own share, the method's less the small pipeline's. "
         "`large-checks-evidence@k` is the large model's most "
         'probable of the confirmed candidates and "unknown", each read in its evidence only; '
-        "`large-checks@k` the same over large@1's whole prompt; `cascade-check@20%` gives the "
-        "20 % least confident questions of small-selected@k the evidence check instead of "
-        "large@1.",
+        "`large-checks@k` the same over large@1's whole prompt; `small-selected-checked@k` is "
+        "the selector refitted with the evidence check's score as one more feature (on the "
+        "fitting sets only: `python bench/fit_selector.py ... --large-evidence`); "
+        "`cascade-check@20%` gives the 20 % least confident questions of small-selected@k the "
+        "evidence check instead of large@1.",
         "",
         *markdown_table(header, rows),
     ]
