@@ -37,6 +37,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from experiment.evaluate.features import ConfirmedAnswer
 from experiment.evaluate.judge import gold_of
 from experiment.evaluate.large_check import EVIDENCE, LARGE_EVIDENCE, WHOLE, Check, evidence_score
 from experiment.evaluate.registry import (
@@ -115,12 +116,27 @@ def _pass(qs: QuestionSamples) -> Choice:
     return Choice(chosen, qs.small, failed=qs.all_failed, correct=bool(right))
 
 
-def _selected_by(model: SelectorModel, qs: QuestionSamples) -> Choice:
-    sel = pick(qs.candidates, model)
+def _selected_by(
+    model: SelectorModel,
+    qs: QuestionSamples,
+    cands: Sequence[ConfirmedAnswer] | None = None,
+    check: Check | None = None,
+) -> Choice:
+    """`model`'s pick among `cands` (default: the question's confirmed candidates), paying for
+    the large model's `check` where its scores are among the features."""
+    sel = pick(qs.candidates if cands is None else cands, model)
+    calls, spend = (check.calls, _spend(check)) if check is not None else (0, None)
+    failed = qs.all_failed or (check is not None and bool(check.error))
     if sel.chosen is None:
-        return Choice(None, qs.small, 0.0, sel.confidence, failed=qs.all_failed)
+        return Choice(None, qs.small, 0.0, sel.confidence, calls, failed, extra=spend)
     share = len(sel.chosen.samples) / len(qs.small)
-    return Choice(qs.small[sel.chosen.index], qs.small, share, sel.confidence, failed=qs.all_failed)
+    chosen = qs.small[sel.chosen.index]
+    return Choice(chosen, qs.small, share, sel.confidence, calls, qs.all_failed, extra=spend)
+
+
+def _spend(check: Check) -> Spend:
+    """What a check's scoring calls cost."""
+    return Spend(check.prompt_tokens, check.seconds, check.evaluated_tokens, check.flops)
 
 
 def _rule(qs: QuestionSamples) -> Choice:
@@ -161,7 +177,7 @@ def _checked_by(mode: str):  # type: ignore[no-untyped-def]
         check = qs.checks.get(mode)
         if check is None:  # nothing was confirmed: nothing to check, no call
             return Choice(None, qs.small, 0.0, 0.0, failed=qs.all_failed)
-        spend = Spend(check.prompt_tokens, check.seconds, check.evaluated_tokens, check.flops)
+        spend = _spend(check)
         calls = check.calls
         if check.pick is None:
             failed = bool(check.error) or qs.all_failed
@@ -185,14 +201,7 @@ def _selected_checked(qs: QuestionSamples) -> Choice:
         replace(c, features={**c.features, LARGE_EVIDENCE: evidence_score(m)})
         for c, m in zip(qs.candidates, check.margins, strict=True)
     ]
-    sel = pick(cands, learned_checked())
-    spend = Spend(check.prompt_tokens, check.seconds, check.evaluated_tokens, check.flops)
-    if sel.chosen is None:
-        failed = bool(check.error) or qs.all_failed
-        return Choice(None, qs.small, 0.0, sel.confidence, check.calls, failed, extra=spend)
-    share = len(sel.chosen.samples) / len(qs.small)
-    chosen = qs.small[sel.chosen.index]
-    return Choice(chosen, qs.small, share, sel.confidence, check.calls, extra=spend)
+    return _selected_by(learned_checked(), qs, cands, check)
 
 
 LARGE_1 = REGISTRY.register(Method("large@1", LARGE, _large))
