@@ -35,6 +35,7 @@ from experiment.config import RunConfig
 from experiment.corpus import load_articles, load_questions
 from experiment.evaluate.methods import (
     CASCADE_CHECK_20,
+    CASCADE_DERIVED_20,
     CHECK_EVIDENCE,
     CHECK_WHOLE,
     DERIVED,
@@ -95,6 +96,7 @@ def figures_line(preset: str, run_dir: Path, questions_path: Path, articles_path
         "selected": SELECTED.name(k),
         "pass": PASS.name(k),
         "cascade20": ROUTED[1].name(k),
+        "cascade_derived20": CASCADE_DERIVED_20.name(k),
         "check": CHECK_EVIDENCE.name(k),
         "check_whole": CHECK_WHOLE.name(k),
         "cascade_check20": CASCADE_CHECK_20.name(k),
@@ -149,20 +151,33 @@ def main() -> None:
     ap.add_argument(
         "--prompt",
         default="figure",
-        choices=["figure", "derive"],
+        choices=["figure", "derive", "calc", "auto"],
         help="the prompt both models get (the run is named PRESET-derive with 'derive' and "
         "writes no README table)",
+    )
+    ap.add_argument(
+        "--half",
+        default=None,
+        choices=["fit", "eval"],
+        help="the part of the data set to sample (importers/split.py; default: the preset's); "
+        "another part than the preset's names the run PRESET-HALF and writes no README table",
+    )
+    ap.add_argument(
+        "--checks",
+        default=RunConfig.checks,
+        help="the large model's checks ('none' skips them; the run is then named PRESET-nochecks)",
     )
     args = ap.parse_args()
 
     p = PRESETS[args.preset]
+    half = args.half or p.half
     base = RunConfig()
     if args.preset == "bundled":
         articles, questions = base.articles, base.questions
     else:
-        data_dir = args.out / "data" / args.preset
+        data_dir = args.out / "data" / (args.preset + (f"-{half}" if half != p.half else ""))
         imported = import_dataset(
-            p.fmt, args.data, data_dir, p.sample, args.seed, p.unanswerable, True, p.half
+            p.fmt, args.data, data_dir, p.sample, args.seed, p.unanswerable, True, half
         )
         articles, questions = imported.articles, imported.questions
     name = args.preset + (f"-{args.small}" if args.small else "")
@@ -176,6 +191,11 @@ def main() -> None:
     if args.prompt != "figure":
         name += f"-{args.prompt}"
         title += f", {args.prompt} prompt"
+    if half != p.half:
+        name += f"-{half}"
+        title += f", {half} part"
+    if args.checks != RunConfig.checks:
+        name += "-nochecks" if args.checks == "none" else f"-checks-{args.checks}"
     if args.seed:  # another sample of the data set and other seeds: another run, not this one's
         name += f"-seed{args.seed}"
     cfg = RunConfig(
@@ -190,6 +210,7 @@ def main() -> None:
         adaptive=args.adaptive,
         small_context=args.small_context,
         prompt=args.prompt,
+        checks=args.checks,
     )
     t0 = time.perf_counter()
 
@@ -210,6 +231,10 @@ def main() -> None:
         command += f" --small-context {args.small_context}"
     if args.prompt != "figure":
         command += f" --prompt {args.prompt}"
+    if half != p.half:
+        command += f" --half {half}"
+    if args.checks != RunConfig.checks:
+        command += f" --checks {args.checks}"
     if args.limit:
         command += f" --limit {args.limit}"
     line = figures_line(args.preset, result.run_dir, questions, articles)
@@ -221,6 +246,8 @@ def main() -> None:
         args.adaptive != "off"
         or args.small_context != ARTICLE
         or args.prompt != "figure"
+        or half != p.half
+        or args.checks != RunConfig.checks
         or args.preset in ("bundled", "tatqa-dev")  # not in the public table (yet)
     )
     if not args.no_write and not args.limit and not variant:

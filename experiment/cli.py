@@ -222,9 +222,11 @@ def run(
     prompt: Annotated[
         str | None,
         typer.Option(
-            help="The prompt both models get: 'figure' (default: the figure or date alone) or "
+            help="The prompt both models get: 'figure' (default: the figure or date alone), "
             "'derive' (a computed answer may come with its working over the article's figures, "
-            "'7 = 9 - 2', which the derivation checker confirms; method small-derived@k)."
+            "'7 = 9 - 2', which the derivation checker confirms; method small-derived@k), "
+            "'calc' (the calculation alone, '9 - 2'; the calculator computes the result) or "
+            "'auto' (calc for questions whose wording asks for a computation, figure else)."
         ),
     ] = None,
     max_failed: Annotated[
@@ -577,15 +579,27 @@ def verify_cmd(
 
     With --article, an answer written RESULT = EXPRESSION ("7 = 9 - 2") is checked as a
     derivation: every operand in the text (one line each: text | value | [start:end] span) and
-    the arithmetic right within the result's written precision."""
+    the arithmetic right within the result's written precision. A calculation alone
+    ("9 - 2", two figures or more joined by an operator) is computed by the calculator, every
+    operand checked the same way."""
     from experiment.corpus import read_article
     from experiment.outputs import check_file
     from experiment.verify.batch import ArticleSource, check_answer, verify_file
-    from experiment.verify.derive import check_derivation, is_derivation
+    from experiment.verify.derive import (
+        check_derivation,
+        check_expression,
+        is_calculation,
+        is_derivation,
+    )
 
     with _errors():
-        if article is not None and is_derivation(answers):
-            derivation = check_derivation(answers, read_article(article).text)
+        if article is not None and (is_derivation(answers) or is_calculation(answers)):
+            text = read_article(article).text
+            derivation = (
+                check_derivation(answers, text)
+                if is_derivation(answers)
+                else check_expression(answers, text)
+            )
             for line in _derivation_lines(derivation):
                 _out().print(line, highlight=False)
             raise typer.Exit(0 if derivation.confirmed else 3)
@@ -622,6 +636,7 @@ def _derivation_lines(d: Derivation) -> list[str]:
     ]
     for o in d.operands:
         where = f"[{o.span.start}:{o.span.end}] {o.span.text}" if o.span else "not in the article"
+        where = o.constant or where
         lines.append(f"operand: {o.text} | {o.value.canonical()} | {where}")
     return [*lines, f"reason: {d.reason}"]
 

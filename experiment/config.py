@@ -21,6 +21,7 @@ from experiment.errors import ConfigError, InputError
 from experiment.files import safe_name
 from experiment.generate.models.catalog import DEFAULT_LARGE, DEFAULT_SMALL
 from experiment.generate.models.openai_compat import RETRIES, TIMEOUT
+from experiment.generate.prompts import SETTINGS as PROMPT_SETTINGS
 from experiment.records import BUNDLED
 
 if TYPE_CHECKING:
@@ -172,7 +173,9 @@ class RunConfig:
     # the large model always does) or "excerpt:N" (the N sentences closest to the question).
     small_context: str = "article"  # ARTICLE in experiment/generate/windows.py
     # The prompt both models get (experiment/generate/prompts.py): "figure" (the figure or date
-    # alone) or "derive" (a computed answer may come with its working, `7 = 9 - 2`).
+    # alone), "derive" (a computed answer may come with its working, `7 = 9 - 2`), "calc" (the
+    # calculation alone; the calculator computes it) or "auto" (calc where the question's
+    # wording asks for a computation, figure elsewhere).
     prompt: str = "figure"
     # How the large model checks the small model's confirmed candidates, besides answering
     # (experiment/evaluate/large_check.py): "whole,evidence" (default), one of them, or "none".
@@ -233,10 +236,9 @@ class RunConfig:
             self.reading  # noqa: B018
         with _about("checks"):
             self.check_modes  # noqa: B018
-        if self.prompt not in ("figure", "derive"):
-            raise ConfigError(
-                f"prompt must be 'figure' or 'derive', got '{self.prompt}'", field="prompt"
-            )
+        if self.prompt not in PROMPT_SETTINGS:
+            said = ", ".join(f"'{p}'" for p in PROMPT_SETTINGS)
+            raise ConfigError(f"prompt must be one of {said}, got '{self.prompt}'", field="prompt")
 
     @cached_property
     def check_modes(self) -> tuple[str, ...]:

@@ -19,7 +19,7 @@ ALLOWED = {
     "corpus": {"values"},
     "verify": {"values", "corpus"},
     "importers": {"values", "corpus"},
-    "generate": set(),
+    "generate": {"values"},  # prompts route a question by its wording (question_kind)
     "evaluate": {"values", "verify", "generate"},
     "report": {"values", "corpus", "verify", "generate", "evaluate"},
 }

@@ -77,6 +77,7 @@ def test_real_model_end_to_end(tiny_model: Path, two_articles, tmp_path: Path) -
         "cascade@10%",
         "cascade@20%",
         "cascade@30%",
+        "cascade-derived@20%",
         "large-checks@3",
         "large-checks-evidence@3",
         "small-selected-checked@3",

@@ -4,19 +4,83 @@ confirms it (no gold is used here; judging against gold is `experiment.evaluate.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
+from experiment.evaluate.judge import CHANGE_QUESTION
 from experiment.evaluate.scored import Scored
+from experiment.generate.prompts import CALC
 from experiment.generate.sampling import Sample
 from experiment.generate.trouble import output_trouble
 from experiment.records import Article, Attempt
+from experiment.values.canonical import Quantity
 from experiment.values.tables import scaled_reading
 from experiment.verify.answer import check_text
-from experiment.verify.derive import Derivation, check_derivation, is_derivation
+from experiment.verify.derive import (
+    Derivation,
+    check_derivation,
+    check_expression,
+    expression_of,
+    is_calculation,
+    is_derivation,
+    magnitude,
+    shape,
+)
+from experiment.verify.operation import operation_mismatch
 
 
 def working_line(text: str) -> str | None:
     """The line of a model's answer that is written as a derivation (`7 = 9 - 2`), if one is."""
     return next((line.strip() for line in text.splitlines() if is_derivation(line)), None)
+
+
+def calculation_line(text: str) -> str | None:
+    """The first line of a `calc`-prompt answer when it is a calculation (`1,250 - 75`)."""
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    bare = first.rstrip(".").strip("`'\" ")
+    return bare if is_calculation(bare) else None
+
+
+def derivation_of(text: str, article: str, prompt: str, question: str = "") -> Derivation | None:
+    """The derivation an answer holds, None for a stated one. Under the `calc` prompt the
+    calculator gives the result: of a bare calculation, or of the calculation in a
+    `RESULT = EXPRESSION` line (a result the model wrote is not read; docs/NORMALIZER.md,
+    "Calculations"), and as its size where `question` asks for no change. Under the other
+    prompts a `RESULT = EXPRESSION` line is checked as written. Either way a calculation that
+    does not perform the operation the question asks for is refused (`verify.operation`)."""
+    line = working_line(text)
+    calc = None
+    if prompt == CALC:
+        calc = expression_of(line) if line is not None else calculation_line(text)
+    if calc is not None:
+        derived = check_expression(calc, article)
+        derived = derived if CHANGE_QUESTION.search(question) else magnitude(derived)
+    elif line is not None:
+        derived = check_derivation(line, article)
+    else:
+        return None
+    mismatch = operation_mismatch(question, derived.expression) if derived.confirmed else ""
+    return replace(derived, confirmed=False, reason=mismatch) if mismatch else derived
+
+
+def derived_scale(article: str, d: Derivation, value: Quantity) -> Quantity | None:
+    """A derived result in its operands' table scale, as `scaled_reading` gives a stated cell:
+    `142.9 - 120.5` over cells under "$ in millions" is $22.4 million. Only for a sum, a
+    difference or an average (a ratio's scale cancels) whose every article operand is read in
+    scaled cells of one scale; None otherwise, and the result stays as computed."""
+    if value.unit in ("%", "pp") or shape(d.expression) not in ("sum", "difference", "average"):
+        return None
+    factors = set()
+    for o in d.operands:
+        if o.constant:
+            continue
+        scaled = scaled_reading(article, o.spans, o.value) if o.value.low else None
+        if scaled is None:
+            return None
+        factors.add((round(scaled.low / o.value.low, 9), scaled.unit))
+    if len(factors) != 1:
+        return None
+    factor, unit = factors.pop()
+    return Quantity(value.low * factor, value.high * factor, unit, value.qualifier)
 
 
 def check_sample(
@@ -26,10 +90,7 @@ def check_sample(
     a bare figure read in its scaled table cell (`tables.scaled_reading`)."""
     q = sample.question
     g = sample.generation
-    line = working_line(g.text)
-    derivation: Derivation | None = None
-    if line is not None:
-        derivation = check_derivation(line, article.text)
+    derivation = derivation_of(g.text, article.text, sample.prompt, q.text)
     # a derivation's answer is its result; the working is its evidence, never a candidate
     said = derivation.result_text if derivation and derivation.result_text else g.text
     check = check_text(said, article.text, q.text, q.kind)
@@ -38,6 +99,10 @@ def check_sample(
     written = None
     if value is not None and check.confirmed:
         scaled = scaled_reading(article.text, check.spans, value)
+        if scaled is not None:
+            value, written = scaled, value
+    elif isinstance(value, Quantity) and derivation is not None and derivation.confirmed:
+        scaled = derived_scale(article.text, derivation, value)
         if scaled is not None:
             value, written = scaled, value
     reason = check.reason

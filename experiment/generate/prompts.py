@@ -1,13 +1,20 @@
 """The chat prompt: article first, question last, so questions about one article share a prefix.
 
-Two prompts (the `prompt` setting): `figure` (the default) asks for the figure or date alone;
-`derive` also lets a computed answer come with its working, `RESULT = EXPRESSION` over figures
-the article writes (`experiment.verify.derive` checks it; docs/NORMALIZER.md, "Derivations")."""
+Four prompts (the `prompt` setting):
+- `figure` (the default) asks for the figure or date alone;
+- `derive` also lets a computed answer come with its working, `RESULT = EXPRESSION` over figures
+  the article writes (`experiment.verify.derive` checks it; docs/NORMALIZER.md, "Derivations");
+- `calc` asks for the calculation alone, over figures the article writes; the calculator
+  computes its result (`experiment.verify.derive.check_expression`);
+- `auto` gives `calc` to a question whose wording asks for a computation
+  (`experiment.values.question_kind.asks_computation`) and `figure` to every other.
+"""
 
 from __future__ import annotations
 
 from experiment.generate.models.base import Messages
 from experiment.records import Article, Question
+from experiment.values.question_kind import asks_computation
 
 # The examples are deliberately not from the bundled corpus.
 SYSTEM = (
@@ -23,21 +30,43 @@ DERIVE_SYSTEM = SYSTEM.replace(
     "result, an equals sign and the calculation over the article's figures, using + - * / and "
     "parentheses only (for example: 7 = 9 - 2, or 22.2% = (56.7 - 44.1) / 56.7). If the article",
 )
-FIGURE, DERIVE = "figure", "derive"
-PROMPTS = {FIGURE: SYSTEM, DERIVE: DERIVE_SYSTEM}
+CALC_SYSTEM = (
+    "You answer questions about one article. The answer is computed from figures the article "
+    "writes. Reply with the calculation only, on one line: the article's figures copied exactly, "
+    "joined by + - * / and parentheses; a calculator computes the result. Examples: "
+    "'How many more staff than managers?' 1,250 - 75; "
+    "'How many years after the merger was the plant closed?' 2011 - 1998; "
+    "'What was the percentage change in sales?' (56.7 - 44.1) / 44.1 * 100; "
+    "'What percent were not members?' 100 - 31.4; "
+    "'What was the average of the two years?' (12.5 + 13.1) / 2. "
+    "If the article writes the answer itself, reply with that figure. "
+    "If the article does not give the figures, reply: unknown"
+)
+FIGURE, DERIVE, CALC, AUTO = "figure", "derive", "calc", "auto"
+PROMPTS = {FIGURE: SYSTEM, DERIVE: DERIVE_SYSTEM, CALC: CALC_SYSTEM}
+SETTINGS = (FIGURE, DERIVE, CALC, AUTO)  # what the `prompt` setting may be
+
+
+def prompt_for(question: Question, prompt: str = FIGURE) -> str:
+    """The prompt (a key of `PROMPTS`) that the setting `prompt` gives `question`."""
+    if prompt == AUTO:
+        return CALC if asks_computation(question.text) else FIGURE
+    return prompt
 
 
 def messages_for(article: Article, question: Question, prompt: str = FIGURE) -> Messages:
-    """The chat messages of `prompt` (a key of `PROMPTS`); imported passages (published
-    'unknown') get no publication date."""
+    """The chat messages of the setting `prompt` (`SETTINGS`) for `question`; imported passages
+    (published 'unknown') get no publication date."""
     dated = "" if article.published in ("", "unknown") else f" (published {article.published})"
+    key = prompt_for(question, prompt)
+    ask = "the calculation" if key == CALC else "the figure or date"
     return [
-        {"role": "system", "content": PROMPTS[prompt]},
+        {"role": "system", "content": PROMPTS[key]},
         {
             "role": "user",
             "content": (
                 f"Article: {article.title}{dated}\n\n{article.text}\n\n"
-                f"Question: {question.text}\nAnswer with the figure or date only."
+                f"Question: {question.text}\nAnswer with {ask} only."
             ),
         },
     ]

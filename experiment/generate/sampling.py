@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from experiment.errors import ModelError
 from experiment.generate.cache import GenerationCache, cache_key
 from experiment.generate.models.base import Backend, Messages, SamplingParams
-from experiment.generate.prompts import FIGURE, messages_for
+from experiment.generate.prompts import FIGURE, messages_for, prompt_for
 from experiment.generate.windows import WHOLE_ARTICLE, WHOLE_NOTE, Reading, fit_article
 from experiment.records import ERROR_PREFIX, Article, Generation, Question
 
@@ -52,6 +52,7 @@ class Sample:
     context: str = WHOLE_NOTE  # what the model read: the whole article, a window or an excerpt
     round: int = 1  # the round it was drawn in (1 when all k are drawn at once)
     drawn: int = 0  # samples drawn for its question (0: not recorded)
+    prompt: str = FIGURE  # the prompt it was drawn with (a key of prompts.PROMPTS)
 
 
 SampleStop = Callable[[list[Sample]], bool]  # a question's samples so far -> stop sampling it
@@ -109,6 +110,7 @@ class _Plan:
     keys: list[str]
     found: list[Generation | None]
     rounds: list[range]
+    prompt: str = FIGURE  # the prompt the messages are (a key of prompts.PROMPTS)
 
     @property
     def missing(self) -> list[int]:
@@ -161,7 +163,8 @@ def _plan(
         for i in r
     ]
     found = [cache.get(key) if cache is not None else None for key in keys]
-    return _Plan(question, messages, context, seeds, keys, found, bounds)
+    resolved = prompt_for(question, prompt)
+    return _Plan(question, messages, context, seeds, keys, found, bounds, resolved)
 
 
 def _generate(
@@ -190,6 +193,7 @@ def _samples(plan: _Plan, fresh: dict[int, Generation], upto: int) -> list[Sampl
             plan.context,
             n,
             upto,
+            plan.prompt,
         )
         for n, r in enumerate(plan.rounds, 1)
         for i in r

@@ -194,7 +194,8 @@ def derivation_record(attempts: pd.DataFrame, questions: Mapping[str, Question])
     """The derivation checker's own record over a run's samples (issue 27): how many answers
     came with their working, how many of those the checker confirmed, how many of the confirmed
     are right by the gold (its precision is right / derived), and the refusals by reason (the
-    reason's words before its first quote, so "the operand '7' ..." counts with its kind).
+    reason's words before its first quote, parenthesis, comma or colon, so "the operand '7' ..."
+    counts with its kind).
     Questions without gold are left out."""
     out: dict[str, int] = {"samples": 0, "with_working": 0, "derived": 0, "derived_right": 0}
     working = attempts["working"] if "working" in attempts else pd.Series("", index=attempts.index)
@@ -207,10 +208,16 @@ def derivation_record(attempts: pd.DataFrame, questions: Mapping[str, Question])
             continue
         out["with_working"] += 1
         if not row.get("derived", False):
-            reason = str(row.get("derivation_reason", "")).split("'")[0].strip() or "other"
+            reason = re.split(r"['(,:;]", str(row.get("derivation_reason", "")))[0].strip()
+            reason = reason or "other"
             out[f"refused: {reason}"] = out.get(f"refused: {reason}", 0) + 1
             continue
         out["derived"] += 1
-        value = parse_value(str(row["answer"]), q.kind, q.text)
-        out["derived_right"] += judge(value, q, gold_of(q), str(row["answer"]))
+        # the result as computed (`answer`) and as read in its operands' table scale (`value`)
+        readings = [str(row["answer"]), str(row.get("value", ""))]
+        out["derived_right"] += any(
+            judge(parse_value(text, q.kind, q.text), q, gold_of(q), str(row["answer"]))
+            for text in readings
+            if text
+        )
     return out

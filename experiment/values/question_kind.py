@@ -51,3 +51,27 @@ def question_kind(question: str, gold: Sequence[str]) -> str | None:
     ):
         return "figure"
     return None
+
+
+# Wording that asks for a computation over stated figures (a difference, a sum, a change, an
+# average, a ratio, a complement). Written from the fitting parts of DROP dev and TAT-QA dev only
+# (importers/split.py); bench/routing.py measures it on both parts.
+COMPUTE_Q = re.compile(
+    r"\bhow (many|much) (more|fewer|less|longer|shorter|higher|lower|larger|smaller|"
+    r"older|younger|bigger|greater|farther)\b"
+    r"|\b(more|fewer|less|longer|shorter|higher|lower|larger|smaller|older|younger) than\b"
+    r"|\bdifference\b|\bchange\b|\b(increase|decrease|grow|growth|rise|fall|drop|decline)[ds]?\b"
+    r"|\baverage\b|\bmean\b|\bratio\b|\bin total\b|\btotal\b|\bcombined\b|\baltogether\b"
+    r"|\bsum\b|\bcompared (to|with)\b|\bbetween .+ and\b"
+    r"|\bhow many (years|months|days|weeks|decades|hours|minutes) (after|before|passed|did|was|"
+    r"were|had|elapsed|later|earlier|between|since|from|longer)\b"
+    r"|\b(not|n't)\b.*\b(percent|percentage)\b|\b(percent|percentage)\b.*\b(not|n't)\b"
+    r"|\bwin by\b|\bwon by\b|\bmargin\b|\bproportion\b",
+    re.I,
+)
+
+
+def asks_computation(question: str) -> bool:
+    """Whether the wording asks for a figure computed from stated ones (`COMPUTE_Q`); a
+    question that asks for a date ("when", "which year") never does."""
+    return wording_kind(question) != "date" and bool(COMPUTE_Q.search(question))

@@ -16,7 +16,7 @@ The grammar, the precision rule, the unit rule and the limits are in docs/NORMAL
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Context, Decimal, DivisionByZero, InvalidOperation, Overflow
 
 from experiment.records import Span
@@ -54,10 +54,13 @@ class Operand:
     value: Quantity
     spans: tuple[Span, ...] = ()
     reason: str = ""  # why the article does not confirm it; "" when it does
+    # a figure the form supplies, which needs no span: "the whole" (the 100 of `100 - 7.1`) or
+    # "the count" (the 2 of the average `(12.5 + 13.1) / 2`); "" for a figure of the article
+    constant: str = ""
 
     @property
     def confirmed(self) -> bool:
-        return bool(self.spans)
+        return bool(self.spans) or bool(self.constant)
 
     @property
     def span(self) -> Span | None:
@@ -452,27 +455,131 @@ def _oriented(left: str, right: str) -> tuple[str, str, Quantity]:
 def check_derivation(answer: str, article: str) -> Derivation:
     """Whether `article` confirms the derivation `answer` (`RESULT = EXPRESSION`), with the
     evidence span of every operand; the reason when it does not."""
-    result_text, expression, result, operands = "", "", None, ()
+    result_text, expression, result = "", "", None
     try:
         result_text, expression = _split(answer)
         result_text, expression, result = _oriented(result_text, expression)
+    except Refused as e:
+        return Derivation(answer, result_text, result, expression, (), None, False, str(e))
+    return _checked(answer, expression, article, result_text, result)
+
+
+def check_expression(expression: str, article: str) -> Derivation:
+    """A calculation without a written result (the `calc` prompt's answer, `56.7 - 44.1`): the
+    calculator computes the result, rounded to two decimals (`CALC_PLACES`), and `article`
+    must confirm every operand, with units that agree. The result is the calculator's, so the
+    arithmetic cannot be wrong; the operands can still be the wrong ones."""
+    if len(expression) > MAX_CHARS:
+        reason = f"longer than {MAX_CHARS} characters"
+        return Derivation(expression, "", None, expression, (), None, False, reason)
+    return _checked(expression, expression.strip(), article, "", None)
+
+
+CALC_PLACES = 2  # the decimals a computed result keeps (TAT-QA's golds keep two)
+
+
+def shape(expression: str) -> str:
+    """The operation `expression` performs at its top, by its parse: "difference" (`a - b`),
+    "complement" (`100 - ...`), "sum" (`a + b + ...`), "average" (`(a + b) / 2`), "percent
+    change" (`(a - b) / b`, times 100 or not), "ratio" (`a / b`, times 100 or not), "other"
+    for any other calculation, "" when it does not parse. Figures are plain operands."""
+    try:
+        parser = _Parser(_tokens(expression))
+        tree = parser.parse()
+    except Refused:
+        return ""
+    figures = [_Val(_dec(q.low), q.unit) for q in parser.quantities]
+    if isinstance(tree, _Bin) and tree.op == "×" and _percent_factor(tree, figures) is not None:
+        hundred = tree.right if isinstance(tree.right, _Num) else tree.left
+        tree = tree.left if hundred is tree.right else tree.right
+    subtracts = isinstance(tree, _Bin) and tree.op == "-"
+    if subtracts and isinstance(tree.left, _Num) and figures[tree.left.index].value == 100:
+        return "complement"
+    if isinstance(tree, _Bin) and tree.op == "-":
+        return "difference" if _plain(tree.left) and _plain(tree.right) else "other"
+    if _summands(tree):
+        return "sum"
+    if isinstance(tree, _Bin) and tree.op == "/" and _plain(tree.right):
+        left = tree.left
+        if _summands(left):
+            count = figures[tree.right.index] if isinstance(tree.right, _Num) else None
+            return "average" if count == _Val(Decimal(_summands(left)), "") else "other"
+        if isinstance(left, _Bin) and left.op == "-" and _plain(left.left) and _plain(left.right):
+            return "percent change"
+        return "ratio" if _plain(left) else "other"
+    return "other"
+
+
+def _plain(node: _Node) -> bool:
+    """A figure, or a figure with a sign."""
+    return isinstance(node, _Num) or (isinstance(node, _Neg) and isinstance(node.operand, _Num))
+
+
+def expression_of(answer: str) -> str | None:
+    """The calculation of a `RESULT = EXPRESSION` answer (either side first, as
+    `check_derivation` reads it), without its result; of a chain of steps
+    (`(2 + 4) / 2 = 6 / 2 = 3`) its first calculation; None when it has neither form."""
+    first = answer.split("=")[0].strip()
+    if answer.count("=") > 1 and is_calculation(first):
+        return first
+    try:
+        return _oriented(*_split(answer))[1]
+    except Refused:
+        return None
+
+
+def magnitude(d: Derivation) -> Derivation:
+    """`d` with a negative computed result as its size (`1525 - 1553` is 28 years): for a
+    question that asks how many or how long, not for a change, where the sign is the answer."""
+    if not d.confirmed or d.result is None or d.result.low >= 0:
+        return d
+    shown = d.result_text.lstrip("-−")
+    return replace(d, result_text=shown, result=read_figure(shown, "the result"))
+
+
+def is_calculation(line: str) -> bool:
+    """Whether `line` is a calculation rather than one figure: two or more figures joined by an
+    operator (`1,250 - 75`, `(56.7-44.1)/44.1*100`). A range or a date ("1932-1935",
+    "5/6/2010") is one figure: a minus or slash counts only spaced or beside parentheses."""
+    text = line.strip()
+    if not text or "=" in text or len(text) > MAX_CHARS:
+        return False
+    spaced = re.search(r"\S\s+[-−+*×/÷x]\s+[-−(\d$€£¥.]", text)
+    glued = re.search(r"[\d)%]\s*[+*×÷]\s*[(\d$€£¥.]|\)\s*[-−/]|[-−/]\s*\(", text)
+    return bool(spaced or glued)
+
+
+def _checked(
+    answer: str, expression: str, article: str, result_text: str, result: Quantity | None
+) -> Derivation:
+    """The verdict on `expression` against `article`: against the written `result` when there
+    is one, else with the calculator's value as the result."""
+    try:
         parser = _Parser(_tokens(expression))
         tree = parser.parse()
         quantities = parser.quantities
     except Refused as e:
         return Derivation(answer, result_text, result, expression, (), None, False, str(e))
     figures = [_Val(_dec(q.low), q.unit) for q in quantities]
-    factor = _percent_factor(tree, figures) if result.unit in _PERCENT else None
+    factor = _percent_factor(tree, figures) if result is None or result.unit in _PERCENT else None
     operands = tuple(
         _confirm(text, q, article)
         for i, (text, q) in enumerate(zip(parser.figures, quantities, strict=True))
         if i != factor
     )
+    operands = _with_constants(tree, figures, operands, factor)
     computed: Quantity | None = None
     value: _Val | None = None
     reason = ""
     try:
-        value = _in_result_terms(_evaluate(tree, figures), result, factor is not None)
+        raw = _evaluate(tree, figures)
+        if result is None:  # the calculator's result, in the expression's own unit
+            unit = "%" if factor is not None and not raw.unit else raw.unit
+            value = _Val(raw.value, unit)
+            result_text = _result_text(value)
+            result = read_figure(result_text, "the result")
+        else:
+            value = _in_result_terms(raw, result, factor is not None)
         number = float(_CTX.plus(value.value))
         computed = Quantity(number, number, value.unit)
     except Refused as e:
@@ -481,12 +588,76 @@ def check_derivation(answer: str, article: str) -> Derivation:
     missing = [o for o in operands if not o.confirmed]
     reasons = [reason] if reason else []
     reasons += [f"the operand {o.text!r} ({o.value.canonical()}): {o.reason}" for o in missing]
-    if not reasons and value is not None:
+    if not reasons and value is not None and result is not None:
         reasons.append(_arithmetic(expression, value.value, result, result_text))
     reason = "; ".join(r for r in reasons if r)
     return Derivation(
         answer, result_text, result, expression, operands, computed, not reason, reason
     )
+
+
+def _result_text(value: _Val) -> str:
+    """The calculator's result as a figure the normalizer reads: at most `CALC_PLACES`
+    decimals, with its unit where it has a written form (`%`), else bare."""
+    shown = _show(value.value, CALC_PLACES)
+    return f"{shown}%" if value.unit in _PERCENT else shown
+
+
+def _with_constants(
+    tree: _Node, figures: list[_Val], operands: tuple[Operand, ...], factor: int | None
+) -> tuple[Operand, ...]:
+    """`operands` with the figures the form supplies marked, never found in the text:
+    - the whole: a bare 100 or 100% that the expression subtracts from (`100 - 7.1`,
+      `100% - (7.1% + 2%)`) when every other operand is confirmed where the article writes it
+      as a percentage ("How many percent were not ...?");
+    - the count: the divisor n of an average of n figures (`(12.5 + 13.1) / 2`)."""
+    if not isinstance(tree, _Bin):
+        return operands
+    if tree.op == "-" and isinstance(tree.left, _Num):
+        index, name = tree.left.index, "the whole"
+        if figures[index].value != 100 or figures[index].unit not in ("", "%"):
+            return operands
+        others_percent = True
+    elif tree.op == "/" and isinstance(tree.right, _Num):
+        index, name = tree.right.index, "the count"
+        if figures[index] != _Val(Decimal(_summands(tree.left)), ""):
+            return operands
+        others_percent = False
+    else:
+        return operands
+    at = index - (factor is not None and factor < index)  # the operands skip the factor 100
+    others = [o for i, o in enumerate(operands) if i != at]
+    if operands[at].confirmed or not others or not all(o.confirmed for o in others):
+        return operands
+    if others_percent and not all(_written_percent(o) for o in others):
+        return operands
+    marked = replace(operands[at], constant=name, reason="")
+    return (*operands[:at], marked, *operands[at + 1 :])
+
+
+def _summands(node: _Node) -> int:
+    """How many figures `node` adds up (`a + b + c` 3); 0 when it is not a plain sum of two or
+    more figures."""
+
+    def count(n: _Node) -> int:
+        if isinstance(n, _Num):
+            return 1
+        if isinstance(n, _Bin) and n.op == "+":
+            left, right = count(n.left), count(n.right)
+            return left + right if left and right else 0
+        return 0
+
+    total = count(node)
+    return total if total >= 2 else 0
+
+
+def _written_percent(operand: Operand) -> bool:
+    """Whether `operand` is confirmed at a span the article writes as a percentage."""
+    for span in operand.spans:
+        for m in outermost(scan(span.text)):
+            if any(isinstance(v, Quantity) and v.unit in _PERCENT for v in m.values):
+                return True
+    return False
 
 
 def _confirm(text: str, q: Quantity, article: str) -> Operand:

@@ -1,0 +1,116 @@
+"""The calculator's own record over benchmark runs (issue 27): per run and model, how often an
+answer came with a calculation, how often the checker confirmed it, how often a confirmed one is
+right by the gold (the checker's precision), what the refused ones were, and the accuracy on
+stated and computed questions.
+
+    python bench/calculator.py outputs/bench/RUN [outputs/bench/RUN ...]
+    python bench/calculator.py --drop RUN --tatqa RUN --squad FIGURE_RUN AUTO_RUN \
+                               --bundled FIGURE_RUN AUTO_RUN
+
+The second form prints the issue's machine-readable line: computed-question accuracy of large@1
+and small-derived@10 on DROP and TAT-QA (their `--prompt auto` runs), the small model's
+derivation precision on DROP, and each stated-question delta of the auto prompt against the
+figure prompt: the largest loss among large@1, small-verified@10 and small-derived@10.
+
+Each RUN is a finished run folder of `bench/accuracy.py` (its manifest names its questions and
+articles); `--prompt auto` runs are the calculator's, and `--half fit` runs are the fitting parts.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from experiment.corpus import load_articles, load_questions
+from experiment.report.analysis import derivation_record, stated_computed
+from experiment.report.run import load_run
+
+METHODS = ("large@1", "small-verified@10", "small-derived@10", "small-pass@10")
+
+
+def record(run_dir: Path) -> list[str]:
+    """The Markdown lines of one run: a row per model, then its refusals."""
+    run = load_run(run_dir)
+    cfg = run.manifest.config
+    articles = load_articles(Path(cfg["articles"]))
+    qs = {q.id: q for q in load_questions(Path(cfg["questions"]), articles)}
+    split = stated_computed(run.questions, [m for m in METHODS if run.has(m)])
+    scores = " ".join(f"{r.method} {r.stated:.3f}/{r.computed:.3f}" for r in split.itertuples())
+    lines = [
+        f"- `{run_dir.name}` ({split.attrs['n_stated']} stated, {split.attrs['n_computed']} "
+        f"computed; accuracy stated/computed: {scores})"
+    ]
+    for role in ("small", "large"):
+        rec = derivation_record(run.attempts[run.attempts.role == role], qs)
+        precision = rec["derived_right"] / rec["derived"] if rec["derived"] else float("nan")
+        refused = sorted(
+            ((k.removeprefix("refused: "), v) for k, v in rec.items() if k.startswith("refused")),
+            key=lambda kv: -kv[1],
+        )
+        lines.append(
+            f"  - {role}: {rec['samples']} samples, {rec['with_working']} with a calculation, "
+            f"{rec['derived']} confirmed, {rec['derived_right']} of them right (precision "
+            f"{precision:.3f}); refused: " + ("; ".join(f"{k} {v}" for k, v in refused) or "none")
+        )
+    return lines
+
+
+def _split(run_dir: Path) -> dict[tuple[str, str], float]:
+    run = load_run(run_dir)
+    split = stated_computed(run.questions, [m for m in METHODS if run.has(m)])
+    return {(r.method, part): getattr(r, part) for r in split.itertuples() for part in PARTS}
+
+
+PARTS = ("stated", "computed")
+
+
+def _precision(run_dir: Path) -> float:
+    run = load_run(run_dir)
+    cfg = run.manifest.config
+    qs = {
+        q.id: q
+        for q in load_questions(Path(cfg["questions"]), load_articles(Path(cfg["articles"])))
+    }
+    rec = derivation_record(run.attempts[run.attempts.role == "small"], qs)
+    return rec["derived_right"] / rec["derived"] if rec["derived"] else float("nan")
+
+
+def stated_delta(figure: Path, auto: Path) -> float:
+    """The auto prompt's largest loss on stated questions against the figure prompt."""
+    a, f = _split(auto), _split(figure)
+    return min(a[(m, "stated")] - f[(m, "stated")] for m in METHODS[:3])
+
+
+def summary_line(
+    drop: Path, tatqa: Path, squad: tuple[Path, Path], bundled: tuple[Path, Path]
+) -> str:
+    d, t = _split(drop), _split(tatqa)
+    pairs = {
+        "drop_computed_large": d[("large@1", "computed")],
+        "drop_computed_derived": d[("small-derived@10", "computed")],
+        "drop_derivation_precision": _precision(drop),
+        "tatqa_arith_large": t[("large@1", "computed")],
+        "tatqa_arith_derived": t[("small-derived@10", "computed")],
+        "tatqa_derivation_precision": _precision(tatqa),
+        "stated_delta_squad": stated_delta(*squad),
+        "stated_delta_bundled": stated_delta(*bundled),
+    }
+    return " ".join(f"{k}={v:.3f}" for k, v in pairs.items())
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("runs", type=Path, nargs="*")
+    ap.add_argument("--drop", type=Path)
+    ap.add_argument("--tatqa", type=Path)
+    ap.add_argument("--squad", type=Path, nargs=2)
+    ap.add_argument("--bundled", type=Path, nargs=2)
+    args = ap.parse_args()
+    for run_dir in args.runs:
+        print("\n".join(record(run_dir)))
+    if args.drop:
+        print(summary_line(args.drop, args.tatqa, args.squad, args.bundled))
+
+
+if __name__ == "__main__":
+    main()
