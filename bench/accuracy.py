@@ -10,7 +10,9 @@ Presets (the issue's default runs; each finishes well under 90 minutes on 2 CPU 
              the evaluation titles
 (The evaluation titles are the half of SQuAD's titles that the selector was not fitted on:
 experiment/importers/split.py.)
-- drop       DROP dev, 200 figure/date questions (many answers are computed, not in the text)
+- drop       DROP dev, 200 figure/date questions of the evaluation passages (many answers are
+             computed, not in the text; the calculator's cues were written from the fitting
+             passages)
 - tatqa-dev  TAT-QA dev, 200 questions of the evaluation part (the table uids of
              `factqa import tatqa --half eval`), stated in the table or text and computed apart
 - bundled    the bundled OrigoTech corpus (DATA_PATH is ignored; write `-`)
@@ -62,13 +64,13 @@ class Preset:
     sample: int
     unanswerable: int | None
     title: str
-    half: Half | None  # SQuAD: only the evaluation half of the titles (importers/split.py)
+    half: Half | None  # only the evaluation half of the titles (importers/split.py)
 
 
 PRESETS = {
     "squad-v1": Preset("squad", 300, None, "SQuAD v1.1 dev, evaluation titles", "eval"),
     "squad-v2": Preset("squad", 100, 100, "SQuAD v2.0 dev, evaluation titles", "eval"),
-    "drop": Preset("drop", 200, None, "DROP dev", None),
+    "drop": Preset("drop", 200, None, "DROP dev, evaluation passages", "eval"),
     "tatqa-dev": Preset("tatqa", 200, None, "TAT-QA dev, evaluation part", "eval"),
     "bundled": Preset("", 0, None, "bundled OrigoTech corpus", None),
 }

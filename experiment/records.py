@@ -31,7 +31,8 @@ class Question:
     kind: Kind
     notes: str = ""
     # The unit of dependence for statistics: questions of one cluster are resampled together
-    # (a SQuAD Wikipedia title, a DROP passage, a TAT-QA document); empty means the article.
+    # (a SQuAD Wikipedia title, a DROP passage, a TAT-QA source unit: the contexts that share a
+    # paragraph); empty means the article.
     cluster: str = ""
     computed: bool = False  # the gold is derived from the text (a sum, a count), not stated in it
 

@@ -18,6 +18,7 @@ import os
 import platform
 import subprocess
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -27,7 +28,7 @@ from typing import Any
 
 from experiment.config import BUNDLED, PROJECT_ROOT, RunConfig
 from experiment.corpus import load_articles, load_questions
-from experiment.errors import CannotScore, ConfigError, ModelError, OutputError, RunFailed
+from experiment.errors import ConfigError, ModelError, OutputError, RunFailed
 from experiment.evaluate.agreement import (
     SCORED_AGAINST,
     disagreement_columns,
@@ -38,7 +39,7 @@ from experiment.evaluate.blindspots import COLUMNS as SPOT_COLUMNS
 from experiment.evaluate.blindspots import blind_spots
 from experiment.evaluate.blindspots import row as spot_row
 from experiment.evaluate.check import checked
-from experiment.evaluate.features import candidates
+from experiment.evaluate.features import ConfirmedAnswer, candidates
 from experiment.evaluate.large_check import WHOLE, Check, Probe, decide, failed_check, probes
 from experiment.evaluate.methods import (
     CURVE_COLUMNS,
@@ -59,6 +60,7 @@ from experiment.evaluate.summary import MethodSummary, summarize
 from experiment.files import file_record, locked, write_csv
 from experiment.generate.cache import GenerationCache, score_key
 from experiment.generate.models.base import GREEDY, Backend, CandidateScores, SamplingParams
+from experiment.generate.models.cost import ModelShape
 from experiment.generate.sampling import (
     Sample,
     article_order,
@@ -71,9 +73,12 @@ from experiment.generate.windows import WHOLE_ARTICLE
 from experiment.records import Article, Attempt, Question
 from experiment.report import manifest as manifests
 from experiment.report.exports import (
+    ANSWER_COLUMNS,
     ATTEMPT_COLUMNS,
     SUMMARY_COLUMNS,
+    answer_rows,
     attempt_row,
+    parquet_copies,
     question_rows,
     summary_rows,
 )
@@ -81,6 +86,7 @@ from experiment.report.machine import busy, load_average, machine_facts, run_fac
 from experiment.report.manifest import Manifest, ModelInfo
 
 BackendFactory = Callable[[str, RunConfig], Backend]
+LLAMA_LOG = "llama.log"  # in the run folder: what llama.cpp itself printed while loading, running
 Progress = Callable[[str, int, int], None]
 PACKAGES = (
     "factqa",
@@ -106,8 +112,10 @@ def llama_factory(spec: str, cfg: RunConfig) -> Backend:
             retries=cfg.server_retries,
             concurrency=cfg.server_concurrency,
         )
+    from experiment.generate.models.llama_log import capture
     from experiment.generate.models.store import resolve
 
+    capture(cfg.run_dir / LLAMA_LOG)  # llama.cpp's own log: the run's file, not the console
     if cfg.backend == "batched":
         from experiment.generate.models.batched import BatchedLlamaBackend
 
@@ -183,6 +191,7 @@ class Checked:
     large: dict[str, Scored]
     models: dict[str, ModelInfo]
     checks: dict[str, dict[str, Check]] | None = None
+    checks_left_out: str = ""  # why the large model's checks were not run ("" when they were)
 
     @property
     def has(self) -> frozenset[str]:
@@ -403,27 +412,39 @@ def large_checks(
     backend = factory(cfg.large, cfg)
     cache = _cache(cfg)
     params = SamplingParams(GREEDY.temperature, GREEDY.top_p, GREEDY.top_k, cfg.max_tokens)
+    failed: Counter[str] = Counter()
+
+    def calls_of(
+        backend: Backend, mode: str, q: Question, found: list[ConfirmedAnswer]
+    ) -> list[Probe]:
+        article, small = articles[q.article_id], got.small[q.id][: cfg.k]
+        whole = (  # the large@1 prompt, which only the whole-prompt check reads
+            prompt_of(backend, article, q, 1, params, WHOLE_ARTICLE, cfg.prompt)[0]
+            if mode == WHOLE
+            else []
+        )
+        return probes(mode, q, article, found, small, whole, cfg.prompt)
+
     try:
+        first_q, first_found = next(iter(todo.values()))
+        probe = calls_of(backend, modes[0], first_q, first_found)[0]
+        why = cannot_score(backend, cache, probe)
+        if why:
+            log.warning("the large model's checks are left out: %s", why)
+            return replace(got, checks_left_out=why)
         for mode in modes:
             role = f"check ({mode})"
             if progress:
                 progress(role, 0, len(todo))
             for done, (q, found) in enumerate(todo.values(), 1):
-                article, small = articles[q.article_id], got.small[q.id][: cfg.k]
-                whole = (  # the large@1 prompt, which only the whole-prompt check reads
-                    prompt_of(backend, article, q, 1, params, WHOLE_ARTICLE, cfg.prompt)[0]
-                    if mode == WHOLE
-                    else []
-                )
-                calls = probes(mode, q, article, found, small, whole, cfg.prompt)
+                calls = calls_of(backend, mode, q, found)
                 try:
                     scores = [cached_scores(backend, cache, c) for c in calls]
-                    checks[q.id][mode] = decide(mode, found, small, calls, scores)
-                except CannotScore as e:
-                    log.warning("%s; the large model's checks are left out", e)
-                    return got
+                    checks[q.id][mode] = decide(
+                        mode, found, got.small[q.id][: cfg.k], calls, scores
+                    )
                 except ModelError as e:
-                    log.warning("%s on question %s: %s", backend.name, q.id, e)
+                    failed[str(e)] += 1
                     checks[q.id][mode] = failed_check(mode, found, str(e))
                 if progress:
                     progress(role, done, len(todo))
@@ -431,7 +452,29 @@ def large_checks(
         cache.close()
         del backend
         gc.collect()
+    if failed:
+        error, times = failed.most_common(1)[0]
+        log.warning(
+            "the large model's checks failed on %d of %d checks (each one a failed answer); "
+            "the commonest error (%d times): %s",
+            failed.total(),
+            len(todo) * len(modes),
+            times,
+            error,
+        )
     return replace(got, checks=checks)
+
+
+def cannot_score(backend: Backend, cache: GenerationCache, probe: Probe) -> str:
+    """Why `backend` cannot check answers ("" when it can): it declares it (the protocol's
+    `score`, not overridden), or one probe request, the run's first scoring call, fails."""
+    if type(backend).score is Backend.score:
+        return f"{backend.name} cannot score candidates (its backend has no scoring)"
+    try:
+        cached_scores(backend, cache, probe)
+    except ModelError as e:
+        return f"{backend.name} failed its first scoring request: {e}"
+    return ""
 
 
 def small_samples(
@@ -454,6 +497,8 @@ def score(
     gold = [sq for sq, q in zip(scored, questions, strict=True) if q.gold]
     free = [sq for sq, q in zip(scored, questions, strict=True) if not q.gold]
     checks = got.checks
+    large = got.models.get("large")
+    shape = ModelShape.of(large.shape) if large is not None else None
     answers = {
         q.id: answer_methods(
             q,
@@ -462,6 +507,7 @@ def score(
             cfg.k,
             articles[q.article_id],
             checks=checks.get(q.id, {}) if checks is not None else None,
+            large_shape=shape,
         )
         for q in scored
     }
@@ -476,9 +522,11 @@ def score(
     return Scores(scored, gold, free, answers, summary, agreement, seconds)
 
 
+PARQUET = ("attempts.csv", "answers.csv")  # also written as Parquet where pyarrow is installed
 OUTPUTS = (
     "attempts.csv",
     "questions.csv",
+    "answers.csv",
     "summary.csv",
     "agreement.csv",
     "disagreements.csv",
@@ -486,6 +534,7 @@ OUTPUTS = (
     "routing.csv",
     "blindspots.csv",
     "checks.csv",
+    *(name.replace(".csv", ".parquet") for name in PARQUET),
 )  # every file `export` may write; report/ writes plots and report.html beside them
 
 
@@ -507,7 +556,12 @@ def export(
         written.append(name)
 
     names = REGISTRY.names(k, got.has)
-    put("attempts.csv", (attempt_row(a) for a in got.attempts(questions)), ATTEMPT_COLUMNS)
+    kinds = {q.id: q.kind for q in questions}
+    put(
+        "attempts.csv",
+        (attempt_row(a, kinds[a.question_id]) for a in got.attempts(questions)),
+        ATTEMPT_COLUMNS,
+    )
     facts = {
         q.id: question_facts(q, articles[q.article_id], got.small[q.id])
         | {
@@ -518,6 +572,7 @@ def export(
     }
     rows, columns = question_rows(result.questions, result.answers, names, VERIFIED.name(k), facts)
     put("questions.csv", rows, columns)
+    put("answers.csv", answer_rows(result.questions, result.answers, names), ANSWER_COLUMNS)
     put("summary.csv", summary_rows(result.summary), SUMMARY_COLUMNS)
     if result.free:
         put("agreement.csv", summary_rows(result.agreement), SUMMARY_COLUMNS)
@@ -540,6 +595,7 @@ def export(
     put("blindspots.csv", (spot_row(b) for b in spots), SPOT_COLUMNS)
     if got.checks is not None:
         put("checks.csv", check_rows(questions, got.checks), CHECK_COLUMNS)
+    written += parquet_copies(run_dir, PARQUET)
     for stale in set(OUTPUTS) - set(written):
         (run_dir / stale).unlink(missing_ok=True)
     return {name: file_record(run_dir / name) for name in written}
@@ -598,6 +654,7 @@ def _manifest(
         cpu_seconds=round(cpu_seconds, 1),
         cost={role: _cost(role, attempts) for role in ("small", "large")}
         | ({"check": _check_cost(got.checks)} if got.checks is not None else {}),
+        checks_left_out=got.checks_left_out,
     )
     this_run = {
         "started": m.started,

@@ -61,8 +61,9 @@ CASES = [
     ("fewer than 20", ("over 20",), "figure", HOW_MANY, False),  # old: right
     ("more than 100", ("over 100",), "figure", HOW_MANY, True),
     ("about 100", ("100",), "figure", HOW_MANY, True),
-    ("100", ("less than 100",), "figure", HOW_MANY, True),
-    ("nearly 100", ("more than 100",), "figure", HOW_MANY, True),
+    ("100", ("less than 100",), "figure", HOW_MANY, False),  # a bound is not a figure; old: right
+    ("less than 100", ("100",), "figure", HOW_MANY, False),  # old: right
+    ("nearly 100", ("more than 100",), "figure", HOW_MANY, False),  # old: right
     ("3,200", ("3200",), "figure", HOW_MANY, True),
     ("13,200", ("3,200",), "figure", HOW_MANY, False),
     ("1,200", ("1,300",), "figure", HOW_MANY, False),
@@ -90,7 +91,8 @@ CASES = [
         CHANGE_Q,
         False,
     ),  # old: right
-    ("54.7 million", ("-54.7 million",), "figure", CHANGE_Q, True),  # old: wrong
+    # the gold has a direction, the answer none, and the question states none
+    ("54.7 million", ("-54.7 million",), "figure", CHANGE_Q, False),
     ("-54.7 million", ("54.7 million",), "figure", LEVEL_Q, False),
     ("rose 12%", ("12%",), "figure", GROW_Q, True),
     ("fell 12%", ("increased 12%",), "figure", CHANGE_Q, False),  # old: right

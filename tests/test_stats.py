@@ -62,6 +62,6 @@ def test_paired_difference_resamples_clusters_with_both_verdicts() -> None:
 
 
 def test_verdict_needs_the_interval_to_exclude_zero() -> None:
-    assert verdict(0.01, 0.05) == "beats"
-    assert verdict(-0.05, -0.01) == "loses to"
-    assert verdict(-0.01, 0.05) == "no significant difference"
+    assert verdict(0.01, 0.05, 20, 0.01) == "beats"
+    assert verdict(-0.05, -0.01, 20, 0.01) == "loses to"
+    assert verdict(-0.01, 0.05, 20, 0.01) == "no significant difference"

@@ -7,14 +7,22 @@ An answer is right when its value matches some gold answer of the question:
   another gold answer is that coarse (SQuAD often lists "2009" beside "3 March 2009"). An answer
   without a year ("March 3") never matches a gold with a year; an answer with a year may match a
   gold without one ("March 3, 2009" against "March 3").
-- **Figures**: equal values in comparable units (`experiment.values.canonical`), and qualifiers
-  that do not point opposite ways: "less than 100" is not "more than 100"; "about 100" and "100"
-  are one value.
+- **Figures**: equal values in comparable units (`experiment.values.canonical`), and the same
+  bound: "less than 100" is neither "more than 100" nor a bare "100"; "about 100" and "100" are
+  one value (`canonical.same_bound`).
 - **Changes**: where the question asks for a change ("by how much", "increase", "decline",
-  "loss"...), figures compare by magnitude and direction. The direction of each side is its sign
-  ("-54.7 million") or a change word in its text ("decreased $54.7 million", "a decline of
-  54.7 million"); the three are one value. A side with no direction matches either way; opposite
-  directions never match.
+  "loss"...), figures compare by magnitude and direction. A figure's direction is its sign
+  ("-54.7 million"), else a change word in its text ("decreased $54.7 million", "a decline of
+  54.7 million"), else, for the gold only, the direction the question's wording states ("By how
+  much did revenue *decrease*?"). Then (`directions_agree`):
+  - opposite directions are never right ("Revenue increased by $54.7 million" against a
+    decrease; "-5%" against "What was revenue growth?", gold "5%");
+  - where the gold has a direction and the answer none, the answer is right only where the
+    question's wording states that same direction ("54.7 million" answers "By how much did it
+    decrease?", gold "-54.7 million", but not "What was the change?" with that gold);
+  - where only the answer has a direction, the gold is the positive figure it is written as, so
+    only a rise matches it ("fell 5%" is wrong against "What was the change?", gold "5%");
+  - where neither has one, magnitudes compare.
 - **Unanswerable questions**: only a deliberate abstention is right (the model said the article
   does not state it, or the method declined to answer). A failure (empty or repetitive output, an
   error, no value of the asked kind) is wrong everywhere.
@@ -33,8 +41,8 @@ from experiment.values.canonical import (
     Quantity,
     Value,
     as_date,
-    opposite_bounds,
     quantities_equal,
+    same_bound,
 )
 from experiment.values.normalize import parse_value
 
@@ -69,16 +77,32 @@ def gold_values(q: Question) -> list[Value]:
     return [g.value for g in gold_of(q)]
 
 
-def direction(value: Quantity, text: str) -> int:
-    """-1 for a fall, +1 for a rise, 0 when the sign and the words do not say."""
-    if value.low < 0 or value.high < 0:
-        return -1
+def words_direction(text: str) -> int:
+    """-1 where the text's change words say a fall, +1 a rise, 0 where they say neither or both."""
     down, up = DOWN_WORDS.search(text), UP_WORDS.search(text)
     if down and not up:
         return -1
     if up and not down:
         return 1
     return 0
+
+
+def direction(value: Quantity, text: str) -> int:
+    """-1 for a fall, +1 for a rise, 0 when the sign and the words do not say."""
+    if value.low < 0 or value.high < 0:
+        return -1
+    return words_direction(text)
+
+
+def directions_agree(answer: int, gold: int, question: int) -> bool:
+    """The judge's direction rule for a change (module docstring): `gold` is the gold's own
+    direction, `question` the one the question's wording states (0: none)."""
+    gold = gold or question
+    if answer and gold:
+        return answer == gold
+    if gold:
+        return question == gold
+    return answer >= 0
 
 
 def _magnitude(q: Quantity) -> Quantity:
@@ -91,15 +115,16 @@ def figure_right(
     gold: Quantity,
     answer_text: str = "",
     gold_text: str = "",
-    change: bool = False,
+    question: str = "",
 ) -> bool:
-    """Figures: equal values, qualifiers not opposite; by magnitude and direction for a change."""
-    if opposite_bounds(answer, gold):
+    """Figures: equal values with the same bound; by magnitude and direction for a change
+    (`question` asks for one)."""
+    if not same_bound(answer, gold):
         return False
-    if not change:
+    if not CHANGE_QUESTION.search(question):
         return quantities_equal(answer, gold)
-    da, dg = direction(answer, answer_text), direction(gold, gold_text)
-    if da and dg and da != dg:
+    asked = words_direction(question)
+    if not directions_agree(direction(answer, answer_text), direction(gold, gold_text), asked):
         return False
     return quantities_equal(_magnitude(answer), _magnitude(gold))
 
@@ -121,8 +146,7 @@ def date_right(answer: DateValue, gold: DateValue) -> bool:
 def value_right(answer: Value, gold: Gold, question: str = "", answer_text: str = "") -> bool:
     """Whether one answer value matches one gold answer of a question."""
     if isinstance(answer, Quantity) and isinstance(gold.value, Quantity):
-        change = bool(CHANGE_QUESTION.search(question))
-        return figure_right(answer, gold.value, answer_text, gold.text, change)
+        return figure_right(answer, gold.value, answer_text, gold.text, question)
     a, g = as_date(answer), as_date(gold.value)
     return a is not None and g is not None and date_right(a, g)
 

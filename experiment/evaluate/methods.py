@@ -57,6 +57,7 @@ from experiment.evaluate.registry import (
 from experiment.evaluate.scored import Scored
 from experiment.evaluate.selector import RULE, SelectorModel, learned, learned_checked, pick
 from experiment.evaluate.vote import majority
+from experiment.generate.models.cost import ModelShape
 from experiment.records import Article, Question
 from experiment.verify.match import verify
 
@@ -306,16 +307,20 @@ def answer_methods(
     article: Article | None = None,
     selector: SelectorModel | None = None,
     checks: Mapping[str, Check] | None = None,
+    large_shape: ModelShape | None = None,
 ) -> dict[str, MethodAnswer]:
     """Every per-question method's answer to one question from its first k small samples and
     the large one (the selectors' methods only when the `article` is given; `selector` replaces
     the shipped one; the check methods only when the large model's `checks` are given, by mode,
     an empty mapping where nothing was confirmed). A question that adaptive sampling stopped
     early has fewer than k samples; the methods are still named @k. The routed cascades need
-    every question's answer: see `add_routed`."""
+    every question's answer: see `add_routed`; large@1's records the article prefix it read
+    from the cache (`with_prefix`, FLOPs by the large model's `large_shape`)."""
     qs = QuestionSamples(q, list(small[:k]), large, k, article, selector, checks)
     has = inputs(article is not None, checks is not None and article is not None)
-    return {m.name(k): m.run(qs) for m in REGISTRY.per_question(has)}
+    out = {m.name(k): m.run(qs) for m in REGISTRY.per_question(has)}
+    out[REFERENCE] = with_prefix(out[REFERENCE], large, large_shape)
+    return out
 
 
 def routed(
@@ -329,10 +334,16 @@ def routed(
     """`base` for every question, except that the `share` of questions (rounded down) with the
     lowest confidence (`base`'s: the selector's score; ties by question id) take `to`'s answer
     (large@1's, or the large model's check), paying for both; `fallback`'s where `to` made no
-    call (a check where nothing was confirmed: there is nothing to check)."""
+    call (a check where nothing was confirmed: there is nothing to check).
+
+    A question sent to large@1 pays what the large model would pay to answer it alone
+    (docs/ARCHITECTURE.md, "Cost"): large@1 read each article's prefix once, on its first
+    question, so an answer that read it from the cache (`prefix_tokens`) is charged the prefix
+    too, unless a question of the same article sent before it (in `questions`' order) paid it."""
     order = sorted(questions, key=lambda q: (answers[q.id][base].confidence, q.id))
     sent = {q.id for q in order[: math.floor(share * len(questions) + 1e-9)]}
     out = {}
+    read: set[str] = set()  # articles whose prefix a sent question read in this cascade
     for q in questions:
         own, large = answers[q.id][base], answers[q.id][to]
         if fallback is not None and large.large_calls == 0:
@@ -340,16 +351,34 @@ def routed(
         if q.id not in sent:
             out[q.id] = replace(own, large_calls=0)
             continue
+        prefix = (0, 0.0) if q.article_id in read else (large.prefix_tokens, large.prefix_flops)
+        if large.method == REFERENCE:
+            read.add(q.article_id)
         out[q.id] = replace(
             large,
             prompt_tokens=own.prompt_tokens + large.prompt_tokens,
             completion_tokens=own.completion_tokens + large.completion_tokens,
             seconds=own.seconds + large.seconds,
             samples=own.samples,
-            evaluated_tokens=known_sum([own.evaluated_tokens, large.evaluated_tokens]),
-            flops=known_sum([own.flops, large.flops]),
+            evaluated_tokens=known_sum([own.evaluated_tokens, large.evaluated_tokens, prefix[0]]),
+            flops=known_sum([own.flops, large.flops, prefix[1]]),
+            prefix_tokens=0,
+            prefix_flops=0.0,
         )
     return out
+
+
+def with_prefix(answer: MethodAnswer, large: Scored, shape: ModelShape | None) -> MethodAnswer:
+    """large@1's `answer` with the article prefix its call read from the cache: the prompt and
+    answer tokens less those it evaluated (a token of slack: the last answer token is not
+    always decoded), its FLOPs at positions 0.. by the model's `shape` (None: unknown)."""
+    a = large.attempt
+    if a.evaluated_tokens is None:
+        return replace(answer, prefix_tokens=0, prefix_flops=None)
+    tokens = a.prompt_tokens + a.completion_tokens - a.evaluated_tokens
+    tokens = tokens if tokens > 1 else 0
+    flops = shape.flops(range(tokens), 0) if shape is not None else (0.0 if not tokens else None)
+    return replace(answer, prefix_tokens=tokens, prefix_flops=flops)
 
 
 def add_routed(

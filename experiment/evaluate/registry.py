@@ -68,6 +68,10 @@ class MethodAnswer:
     samples: int = 0  # small-model samples the method paid for (fewer than k when stopped early)
     evaluated_tokens: int | None = None  # what the paid samples evaluated; None: any unknown
     flops: float | None = None
+    # large@1 only: the article prefix its call read from the model's cache, which an earlier
+    # question of the article paid for; a call alone would evaluate it too (routed cascades)
+    prefix_tokens: int = 0
+    prefix_flops: float | None = 0.0
 
     @property
     def answered(self) -> bool:

@@ -99,6 +99,16 @@ def learned_checked() -> SelectorModel:
     return load(CHECKED)
 
 
+def fitted_on(model: SelectorModel) -> str:
+    """What a selector was fitted on, from its own record (`fitted.questions`): "the fitting
+    sets squad-v1-fit (400), ..." (or that its file does not record them)."""
+    sets = model.fitted.get("questions") if model.fitted else None
+    if not isinstance(sets, dict) or not sets:
+        return "questions its file does not record"
+    named = ", ".join(f"{name} ({n})" for name, n in sets.items())
+    return f"{sum(int(n) for n in sets.values())} questions of the fitting sets {named}"
+
+
 def save(model: SelectorModel, path: Path) -> None:
     path.write_text(json.dumps(asdict(model), indent=2, sort_keys=True) + "\n", encoding="utf-8")
 

@@ -5,8 +5,11 @@ confirmed-but-wrong count (blank for small-pass@k, which keeps no single answer)
 and the comparison with large@1 on the same questions: the paired difference with its
 cluster-bootstrap interval, the exact McNemar test, and the verdict.
 
-The verdict: a method "beats" or "loses to" large@1 only when the paired interval of the
-difference excludes 0; otherwise there is "no significant difference".
+The verdict (`verdict`, the one place it is decided): a method "beats" or "loses to" large@1
+only when the questions come from at least `MIN_CLUSTERS` clusters (articles, titles, reports),
+the paired cluster-bootstrap interval of the difference excludes 0, and the exact McNemar test
+agrees at `ALPHA`. Fewer clusters print "too few clusters" (a bootstrap over one article has an
+interval of zero width); otherwise there is "no significant difference".
 """
 
 from __future__ import annotations
@@ -20,6 +23,9 @@ from experiment.evaluate.stats import bootstrap_ci, mcnemar_exact, paired_differ
 from experiment.records import Question
 
 BEATS, LOSES, TIED = "beats", "loses to", "no significant difference"
+TOO_FEW = "too few clusters"
+MIN_CLUSTERS = 10  # below this a cluster bootstrap cannot support a verdict
+ALPHA = 0.05  # the exact McNemar test must agree at this level
 
 
 @dataclass(frozen=True)
@@ -52,8 +58,14 @@ class MethodSummary:
     flops_vs_large: float | None = None  # its FLOPs over large@1's on the same questions
 
 
-def verdict(diff_ci_low: float, diff_ci_high: float) -> str:
-    """How a method compares with large@1, from the paired interval of the difference."""
+def verdict(diff_ci_low: float, diff_ci_high: float, clusters: int, mcnemar_p: float) -> str:
+    """How a method compares with large@1 (module docstring): "too few clusters" below
+    `MIN_CLUSTERS`; "beats" or "loses to" only where the paired interval excludes 0 and the
+    exact McNemar p is below `ALPHA`; else "no significant difference"."""
+    if clusters < MIN_CLUSTERS:
+        return TOO_FEW
+    if mcnemar_p >= ALPHA:
+        return TIED
     if diff_ci_low > 0:
         return BEATS
     if diff_ci_high < 0:
@@ -69,6 +81,7 @@ def summarize(
 ) -> list[MethodSummary]:
     """One row per method at `k`; `answers[question_id][method name]`."""
     clusters = [q.cluster for q in questions]
+    n_clusters = len(set(clusters))
     reference = [answers[q.id][REFERENCE].correct for q in questions]
     large_flops = known_sum([answers[q.id][REFERENCE].flops for q in questions])
     rows = []
@@ -109,7 +122,7 @@ def summarize(
                 diff_vs_large=diff,
                 diff_ci_low=d_low,
                 diff_ci_high=d_high,
-                verdict="" if m == REFERENCE else verdict(d_low, d_high),
+                verdict="" if m == REFERENCE else verdict(d_low, d_high, n_clusters, p),
                 mean_samples=round(sum(a.samples for a in col) / n, 3) if n else 0.0,
                 evaluated_tokens=known_sum([a.evaluated_tokens for a in col]),
                 flops=flops,

@@ -1,10 +1,17 @@
 """Aggregate k answers into one, independent of the order of the samples.
 
-- Two answers are one when their values are equal: numbers equal in comparable units with
-  qualifiers that do not point opposite ways ("103 miles" and "166 km" are one answer in two
-  units; "less than 100" and "more than 100" are two); dates only when they name the same
-  interval, so a vaguer "2009" is never merged with "3 March 2009" or "5 June 2009".
-  Clusters are the connected groups of that relation, which no order of the samples changes.
+- Two answers are one when their values are equal (`same_answer`): numbers equal in comparable
+  units with the same bound ("103 miles" and "166 km" are one answer in two units; "less than
+  100", "100" and "more than 100" are three); dates only when they name the same interval, so
+  a vaguer "2009" is never merged with "3 March 2009" or "5 June 2009".
+- Clusters are transitive by construction (`clusters`). "Equal" is not transitive where one side
+  is a bare figure (no unit, no bound), which equals "$250" and "€250" alike. So the anchored
+  answers (a unit, a currency, a bound, or a date) are clustered first, among themselves only;
+  each edge joins two answers of one dimension (one currency) and one bound, so no cluster holds
+  two incompatible units or bounds. A bare figure then joins the one anchored cluster it equals,
+  when there is exactly one. A bare figure that equals none, or several ("250" beside "$250" and
+  "€250": it cannot say which it meant), clusters with the bare figures equal to it, on its own.
+  No step reads the samples' order, so no order of the samples changes the clusters.
 - The largest cluster wins. Ties go to the cluster whose most common canonical value sorts first
   (an arbitrary but fixed rule that does not depend on sample order).
 - The answer shown is the cluster's most common canonical value (ties: the one that sorts
@@ -25,8 +32,9 @@ from experiment.values.canonical import (
     Quantity,
     Value,
     as_date,
-    opposite_bounds,
+    bound_of,
     quantities_equal,
+    same_bound,
 )
 
 
@@ -46,14 +54,22 @@ def _date_key(d: DateValue) -> tuple[object, ...]:
 
 
 def same_answer(a: Value, b: Value) -> bool:
-    """Whether two sampled answers count as one in a vote (symmetric)."""
+    """Whether two sampled answers are equal in a vote (symmetric, not transitive)."""
     if isinstance(a, Quantity) and isinstance(b, Quantity):
-        return not opposite_bounds(a, b) and quantities_equal(a, b)
+        return same_bound(a, b) and quantities_equal(a, b)
+    if any(isinstance(x, Quantity) and bound_of(x) for x in (a, b)):
+        return False  # "more than 2009" is not the year 2009
     da, db = as_date(a), as_date(b)
     return da is not None and db is not None and _date_key(da) == _date_key(db)
 
 
-def clusters(values: Sequence[Value | None], members: list[int]) -> list[list[int]]:
+def is_bare(v: Value) -> bool:
+    """A figure with no unit, currency or bound: it equals figures of every unit."""
+    return isinstance(v, Quantity) and not v.unit and not bound_of(v)
+
+
+def _components(values: Sequence[Value | None], members: list[int]) -> list[list[int]]:
+    """Connected groups of `same_answer` among `members` (union-find; order-free)."""
     parent = {i: i for i in members}
 
     def root(i: int) -> int:
@@ -70,6 +86,25 @@ def clusters(values: Sequence[Value | None], members: list[int]) -> list[list[in
     for i in members:
         groups.setdefault(root(i), []).append(i)
     return list(groups.values())
+
+
+def clusters(values: Sequence[Value | None], members: list[int]) -> list[list[int]]:
+    """The vote's clusters of `members` (module docstring): anchored answers first, then each
+    bare figure into the one anchored cluster it equals, else among the bare figures."""
+    bare = [i for i in members if is_bare(values[i])]  # type: ignore[arg-type]
+    anchored = _components(values, [i for i in members if i not in set(bare)])
+    joined: list[list[int]] = [list(c) for c in anchored]
+    alone: list[int] = []
+    for i in bare:
+        joins = [
+            x for x, c in enumerate(anchored) if any(same_answer(values[i], values[j]) for j in c)
+        ]  # type: ignore[arg-type]
+        if len(joins) == 1:
+            joined[joins[0]].append(i)
+        else:
+            alone.append(i)
+    groups = joined + _components(values, alone)
+    return [sorted(c) for c in groups]
 
 
 def shown(values: Sequence[Value | None], cluster: list[int]) -> tuple[str, int]:

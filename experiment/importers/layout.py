@@ -41,7 +41,8 @@ class Imported:
     passage: str
     question: str
     answers: tuple[str, ...]  # empty for an unanswerable question
-    group: str  # the source article, for stratified sampling (a SQuAD title, a DROP passage)
+    group: str  # the source, for sampling, the split and the cluster (a SQuAD title, a DROP
+    # passage, a TAT-QA unit: `split.units`)
     kind: str | None = None  # set where the source types its answers (DROP, TAT-QA)
     computed: bool = False  # the gold is derived (a sum, a difference, a count), not stated
     note: str = ""  # what the source says of the answer (TAT-QA: where it comes from)

@@ -16,6 +16,7 @@ import json
 import re
 import zlib
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,7 @@ from experiment.importers.schema import (
     text,
     whole,
 )
+from experiment.importers.split import units
 from experiment.values.canonical import DateValue, Quantity
 from experiment.values.normalize import parse_value
 from experiment.values.question_kind import wording_kind
@@ -395,7 +397,22 @@ def read_tatqa(path: Path, stats: ImportStats) -> list[Imported]:
     data = _load_json(path, "a TAT-QA JSON file")
     if not isinstance(data, list):
         raise InputError("top level: expected a list of documents", path=path, fix=TATQA_FIX)
-    return each(listed("", data, partial(_tatqa_document, stats=stats)), stats)
+    rows = each(listed("", data, partial(_tatqa_document, stats=stats)), stats)
+    unit = units(_tatqa_contexts(data))
+    return [replace(r, group=unit.get(r.group, r.group)) for r in rows]
+
+
+def _tatqa_contexts(data: list[Any]) -> dict[str, list[str]]:
+    """Each context's table uid and its paragraphs' texts (for `split.units`; a malformed
+    document is left to `_tatqa_document`, which names it)."""
+    out: dict[str, list[str]] = {}
+    for doc in data:
+        try:
+            uid, paragraphs = doc["table"]["uid"], doc["paragraphs"]
+            out.setdefault(str(uid), []).extend(str(p["text"]) for p in paragraphs)
+        except (KeyError, TypeError):
+            continue
+    return out
 
 
 READERS: dict[str, Reader] = {"squad": read_squad, "drop": read_drop, "tatqa": read_tatqa}

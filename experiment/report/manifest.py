@@ -92,6 +92,9 @@ class Manifest:
     # per model role: its shape and what its samples evaluated, in this run (made, not cached)
     # and in all (cached ones at the cost they had when made); None where unknown
     cost: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # why the large model's checks (and their methods) were left out of this run: the backend
+    # cannot score, or its first scoring request failed ("" when they ran or were not asked for)
+    checks_left_out: str = ""
 
     @property
     def k(self) -> int:

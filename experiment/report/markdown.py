@@ -18,6 +18,8 @@ from experiment.evaluate.methods import (
     VERIFIED,
 )
 from experiment.evaluate.registry import REGISTRY, Method
+from experiment.evaluate.selector import fitted_on, learned
+from experiment.evaluate.summary import ALPHA, MIN_CLUSTERS
 from experiment.files import atomic_write
 from experiment.report.analysis import (
     auroc,
@@ -193,7 +195,8 @@ def _selector_lines(run: Run) -> list[str]:
     closed, closed_rule = gap_closed(run.summary, sel, k), gap_closed(run.summary, r.method, k)
     table, brier = calibration(run.questions, sel)
     lines = [
-        f"**The selector** (the learned `{sel}`, fitted on other questions and not refitted here; "
+        f"**The selector** (the learned `{sel}`, fitted on {fitted_on(learned())} and not "
+        "refitted here; "
         f"the hand-set `{r.method}`): {sel} reads {s.accuracy:.3f} against {v.accuracy:.3f} for "
         f"{run.verified} and {ceiling.accuracy:.3f} for the ceiling {ceiling.method}, so it "
         f"closes {_pct(closed)} of the gap (the rule: {r.accuracy:.3f}, {_pct(closed_rule)}). "
@@ -599,7 +602,7 @@ def _selector_summary(loaded: list[tuple[str, Run]], k: int) -> list[str]:
         "## The selector on public data",
         "",
         f"{SELECTED.name(k)} is the learned selector's pick among the confirmed candidates "
-        f"(fitted once on the other half of SQuAD's titles, never refitted); {RULE_PICK.name(k)} "
+        f"(fitted once on {fitted_on(learned())}, never refitted); {RULE_PICK.name(k)} "
         f"the hand-set rule; {cascade} sends the {CASCADE_20.share:.0%} least confident questions "
         "to the large model. "
         "Gap closed: (selected - verified) / (pass - verified). In text, wrong: the share of "
@@ -619,7 +622,9 @@ def _claim_lines(rows: list[list[Any]], k: int) -> list[str]:
         "Accuracy with 95 % cluster-bootstrap intervals (clusters: Wikipedia title, passage "
         f"or article); the difference is {VERIFIED.name(k)} minus large@1 on the same "
         "questions, with a paired cluster-bootstrap interval; p is the exact McNemar test. "
-        "The verdict says beats or loses to only when that interval excludes 0.",
+        f"The verdict says beats or loses to only when that interval excludes 0, the exact "
+        f"McNemar test agrees at {ALPHA}, and the questions come from at least {MIN_CLUSTERS} "
+        "clusters (`evaluate/summary.verdict`).",
         "",
         *markdown_table(
             _claim_columns(k),

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from experiment.evaluate.methods import REFERENCE
-from experiment.evaluate.summary import TIED
+from experiment.evaluate.summary import BEATS, LOSES
 
 
 def format_p(p: float) -> str:
@@ -40,7 +40,7 @@ def _difference(r: Any) -> str:
 def _verdict(r: Any) -> str:
     if r.method == REFERENCE:
         return "—"
-    return r.verdict if r.verdict == TIED else f"{r.verdict} {REFERENCE}"
+    return f"{r.verdict} {REFERENCE}" if r.verdict in (BEATS, LOSES) else r.verdict
 
 
 def _mcnemar(r: Any) -> str:

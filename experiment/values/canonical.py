@@ -22,6 +22,7 @@ from dataclasses import dataclass
 UNITS: dict[str, tuple[str, float]] = {
     "%": ("percent", 1.0),
     "pp": ("percentage_point", 1.0),
+    "bp": ("percentage_point", 0.01),  # a basis point is a hundredth of a point
     "x": ("multiple", 1.0),
     "km": ("length", 1000.0),
     "m": ("length", 1.0),
@@ -54,6 +55,14 @@ UNITS: dict[str, tuple[str, float]] = {
     "GB": ("data", 1e9),
     "TB": ("data", 1e12),
     "PB": ("data", 1e15),
+    "kbit": ("bits", 1e3),  # bits are kept apart from bytes: "Mb" is not "MB"
+    "Mbit": ("bits", 1e6),
+    "Gbit": ("bits", 1e9),
+    "Tbit": ("bits", 1e12),
+    "Pbit": ("bits", 1e15),
+    "kbit/s": ("bitrate", 1e3),
+    "Mbit/s": ("bitrate", 1e6),
+    "Gbit/s": ("bitrate", 1e9),
     "Hz": ("frequency", 1.0),
     "kHz": ("frequency", 1e3),
     "MHz": ("frequency", 1e6),
@@ -69,6 +78,7 @@ UNITS: dict[str, tuple[str, float]] = {
     "mAh": ("charge", 1.0),
     "V": ("voltage", 1.0),
     "°C": ("temperature_c", 1.0),
+    "°F": ("temperature_f", 1.0),
     "tok/s": ("throughput", 1.0),
     "ord": ("ordinal", 1.0),  # "third", "3rd": a rank, kept apart from counts
 }
@@ -200,6 +210,17 @@ def opposite_bounds(a: Quantity, b: Quantity) -> bool:
     return da * db < 0
 
 
+def bound_of(q: Quantity) -> int:
+    """+1 for a lower bound ("more than 100"), -1 for an upper bound, 0 for a figure."""
+    return QUALIFIER_DIRECTION.get(q.qualifier, 0)
+
+
+def same_bound(a: Quantity, b: Quantity) -> bool:
+    """Both figures are the same kind of bound, or neither is one: "less than 100" is neither
+    "more than 100" nor a bare "100"; "about 100" and "100" are both figures."""
+    return bound_of(a) == bound_of(b)
+
+
 def quantities_equal(a: Quantity, b: Quantity) -> bool:
     """Equal numbers (or ranges) in comparable units; qualifiers are not compared here."""
     scale = _unit_scale(a, b)
@@ -237,11 +258,34 @@ def same_value(a: Value, b: Value) -> bool:
     return _within(da, db) or _within(db, da)
 
 
+# The text qualifiers that say at least what an answer's qualifier claims: "more than 100"
+# says "at least 100"; an exact figure says "about" it; a bound says nothing exact.
+_QUALIFIER_SUPPORT = {
+    "about": ("", "about"),
+    "more than": ("more than",),
+    "at least": ("at least", "more than"),
+    "less than": ("less than",),
+    "up to": ("up to", "less than"),
+}
+
+
+def _quantity_supports(text: Quantity, answer: Quantity) -> bool:
+    """The text's figure says at least the answer's: a unit or currency the answer claims is
+    written in the text (a bare answer may drop the text's unit, never the reverse), and a
+    qualifier the answer claims is the text's or implied by it (a dropped one is lenient too)."""
+    if answer.unit and not text.unit:
+        return False
+    if answer.qualifier and text.qualifier not in _QUALIFIER_SUPPORT.get(answer.qualifier, ()):
+        return False
+    return quantities_equal(text, answer)
+
+
 def supports(text_value: Value, answer: Value) -> bool:
-    """Verification: the article's value says at least what the answer claims."""
+    """Verification: the article's value says at least what the answer claims. A number in the
+    text is a date only where the text read it as one (a bare year): "2,024 units" is no year."""
     if isinstance(text_value, Quantity) and isinstance(answer, Quantity):
-        return quantities_equal(text_value, answer)
-    dt_text, dt_answer = as_date(text_value), as_date(answer)
+        return _quantity_supports(text_value, answer)
+    dt_text, dt_answer = text_value if isinstance(text_value, DateValue) else None, as_date(answer)
     if dt_text is None or dt_answer is None:
         return False
     if dt_answer.year_known and not dt_text.year_known:

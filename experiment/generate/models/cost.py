@@ -46,6 +46,21 @@ class ModelShape:
             + 2 * self.d_model * self.n_vocab * logits
         )
 
+    @classmethod
+    def of(cls, data: dict[str, int]) -> ModelShape | None:
+        """The shape `as_json` wrote (a manifest's `models.*.shape`); None where it is not one."""
+        try:
+            return cls(
+                int(data["n_layer"]),
+                int(data["d_model"]),
+                int(data["d_attention"]),
+                int(data["n_vocab"]),
+                int(data["parameters"]),
+                int(data["nonembedding_parameters"]),
+            )
+        except (KeyError, TypeError, ValueError):
+            return None
+
     def as_json(self) -> dict[str, int]:
         return {
             "n_layer": self.n_layer,

@@ -237,8 +237,10 @@ class OpenAIBackend(Backend):
                     break
                 self.retried += 1
                 wait = self._wait(attempt, e.retry_after)
-                log.warning(
-                    "%s: %s to %s; try %d of %d in %.1f s",
+                # the first retry is told; later ones are counted (the manifest's `retried`)
+                (log.warning if self.retried == 1 else log.info)(
+                    "%s: %s to %s; try %d of %d in %.1f s (further retries are counted in the "
+                    "run's manifest, not shown)",
                     self.name,
                     e.reason,
                     name,
