@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from experiment.values.canonical import DateValue
+from experiment.values.numbers import Spans
 
 MONTHS = (
     {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
@@ -213,7 +214,8 @@ def _patterns() -> list[tuple[re.Pattern[str], object]]:
         ),
         (
             rf"(?<![\w.,$€£¥-])(?<!\d[.,])(?P<y>{_YEAR})"
-            r"(?![\w]|[.,]\d|\s?(?:%|per\s?cent|percent|million|billion|thousand|bn|km|kg))",
+            r"(?![\w]|[.,]\d|\s?(?:%|per\s?cent|percent|million|billion|thousand|bn|km|kg)"
+            r"|-?W\d|\s?B\.?C)",  # not an ISO week ("2025-W12") nor a year BC
             lambda m, _: DateValue(
                 dt.date(int(m["y"]), 1, 1), dt.date(int(m["y"]), 12, 31), "year"
             ),
@@ -300,20 +302,20 @@ def scan_dates(text: str, day_first: bool = False, gate: bool = True) -> list[Da
     `gate=False` runs every pattern regardless of its triggers (for tests).
     """
     found: list[DateMention] = []
-    taken: list[tuple[int, int]] = []
+    taken = Spans([])
     low = text.lower()
     for (pattern, build), needs in zip(PATTERNS, TRIGGERS, strict=True):
         if gate and needs is not None and not any(n in low for n in needs):
             continue
         for m in pattern.finditer(text):
             s, e = m.span()
-            if any(a < e and s < b for a, b in taken):
+            if taken.overlaps(s, e):
                 continue
             value = build(m, day_first)  # type: ignore[operator]
             if value is None:
                 continue
             found.append(DateMention(s, e, value))
-            taken.append((s, e))
+            taken.add(s, e)
     found.sort(key=lambda d: d.start)
     return found
 

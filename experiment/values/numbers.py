@@ -23,6 +23,7 @@ two different values never are. Anything beyond is a `Refusal` with its reason, 
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -74,6 +75,14 @@ SCALES = {
     "bn": 1e9,
     "b": 1e9,
     "tn": 1e12,
+    "hundred": 1e2,
+    "dozen": 12,
+    "lakh": 1e5,
+    "lakhs": 1e5,
+    "lac": 1e5,
+    "lacs": 1e5,
+    "crore": 1e7,
+    "crores": 1e7,
 }
 FRACTIONS = {
     "half": 2,
@@ -84,6 +93,14 @@ FRACTIONS = {
     "quarters": 4,
     "fifth": 5,
     "fifths": 5,
+    "sixth": 6,
+    "sixths": 6,
+    "seventh": 7,
+    "sevenths": 7,
+    "eighth": 8,
+    "eighths": 8,
+    "ninth": 9,
+    "ninths": 9,
     "tenth": 10,
     "tenths": 10,
 }
@@ -108,6 +125,9 @@ CURRENCY_SYMBOLS = {
     "nz$": "NZD",
     "hk$": "HKD",
     "s$": "SGD",
+    "₹": "INR",
+    "rs.": "INR",
+    "rs": "INR",
 }
 CURRENCY_WORDS = {
     "dollars": "USD",
@@ -116,7 +136,22 @@ CURRENCY_WORDS = {
     "euro": "EUR",
     "yen": "JPY",
     "pounds sterling": "GBP",
+    "swiss francs": "CHF",
     "francs": "CHF",
+    "us dollars": "USD",
+    "u.s. dollars": "USD",
+    "american dollars": "USD",
+    "canadian dollars": "CAD",
+    "canadian dollar": "CAD",
+    "australian dollars": "AUD",
+    "australian dollar": "AUD",
+    "new zealand dollars": "NZD",
+    "hong kong dollars": "HKD",
+    "singapore dollars": "SGD",
+    "rupees": "INR",
+    "rupee": "INR",
+    "yuan": "CNY",
+    "renminbi": "CNY",
     "usd": "USD",
     "eur": "EUR",
     "gbp": "GBP",
@@ -227,11 +262,19 @@ UNIT_WORDS = {
     "month": "month",
     "years": "year",
     "year": "year",
-    "kb": "KB",
+    "kb": "KB",  # data units are told apart by case (DATA_UNITS): "Mb" is a megabit
     "mb": "MB",
     "gb": "GB",
     "tb": "TB",
     "pb": "PB",
+    "kbps": "kbit/s",
+    "mbps": "Mbit/s",
+    "gbps": "Gbit/s",
+    "kbit/s": "kbit/s",
+    "mbit/s": "Mbit/s",
+    "gbit/s": "Gbit/s",
+    "basis points": "bp",
+    "basis point": "bp",
     "hz": "Hz",
     "khz": "kHz",
     "mhz": "MHz",
@@ -252,10 +295,33 @@ UNIT_WORDS = {
     "volts": "V",
     "v": "V",
     "°c": "°C",
+    "° c": "°C",
+    "degrees celsius": "°C",
+    "degrees centigrade": "°C",
+    "°f": "°F",
+    "° f": "°F",
+    "degrees fahrenheit": "°F",
     "tokens per second": "tok/s",
     "tokens/s": "tok/s",
     "tok/s": "tok/s",
 }
+# A data unit by its written case: bytes upper-case "B", bits lower-case "b"; any other case
+# ("mb", "gB") says neither and is refused.
+DATA_UNITS = {
+    "KB": "KB",
+    "kB": "KB",
+    "MB": "MB",
+    "GB": "GB",
+    "TB": "TB",
+    "PB": "PB",
+    "Kb": "kbit",
+    "kb": "kbit",
+    "Mb": "Mbit",
+    "Gb": "Gbit",
+    "Tb": "Tbit",
+    "Pb": "Pbit",
+}
+UNITS_BY_CASE = frozenset({"KB", "MB", "GB", "TB", "PB"})
 QUALIFIERS = {
     "about": "about",
     "around": "about",
@@ -328,12 +394,18 @@ _ORDINAL = (
     rf"(?:(?:{_alt(TENS)})[\s-])?(?:{_alt(ORDINALS)})"
 )
 _FRACTION = rf"(?:an?|one|two|three|four|five|six|seven|eight|nine)[\s-]+(?:{_alt(FRACTIONS)})"
-_DIGITS = r"(?:\d{1,3}(?:,\d{3})+|\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?![\d,])|\d+)(?:\.\d+)?|\.\d+"
+# "3 200" is one figure, but not "4 100m" (four 100 m titles) nor a part of "1 234 567m"
+_DIGITS = (
+    r"(?:\d{1,3}(?:,\d{3})+|\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?![\d,]|[^\W\d_]|[ \u00a0\u202f]\d)"
+    r"|\d+)(?:\.\d+)?|\.\d+"
+)
 _DIGITS_COMMA = r"(?:\d{1,3}(?:\.\d{3})+|\d+)(?:,\d+)?"
 
-_SCALE = r"(?:thousand|million|billion|trillion|mn|mln|bn|tn|k|m|b)"
+_BIG = r"(?:thousand|million|billion|trillion|lakhs?|lacs?|crores?)"
+_SCALE = rf"(?:(?:hundred|dozen|{_BIG})(?:\s+{_BIG})*|mn|mln|bn|tn|k|m|b)"
 _CUR_PREFIX = (
-    r"(?:(?:US|CA|AU|NZ|HK|[CAS])\$|[$€£¥]|(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|CNY|INR|SEK)\s?)"
+    r"(?:(?:US|CA|AU|NZ|HK|[CAS])\$|[$€£¥₹]|(?-i:Rs)\.?\s?"
+    r"|(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|CNY|INR|SEK)\s?)"
 )
 _UNIT = _alt(UNIT_WORDS)
 _CUR_SUFFIX = _alt(CURRENCY_WORDS)
@@ -358,7 +430,7 @@ _SIGN_BEFORE = re.compile(
 def _atom_pattern(digits: str) -> re.Pattern[str]:
     return re.compile(
         rf"""
-        (?<![\w.,$€£¥])(?<!\d[.,])
+        (?<![\w.,$€£¥₹:^/])(?<!\d[.,])(?<![×*·⋅]\ )(?<!\d\ x\ )
         (?:{_SIGN_WORD})?
         (?P<sign>[-−+])?
         (?P<cur>{_CUR_PREFIX})?
@@ -369,7 +441,7 @@ def _atom_pattern(digits: str) -> re.Pattern[str]:
           |(?:[\s-]?(?P<scale>{_SCALE})(?![\w]))?
            (?:[\s-]?(?P<unit>{_UNIT})(?![\w])(?!\s+sterling))?
            (?:\s(?P<cursuf>{_CUR_SUFFIX})(?![\w]))?)
-        (?![\w]|[.,]\d)
+        (?![\w]|[.,:/]\d)
         """,
         re.IGNORECASE | re.VERBOSE,
     )
@@ -388,6 +460,75 @@ _NOT_MONEY_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _NOT_MONEY_AFTER = re.compile(r"\s*[=+−×*/^]")
+
+# Forms the reader refuses whole, before any figure in them is read (docs/NORMALIZER.md).
+_TIME = re.compile(
+    r"(?<![\w:.,])(?:\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]\.?m\b\.?)?|\d{1,2}\s?[ap]\.?m\b\.?)"
+    r"(?![\w:]|[.,]\d)",
+    re.IGNORECASE,
+)
+_PHONE = re.compile(
+    r"(?<![\w.,-])(?:\+\d{1,3}(?:[\s.-]\d{1,4}){2,4}"
+    r"|(?:\+?1[\s.-])?(?:\(\d{3}\)\s?|\d{3}[.-])\d{3}[.-]\d{4})(?![\w-]|[.,]\d)"
+)
+# a seven-digit local number ("555-1234") only after a word that asks for one: else a range
+_LOCAL_PHONE = re.compile(
+    r"\b(?:call|phone|telephone|tel|fax|dial|hotline|mobile|cell|text|number)\b[\W_]{0,12}?"
+    r"(?<![\w.,-])(?P<f>\d{3}[.-]\d{4})(?![\w-]|[.,]\d)",
+    re.IGNORECASE,
+)
+_SLASH_FRACTION = re.compile(r"(?<![\w/.,-])(?:\d{1,3}[ \u00a0])?\d+/\d+(?![\w/]|[.,]\d)")
+_ISO_WEEK = re.compile(r"(?<![\w-])\d{4}-?W\d{2}(?:-?\d)?(?![\w-])")
+_YEAR_BC = re.compile(r"(?<![\w.,])\d{1,4}\s?(?:BCE?|B\.C\.(?:E\.)?)(?!\w)")
+_WHOLE_FORMS = (
+    (_ISO_WEEK, "an ISO week date (not read)"),
+    (_YEAR_BC, "a year BC (not read)"),
+    (_TIME, "a time of day, not a figure"),
+    (_PHONE, "a phone number, not a figure"),
+    (_LOCAL_PHONE, "a phone number, not a figure"),
+    (_SLASH_FRACTION, "a fraction written with a slash (not read)"),
+)
+_CURRENCY_SIGNS = "".join(
+    c for c in map(chr, range(0x10000)) if unicodedata.category(c) == "Sc" and c not in "$€£¥₹¢"
+)
+_UNKNOWN_SYMBOL_BEFORE = re.compile(rf"[{re.escape(_CURRENCY_SIGNS)}]\s?$|[A-Za-z]\$$")
+_MONEY_WORDS = (
+    r"dollars?|pounds?|francs?|pesos?|rupees?|rupiah|rubles?|roubles?|dinars?|dirhams?|riyals?"
+    r"|rials?|shillings?|kronor|krona|kroner|krone|lira|lire|reais|rand|won|baht|ringgit|zloty"
+    r"|forint|koruna|naira|cedis?|yuan|euros?|yen|marks?|guilders?|escudos?|pesetas?|drachmas?"
+)
+_UNKNOWN_CURRENCY_AFTER = re.compile(rf"\s+(?:[A-Z][\w.]*\s+)?(?:{_MONEY_WORDS})\b")
+_UNKNOWN_DEGREE_AFTER = re.compile(r"\s?°\s?(?![CF]\b)[^\W\d_]", re.IGNORECASE)
+_FRACTION_AFTER = re.compile(
+    r"[\s-]+(?:(?:\w+(?:teen|tie)th|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh"
+    r"|twelfth|hundredth|thousandth|millionth)s?|halves|thirds|quarters"
+    r"|and\s+an?\s+(?:half|third|quarter))\b",
+    re.IGNORECASE,
+)
+_PRODUCT_AFTER = re.compile(r"[ \u00a0]?[×*·⋅][ \u00a0]?\d|(?<=x)[ \u00a0]?\d", re.IGNORECASE)
+
+
+class Spans:
+    """Disjoint spans, sorted, with an overlap test in O(log n): what keeps scanning linear."""
+
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        for s, e in sorted(spans):
+            self.add(s, e)
+
+    def overlaps(self, start: int, end: int) -> bool:
+        i = bisect.bisect_left(self.starts, end)  # spans starting before `end`
+        return i > 0 and self.ends[i - 1] > start  # disjoint: the ends are sorted too
+
+    def add(self, start: int, end: int) -> bool:
+        """Add a span that overlaps none; False (nothing added) when it overlaps one."""
+        if self.overlaps(start, end):
+            return False
+        i = bisect.bisect_left(self.starts, start)
+        self.starts.insert(i, start)
+        self.ends.insert(i, end)
+        return True
 
 
 @dataclass(frozen=True)
@@ -554,6 +695,26 @@ def _minor_refusal(m: re.Match[str]) -> str:
     return ""
 
 
+def _unread_refusal(m: re.Match[str]) -> str:
+    """Why a figure is refused for a part around it that the reader cannot read, or "": an
+    unknown currency or unit, a data unit in neither case, a fraction, a product."""
+    g, text = m.groupdict(), m.string
+    data = g["unit"] and UNIT_WORDS.get(g["unit"].lower()) in UNITS_BY_CASE
+    if data and g["unit"] not in DATA_UNITS:
+        return f"a data unit written neither as bytes nor as bits ({g['unit']})"
+    if not g["cur"] and _UNKNOWN_SYMBOL_BEFORE.search(text, max(0, m.start() - 3), m.start()):
+        return "an unknown currency"
+    if not (g["cur"] or g["cursuf"] or g["minor"]) and _UNKNOWN_CURRENCY_AFTER.match(text, m.end()):
+        return "an unknown currency"
+    if not g["unit"] and _UNKNOWN_DEGREE_AFTER.match(text, m.end()):
+        return "an unknown unit of degrees"
+    if (g["digits"] or g["words"]) and _FRACTION_AFTER.match(text, m.end()):
+        return "a fraction it cannot read"
+    if (g["digits"] or g["words"]) and _PRODUCT_AFTER.match(text, m.end()):
+        return "a product it cannot read"
+    return ""
+
+
 def _unit_and_scale(m: re.Match[str]) -> tuple[str, Decimal, int]:
     """The figure's currency or unit, the factor of its scale or minor unit, and where it ends."""
     g = m.groupdict()
@@ -565,8 +726,10 @@ def _unit_and_scale(m: re.Match[str]) -> tuple[str, Decimal, int]:
         return currency or MINOR_UNITS[minor], Decimal("0.01"), m.end()
     if g["cursuf"]:
         currency = CURRENCY_WORDS[g["cursuf"].lower()]
-    scale_word = (g["scale"] or "").lower()
+    scale_word = re.sub(r"\s+", " ", (g["scale"] or "").lower())
     unit = UNIT_WORDS.get((g["unit"] or "").lower(), "") if g["unit"] else ""
+    if unit in UNITS_BY_CASE:
+        unit = DATA_UNITS.get(g["unit"], unit)
     end = m.end()
     if scale_word == "m" and not currency:
         # "40m" without a currency is forty metres, not forty million.
@@ -578,8 +741,10 @@ def _unit_and_scale(m: re.Match[str]) -> tuple[str, Decimal, int]:
         unit = ""
     if currency and unit and unit != "%":
         unit = ""
-    scale = SCALES.get(scale_word, 1e6 if scale_word == "m" else 1.0)
-    return currency or unit, Decimal(scale), end
+    scale = Decimal(1e6 if scale_word == "m" else 1)
+    for word in scale_word.split():
+        scale *= Decimal(SCALES[word]) if word != "m" else 1
+    return currency or unit, scale, end
 
 
 def _atom(m: re.Match[str], decimal_comma: bool) -> NumberMention | Refusal | None:
@@ -591,7 +756,7 @@ def _atom(m: re.Match[str], decimal_comma: bool) -> NumberMention | Refusal | No
     raw = _unsigned(g, decimal_comma)
     if raw is None:
         return None
-    reason = raw if isinstance(raw, str) else _minor_refusal(m)
+    reason = raw if isinstance(raw, str) else _minor_refusal(m) or _unread_refusal(m)
     if isinstance(raw, str) or reason:
         return Refusal(m.start(), m.end(), reason)
     raw = -raw if _negative(g) else raw
@@ -652,14 +817,20 @@ def scan_numbers(
     Each bound of a range is also reported on its own, since the text does state it.
     """
     pattern = _ATOM_COMMA if decimal_comma else _ATOM
-    masked = masked or []
+    taken = Spans(masked or [])
     atoms: list[NumberMention | Refusal] = []
+    for form, reason in _WHOLE_FORMS:
+        for m in form.finditer(text):
+            start, end = m.span("f") if "f" in form.groupindex else m.span()
+            if taken.add(start, end):
+                atoms.append(Refusal(start, end, reason))
     for m in pattern.finditer(text):
-        if any(s < m.end() and m.start() < e for s, e in masked):
+        if taken.overlaps(m.start(), m.end()):
             continue
         atom = _atom(m, decimal_comma)
         if atom is not None:
             atoms.append(_qualify(text, atom) if isinstance(atom, NumberMention) else atom)
+    atoms.sort(key=lambda a: a.start)
     out: list[NumberMention | Refusal] = []
     for atom, after in zip(atoms, [*atoms[1:], None], strict=False):
         out.append(atom)

@@ -327,13 +327,34 @@ def _place(
 ) -> Cell:
     """`cell` with its place in the table: header or body, its headers and its column's scale."""
     header = cell.row < len(grid)
+    row_headers = _row_headers(row, cell.column, header)
     return replace(
         cell,
         header=header,
-        row_headers=_row_headers(row, cell.column, header),
+        row_headers=row_headers,
         column_headers=tuple(h[cell.column].span for h in grid[: cell.row] if h[cell.column]),
-        scale=scales[cell.column],
+        scale=scales[cell.column] if header else _own_unit(row_headers, scales[cell.column]),
     )
+
+
+_PER = re.compile(r"\bper\b|\bEPS\b")
+_COUNT = re.compile(r"\(\s*(?:number|no\.?|#|times|x|units?)\s*\)|\bnumber\s+of\b|\bratio\b", re.I)
+
+
+def _own_unit(labels: tuple[Span, ...], scale: Scale) -> Scale:
+    """A row label that states its own unit overrides the table's scale: "Gross margin (%)" is a
+    percentage, "Diluted EPS" and "... per share" an amount per share in the table's currency
+    (no factor), "Employees (number)" and a ratio plain numbers."""
+    text = " ".join(label.text for label in labels)
+    if not scale or not text:
+        return scale
+    if _PERCENT.search(text):
+        return Scale(1.0, "%", text)
+    if _PER.search(text):
+        return Scale(1.0, "" if scale.unit == "%" else scale.unit, text)
+    if _COUNT.search(text):
+        return Scale()
+    return scale
 
 
 def _table(text: str, block: list[tuple[int, int]]) -> Table | None:

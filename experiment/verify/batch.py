@@ -18,6 +18,12 @@ from experiment.errors import FactQAError, InputError
 from experiment.files import write_csv
 from experiment.records import Article, span_cells
 from experiment.verify.answer import AnswerCheck, check_text
+from experiment.verify.derive import (
+    check_derivation,
+    check_expression,
+    is_calculation,
+    is_derivation,
+)
 
 RESULT_COLUMNS = ("confirmed", "value", "span_start", "span_end", "span_text", "reason")
 
@@ -33,7 +39,11 @@ def check_answer(answer: str, article: Article, question: str = "", kind: str = 
     """One answer against one article: the result columns of a verified row.
 
     Without a kind, the figure reading is tried first and the date reading if it is not confirmed.
+    A derivation ("8 = 9 - 2") or a calculation ("9 - 2") is checked as `--article` checks it:
+    its arithmetic and every operand, never its result alone.
     """
+    if is_derivation(answer) or is_calculation(answer):
+        return _derivation_cells(answer, article)
     chosen: AnswerCheck | None = None
     reason = ""
     for k in [kind] if kind in ("figure", "date") else ["figure", "date"]:
@@ -51,6 +61,20 @@ def check_answer(answer: str, article: Article, question: str = "", kind: str = 
         "value": best.value.canonical() if best else "",
         **span_cells(chosen.span if chosen else None),
         "reason": chosen.reason if chosen else reason,
+    }
+
+
+def _derivation_cells(answer: str, article: Article) -> dict:
+    """The result columns of a derivation or calculation: its result (or the calculator's) and
+    its first operand's span."""
+    d = (check_derivation if is_derivation(answer) else check_expression)(answer, article.text)
+    value = d.result or d.computed
+    span = next((o.span for o in d.operands if o.span is not None), None)
+    return {
+        "confirmed": "true" if d.confirmed else "false",
+        "value": value.canonical() if value else "",
+        **span_cells(span),
+        "reason": d.reason,
     }
 
 

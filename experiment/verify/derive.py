@@ -22,7 +22,7 @@ from decimal import Context, Decimal, DivisionByZero, InvalidOperation, Overflow
 from experiment.records import Span
 from experiment.values.canonical import Quantity
 from experiment.values.normalize import outermost, scan
-from experiment.values.numbers import BEYOND, MAX_MAGNITUDE
+from experiment.values.numbers import BEYOND, FRACTIONS, MAX_MAGNITUDE, VULGAR_FRACTIONS
 from experiment.verify.match import verify
 
 MAX_TOKENS = 100  # operands, operators and parentheses of one expression
@@ -36,6 +36,9 @@ _CTX = Context(
 )
 _MINUS = "-−–"  # hyphen-minus, minus sign, en dash
 _OPERATORS = {"+": "+", "*": "×", "×": "×", "·": "×", "/": "/", "÷": "/"}
+_FRACTION_RESULT = re.compile(
+    rf"[{''.join(VULGAR_FRACTIONS)}]|\b(?:{'|'.join(FRACTIONS)})\b", re.IGNORECASE
+)
 _DIGIT_RUN = re.compile(r"\d[\d,\u00a0\u202f ]*(?:\.\d+)?|\.\d+")
 # a unit that counts as a bare factor in × and ÷: "45%" is 0.45 there, "3x" is 3
 _FACTOR_UNITS = {"%": Decimal("0.01"), "x": Decimal(1)}
@@ -300,7 +303,10 @@ def _dec(x: float) -> Decimal:
 
 def _half_unit(text: str, q: Quantity) -> Decimal:
     """Half a unit of the last written digit of `text`, in the value's terms: "22.2%" 0.05,
-    "7" 0.5, "$1.5 million" 50000, "438.1p" 0.0005."""
+    "7" 0.5, "$1.5 million" 50000, "438.1p" 0.0005. A fraction ("½", "2½", "a third") is exact
+    to two decimals (0.005), never to the unit of its whole part."""
+    if _FRACTION_RESULT.search(text):
+        return Decimal("0.005")
     run = _DIGIT_RUN.search(text)
     if run is None:
         return Decimal("0.5")  # a figure in words ("seven"): whole units

@@ -49,8 +49,16 @@ def _guarded(spans: list[Span], article: str) -> list[Span]:
     return [s for s in spans if not in_instruction(article, s.start, s.end)]
 
 
+def _read_already(span: Span, mentions: tuple[Mention, ...]) -> bool:
+    """Whether the article already read (or refused) text of `span`, in its context: a region
+    read out of context must not overrule it ("10^6" of "2.5 × 10^6", the "Rs. 1" of "more than
+    Rs. 1"). Linear, as the alignment that found the region is."""
+    return any(m.start < span.end and span.start < m.end for m in mentions)
+
+
 def _find(value: Value, article: str, answer_text: str) -> list[Span]:
-    spans = _supporting(article_mentions(article), value)
+    mentions = article_mentions(article)
+    spans = _supporting(mentions, value)
     if spans or len(answer_text) < 4:
         return spans
     hit = fuzz.partial_ratio_alignment(answer_text, article, score_cutoff=FUZZY_MIN_SCORE)
@@ -59,7 +67,8 @@ def _find(value: Value, article: str, answer_text: str) -> list[Span]:
     start = max(0, article.rfind(" ", 0, max(0, hit.dest_start - 1)) + 1)
     end = article.find(" ", hit.dest_end + 1)
     end = len(article) if end < 0 else end
-    return _supporting(scan(article[start:end]), value, start)
+    found = _supporting(scan(article[start:end]), value, start)
+    return [s for s in found if not _read_already(s, mentions)]
 
 
 def verify(value: Value | None, article: str, answer_text: str = "", guard: bool = True) -> Verdict:
