@@ -210,6 +210,17 @@ def opposite_bounds(a: Quantity, b: Quantity) -> bool:
     return da * db < 0
 
 
+def bound_of(q: Quantity) -> int:
+    """+1 for a lower bound ("more than 100"), -1 for an upper bound, 0 for a figure."""
+    return QUALIFIER_DIRECTION.get(q.qualifier, 0)
+
+
+def same_bound(a: Quantity, b: Quantity) -> bool:
+    """Both figures are the same kind of bound, or neither is one: "less than 100" is neither
+    "more than 100" nor a bare "100"; "about 100" and "100" are both figures."""
+    return bound_of(a) == bound_of(b)
+
+
 def quantities_equal(a: Quantity, b: Quantity) -> bool:
     """Equal numbers (or ranges) in comparable units; qualifiers are not compared here."""
     scale = _unit_scale(a, b)
