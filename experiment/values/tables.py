@@ -25,7 +25,7 @@ from itertools import pairwise
 from experiment.records import Span
 from experiment.values.canonical import DateValue, Quantity, Value, quantities_equal
 from experiment.values.normalize import Mention, outermost, scan
-from experiment.values.numbers import CURRENCY_SYMBOLS, CURRENCY_WORDS, times
+from experiment.values.numbers import CURRENCY_SYMBOLS, CURRENCY_WORDS, Spans, times
 
 _PIPE = re.compile(r"(?<!\\)\|")
 _SEPARATOR_CELL = re.compile(r"\s*:?-+:?\s*")
@@ -257,10 +257,12 @@ def _blocks(text: str) -> Iterator[list[tuple[int, int]]]:
 def _caption(text: str, start: int) -> Span | None:
     """The line just above a table (one blank line between allowed), when it states no figure
     but years and dates."""
-    above = text[:start].rstrip()
-    if not above or text.count("\n", len(above), start) > 2:
+    end = start
+    while end > 0 and text[end - 1].isspace():  # the end of the text above, without copying it
+        end -= 1
+    if not end or text.count("\n", end, start) > 2:
         return None
-    a, b = _trimmed(text, above.rfind("\n") + 1, len(above))
+    a, b = _trimmed(text, text.rfind("\n", 0, end) + 1, end)
     figures = (v for m in scan(text[a:b]) for v in m.values if isinstance(v, Quantity))
     if any(v.as_year() is None for v in figures):
         return None
@@ -491,9 +493,8 @@ def article_mentions(text: str) -> tuple[Mention, ...]:
     tables = parse_tables(text)
     if not tables:
         return scan(text)
-    mentions = [
-        m for m in scan(text) if not any(m.start < t.end and t.start < m.end for t in tables)
-    ]
+    spans = Spans([(t.start, t.end) for t in tables])
+    mentions = [m for m in scan(text) if not spans.overlaps(m.start, m.end)]
     mentions += [m for t in tables for c in t.cells for m in _cell_mentions(c)]
     mentions.sort(key=lambda m: (m.start, -m.end))
     return tuple(mentions)

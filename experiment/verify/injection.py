@@ -8,6 +8,7 @@ or its instructions), so ordinary reporting ("the board answered with a 5 % rais
 
 from __future__ import annotations
 
+import bisect
 import re
 from functools import lru_cache
 
@@ -40,4 +41,6 @@ def instruction_ranges(text: str) -> tuple[tuple[int, int], ...]:
 
 
 def in_instruction(text: str, start: int, end: int) -> bool:
-    return any(s <= start and end <= e for s, e in instruction_ranges(text))
+    ranges = instruction_ranges(text)  # sentences: disjoint and in order
+    i = bisect.bisect_right(ranges, (start, len(text) + 1))
+    return i > 0 and ranges[i - 1][0] <= start and end <= ranges[i - 1][1]

@@ -1,0 +1,68 @@
+"""Scan time against article size: is reading an article linear in its text?
+
+    python bench/scan.py [SIZE_MB ...]      (default: 0.1 5)
+
+Each article is the bundled articles (articles/*.md) repeated up to SIZE_MB megabytes, so every
+size has the same density of figures, dates and tables. One `factqa verify --article` check
+(`verify.answer.check_text`, an answer the text does not state, so the near-miss search runs too)
+is timed cold: every cache emptied first. All sizes are measured in one run, on one machine, so
+their ratio is meaningful; linear scanning gives a ratio near the ratio of the sizes.
+
+The last line printed is machine-readable: `scan_s_<size>mb=...` per size and
+`scan_ratio_<last>mb_to_<first>mb=...`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from experiment.values.normalize import scan
+from experiment.values.tables import _read, article_mentions, parse_tables
+from experiment.verify.answer import check_text
+from experiment.verify.injection import instruction_ranges
+
+ROOT = Path(__file__).resolve().parent.parent
+ANSWER = "12,345,679 tonnes"  # in no bundled article
+
+
+def article(size_mb: float) -> str:
+    """The bundled articles repeated up to `size_mb` megabytes (characters)."""
+    base = "\n\n".join(p.read_text(encoding="utf-8") for p in sorted(ROOT.glob("articles/*.md")))
+    chars = int(size_mb * 1_000_000)
+    return (base * (chars // len(base) + 1))[:chars]
+
+
+def scan_seconds(text: str) -> float:
+    """One cold check of `ANSWER` against `text`, in seconds."""
+    for cached in (scan, article_mentions, parse_tables, _read, instruction_ranges):
+        cached.cache_clear()
+    start = time.perf_counter()
+    check = check_text(ANSWER, text, "", "figure")
+    seconds = time.perf_counter() - start
+    assert not check.confirmed, "the probe answer must not be in the bundled articles"
+    return seconds
+
+
+def _label(size_mb: float) -> str:
+    return f"{size_mb:g}".replace(".", "p")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("sizes", nargs="*", type=float, default=[0.1, 5.0], help="sizes in MB")
+    args = parser.parse_args()
+    times = {}
+    for size in args.sizes:
+        times[size] = scan_seconds(article(size))
+        print(f"{size:g} MB: {times[size]:.2f} s ({size / times[size]:.2f} MB/s)", flush=True)
+    first, last = args.sizes[0], args.sizes[-1]
+    fields = [f"scan_s_{_label(s)}mb={t:.2f}" for s, t in times.items()]
+    ratio = times[last] / times[first]
+    fields.append(f"scan_ratio_{_label(last)}mb_to_{_label(first)}mb={ratio:.1f}")
+    print(" ".join(fields))
+
+
+if __name__ == "__main__":
+    main()
