@@ -171,6 +171,19 @@ def gap_closed(summary: pd.DataFrame, method: str, k: int) -> float:
     return float((acc[method] - verified) / gap) if gap > 0 else math.nan
 
 
+def gap_phrase(summary: pd.DataFrame, method: str, k: int) -> str:
+    """What `gap_closed` says, in words; a run where small-pass@k is no better than
+    small-verified@k has no gap to close, and says so instead of 'nan%'."""
+    share = gap_closed(summary, method, k)
+    between = f"the gap between {VERIFIED.name(k)} and {PASS.name(k)}"
+    if math.isnan(share):
+        acc = summary.set_index("method").accuracy
+        return f"{method}: no gap to close ({VERIFIED.name(k)} is at {PASS.name(k)}'s " + (
+            f"{acc[PASS.name(k)]:.3f})"
+        )
+    return f"{method}: closes {share:.0%} of {between}"
+
+
 def stated_computed(q: pd.DataFrame, methods: list[str]) -> pd.DataFrame:
     """Each method's accuracy on questions whose gold the text states and on those whose gold
     is computed from it (a sum, a count); runs without a `computed` column are all stated."""

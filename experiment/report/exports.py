@@ -7,19 +7,27 @@ which columns each file has and how a record becomes a row.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import json
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, fields
+from pathlib import Path
 from typing import Any
 
 from experiment.evaluate.registry import Answers
 from experiment.evaluate.summary import MethodSummary
-from experiment.records import Attempt, Question, span_cells, spans_cell
+from experiment.records import Attempt, Question, Span, span_cells
+from experiment.report.value_cells import VALUE_COLUMNS, value_cells
 
 # `cached` stays out of the export: a resumed run must write the same file as an uninterrupted
 # one, but for what was measured (seconds, and the cost: after a restart the article is read
 # again). The manifest counts the generations that came from the cache.
 _SPAN_FIELDS = ("spans", "operand_spans")
-ATTEMPT_COLUMNS = [f.name for f in fields(Attempt) if f.name not in (*_SPAN_FIELDS, "cached")] + [
+_FIELDS = [f.name for f in fields(Attempt) if f.name not in (*_SPAN_FIELDS, "cached")]
+_AT_VALUE = _FIELDS.index("value") + 1
+ATTEMPT_COLUMNS = [
+    *_FIELDS[:_AT_VALUE],
+    *VALUE_COLUMNS,  # `value` split into typed columns (report/value_cells.py)
+    *_FIELDS[_AT_VALUE:],
     "span_start",
     "span_end",
     "span_text",
@@ -27,12 +35,24 @@ ATTEMPT_COLUMNS = [f.name for f in fields(Attempt) if f.name not in (*_SPAN_FIEL
 ]
 
 
-def attempt_row(a: Attempt) -> dict[str, Any]:
+def json_list(items: Sequence[Any]) -> str:
+    """A list as one CSV cell: a JSON array."""
+    return json.dumps(list(items), ensure_ascii=False)
+
+
+def spans_json(spans: Sequence[Span]) -> str:
+    """Spans as one CSV cell: a JSON array of [start, end] pairs."""
+    return json_list([[s.start, s.end] for s in spans])
+
+
+def attempt_row(a: Attempt, kind: str = "") -> dict[str, Any]:
+    """attempts.csv's row of one sample; `kind` (the question's) tells a year from a number."""
     row = {f.name: getattr(a, f.name) for f in fields(Attempt) if f.name not in _SPAN_FIELDS}
-    row["candidates"] = " | ".join(a.candidates)
+    row.update(value_cells(a.value, kind))
+    row["candidates"] = json_list(a.candidates)
     row.update(span_cells(a.span))
-    row["spans"] = spans_cell(a.spans)
-    row["operand_spans"] = spans_cell(a.operand_spans)
+    row["spans"] = spans_json(a.spans)
+    row["operand_spans"] = spans_json(a.operand_spans)
     return row
 
 
@@ -105,9 +125,79 @@ def question_rows(
     return rows, columns
 
 
+ANSWER_COLUMNS = [
+    "question_id",
+    "article_id",
+    "kind",
+    "method",
+    "answer",
+    "value",
+    *VALUE_COLUMNS,
+    "correct",
+    "abstained",
+    "failed",
+    "agreement",
+    "confidence",
+    "in_text_wrong",
+    "span_start",
+    "span_end",
+    "span_text",
+]
+
+
+def answer_rows(
+    questions: Sequence[Question], answers: Answers, methods: Sequence[str]
+) -> Iterator[dict[str, Any]]:
+    """answers.csv, the long form of questions.csv: one row per question and method, its value
+    in typed columns."""
+    for q in questions:
+        for m in methods:
+            a = answers[q.id][m]
+            chosen = a.chosen.attempt if a.chosen else None
+            value = chosen.value if chosen else ""
+            yield {
+                "question_id": q.id,
+                "article_id": q.article_id,
+                "kind": q.kind,
+                "method": m,
+                "answer": chosen.answer if chosen else "",
+                "value": value,
+                **value_cells(value, q.kind),
+                "correct": a.correct,
+                "abstained": a.abstained,
+                "failed": a.failed,
+                "agreement": a.agreement,
+                "confidence": a.confidence,
+                "in_text_wrong": a.in_text_wrong,
+                **span_cells(chosen.span if chosen else None),
+            }
+
+
 SUMMARY_COLUMNS = [f.name for f in fields(MethodSummary)]
 
 
 def summary_rows(summary: Sequence[MethodSummary]) -> list[dict[str, Any]]:
     """summary.csv's (or agreement.csv's) rows, in SUMMARY_COLUMNS."""
     return [asdict(s) for s in summary]
+
+
+def parquet_copies(run_dir: Path, names: Sequence[str]) -> list[str]:
+    """Each CSV of `names` in `run_dir` also as Parquet (typed as pandas reads the CSV), where
+    pyarrow is installed; the names written ([] without pyarrow)."""
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        return []
+    import os
+
+    import pandas as pd
+
+    written = []
+    for name in names:
+        table = pd.read_csv(run_dir / name, keep_default_na=False, na_values=[""])
+        target = name.replace(".csv", ".parquet")
+        tmp = run_dir / f".{target}.tmp"  # removed by the next run if this one is killed
+        table.to_parquet(tmp, index=False)
+        os.replace(tmp, run_dir / target)
+        written.append(target)
+    return written

@@ -10,6 +10,7 @@ records.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -101,13 +102,14 @@ def typed_questions(q: pd.DataFrame) -> pd.DataFrame:
 
 
 def parse_spans(cell: str, text: str = "") -> tuple[Span, ...]:
-    """The `spans` cell (`start:end` pairs) as spans; their text from `text` when given."""
-    out = []
-    for pair in str(cell).split():
-        start, _, end = pair.partition(":")
-        a, b = int(start), int(end)
-        out.append(Span(a, b, text[a:b] if text else ""))
-    return tuple(out)
+    """The `spans` cell as spans, their text from `text` when given: a JSON array of
+    [start, end] pairs, or (runs written before) `start:end` pairs separated by spaces."""
+    cell = str(cell).strip()
+    if cell.startswith("["):
+        pairs = [(int(a), int(b)) for a, b in json.loads(cell)]
+    else:
+        pairs = [(int(a), int(b)) for a, _, b in (p.partition(":") for p in cell.split())]
+    return tuple(Span(a, b, text[a:b] if text else "") for a, b in pairs)
 
 
 def typed_attempts(a: pd.DataFrame) -> pd.DataFrame:
