@@ -593,6 +593,12 @@ def verify_cmd(
     )
 
     with _errors():
+        if kind not in ("", "figure", "date"):
+            raise ConfigError(
+                f"kind must be 'figure', 'date' or '', got '{kind}'",
+                field="kind",
+                allowed="'figure', 'date' or '' (either)",
+            )
         if article is not None and (is_derivation(answers) or is_calculation(answers)):
             text = read_article(article).text
             derivation = (
@@ -623,6 +629,12 @@ def verify_cmd(
             f"errors (see their 'reason'); wrote {target}",
             highlight=False,
         )
+        if stats.rows and stats.errors == stats.rows:
+            raise InputError(
+                f"every row failed, none was verified (the first: {stats.first_error})",
+                path=path,
+                fix="pass --articles with the folder the rows' article_id name, or fix the ids",
+            )
 
 
 def _derivation_lines(d: Derivation) -> list[str]:

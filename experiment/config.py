@@ -354,6 +354,14 @@ def load_toml(path: Path) -> dict[str, Any]:
         raise InputError(
             "nested too deeply", path=path, fix="write flat key = value lines"
         ) from None
+    above = [k for k in data if k != "run"] if "run" in data else []
+    if above:
+        raise InputError(
+            f"key(s) {', '.join(above)} above the [run] table, which would be ignored",
+            path=path,
+            field=above[0],
+            fix="move them under [run], or drop the [run] line",
+        )
     data = data.get("run", data)
     if not isinstance(data, dict):
         raise InputError("[run] is not a table", path=path, field="run", fix="write key = value")

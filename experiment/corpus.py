@@ -302,7 +302,25 @@ def _read_rows(path: Path) -> Iterable[tuple[int, dict[str, str]]]:
                 fix=f"add a header line: {','.join(QUESTION_COLUMNS)},notes",
             )
         header = [h.strip() for h in header]
+        twice = next((c for c in header if header.count(c) > 1), None)
+        if twice is not None:
+            raise InputError(
+                f"the header names the column '{twice}' twice",
+                path=path,
+                line=1,
+                field=twice,
+                fix="keep one column of each name",
+            )
         missing = [c for c in REQUIRED_COLUMNS if c not in header]
+        for sep in (";", "\t", "|"):
+            if missing and len(header) == 1 and sep in header[0]:
+                raise InputError(
+                    f"the header is one cell holding {sep!r}: the columns are separated by "
+                    f"{sep!r}, not by commas",
+                    path=path,
+                    line=1,
+                    fix="save the file with commas between the columns (CSV)",
+                )
         if missing:
             raise InputError.missing_columns(
                 missing,

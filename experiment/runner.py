@@ -157,14 +157,16 @@ class Health:
 
 
 def health(drawn: Sampled, max_failed: float) -> Health:
-    """A run fails when every generation of a model errored, or more than `max_failed` of them."""
+    """A run fails when every generation of a model errored or came back empty (no text, or
+    `content: null`), or more than `max_failed` of them did."""
     errored, failed = {}, ""
     for role, samples in (("small", drawn.small), ("large", drawn.large)):
         made = [s.generation for per_question in samples.values() for s in per_question]
-        bad = [g for g in made if g.errored]
-        errored[role] = len(bad)
+        bad = [g for g in made if g.errored or not (g.text or "").strip()]
+        errored[role] = sum(g.errored for g in made)
         if bad and not failed:
-            failed = _failure(role, len(bad), len(made), max_failed, bad[-1].finish_reason)
+            last = bad[-1].finish_reason if bad[-1].errored else "empty output"
+            failed = _failure(role, len(bad), len(made), max_failed, last)
     return Health(errored, failed)
 
 

@@ -33,6 +33,7 @@ class VerifyStats:
     rows: int = 0
     confirmed: int = 0
     errors: int = 0
+    first_error: str = ""
 
 
 def check_answer(answer: str, article: Article, question: str = "", kind: str = "") -> dict:
@@ -113,6 +114,15 @@ def verify_rows(path: Path, articles: ArticleSource) -> Iterator[tuple[dict[str,
             raise InputError(
                 f"malformed CSV header ({e})", path=path, line=1, fix="close every quoted cell"
             ) from None
+        twice = next((c for c in header if header.count(c) > 1), None)
+        if twice is not None:
+            raise InputError(
+                f"the header names the column '{twice}' twice",
+                path=path,
+                line=1,
+                field=twice,
+                fix="rename or remove one of them",
+            )
         if "answer" not in header or not {"article_id", "article"} & set(header):
             raise InputError(
                 "needs an 'answer' column and an 'article_id' or 'article' column",
@@ -122,6 +132,13 @@ def verify_rows(path: Path, articles: ArticleSource) -> Iterator[tuple[dict[str,
             )
         try:
             for row in reader:
+                if None in row:
+                    raise InputError(
+                        f"{len(header) + len(row[None])} cells, the header names {len(header)}",
+                        path=path,
+                        line=reader.line_num,
+                        fix="quote cells that hold a comma, or name every column in the header",
+                    )
                 try:
                     article = articles.get(row)
                 except InputError:
@@ -161,7 +178,9 @@ def verify_file(path: Path, out: Path, articles: ArticleSource) -> VerifyStats:
             columns = [c for c in row if c not in RESULT_COLUMNS] + list(RESULT_COLUMNS)
         stats.rows += 1
         stats.confirmed += result["confirmed"] == "true"
-        stats.errors += result["reason"].startswith("line ")
+        failed = result["reason"].startswith("line ")
+        stats.errors += failed
+        stats.first_error = stats.first_error or (result["reason"] if failed else "")
         rows.append(row | result)
     write_csv(out, rows, columns or ["answer", *RESULT_COLUMNS])
     return stats
