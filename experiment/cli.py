@@ -9,11 +9,18 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from experiment.config import RunConfig, build_config
@@ -38,6 +45,27 @@ import_app = typer.Typer(
 )
 app.add_typer(import_app, name="import")
 err = Console(stderr=True)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"factqa {version('factqa')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Show the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Answer figure and date questions with a small model, keep the answers the article
+    confirms, and compare with one answer of a larger model."""
 
 
 def _out() -> Console:
@@ -112,180 +140,274 @@ def summary_table(summary: list[MethodSummary], title: str) -> Table:
     return table
 
 
-def _progress_bar() -> tuple[Progress, Callable[[str, int, int], None]]:
+def _given(ctx: typer.Context, options: dict[str, Any]) -> dict[str, Any]:
+    """The options given on the command line; None for those left at their default, so that a
+    --config file's value applies to them."""
+
+    def left_out(name: str) -> bool:  # by name: Typer may carry its own copy of click
+        source = ctx.get_parameter_source(name)
+        return source is None or source.name in ("DEFAULT", "DEFAULT_MAP")
+
+    return {name: None if left_out(name) else value for name, value in options.items()}
+
+
+SHOWN_DEFAULTS = {
+    "articles": "the bundled articles/",
+    "questions": "the bundled questions/",
+    "out": "outputs/",
+    "run_id": "run- and a hash of the settings and data",
+}
+
+
+def _default(name: str) -> str:
+    """What `run` uses for a path option left out, for --help."""
+    return SHOWN_DEFAULTS[name]
+
+
+def _progress_bar(cfg: RunConfig) -> tuple[Any, Callable[[str, int, int], None]]:
+    """One display over the whole run's model calls (experiment/progress.py): a rich bar with
+    elapsed time and ETA on a terminal, else a line every 30 seconds."""
+    from experiment.progress import Overall, PlainProgress, stages
+
+    overall = Overall(stages(cfg.k, cfg.check_modes))
     if not err.is_terminal:
-        return _plain_progress()
+        plain = PlainProgress(overall, lambda line: err.print(line, highlight=False))
+        return plain, plain.update
     bar = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
+        TextColumn("model calls"),
         TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
         console=err,
         transient=False,
     )
-    tasks: dict[str, int] = {}
+    task = bar.add_task("starting", total=None)
 
     def update(stage: str, done: int, total: int) -> None:
-        if stage not in tasks:
-            tasks[stage] = bar.add_task(f"{stage} model", total=total)
-        bar.update(tasks[stage], completed=done)
+        overall.update(stage, done, total)
+        bar.update(
+            task, completed=overall.completed, total=overall.total, description=overall.describe()
+        )
 
     return bar, update
 
 
-def _plain_progress() -> tuple[Progress, Callable[[str, int, int], None]]:
-    """Progress for logs and pipes: one line per tenth of the work."""
-    step: dict[str, int] = {}
-
-    def update(stage: str, done: int, total: int) -> None:
-        tenth = done * 10 // max(total, 1)
-        if step.get(stage) != tenth:
-            step[stage] = tenth
-            err.print(f"{stage} model: {done}/{total} questions", highlight=False)
-
-    return Progress(disable=True), update
-
-
 @app.command()
 def run(
+    ctx: typer.Context,
     articles: Annotated[
         Path | None,
-        typer.Option(help="Folder of .md articles (default: the bundled OrigoTech corpus)."),
+        typer.Option(show_default=_default("articles"), help="Folder of .md articles."),
     ] = None,
-    questions: Annotated[Path | None, typer.Option(help="Questions CSV file or folder.")] = None,
+    questions: Annotated[
+        Path | None,
+        typer.Option(show_default=_default("questions"), help="Questions CSV file or folder."),
+    ] = None,
     small: Annotated[
-        str | None,
+        str,
         typer.Option(
             help="Small model: catalog name, .gguf path, hf:OWNER/REPO/FILE, or a server: "
-            "openai:MODEL@URL (key in $FACTQA_API_KEY)."
+            "openai:MODEL@URL (key in $FACTQA_API_KEY).",
         ),
-    ] = None,
-    large: Annotated[str | None, typer.Option(help="Large model, same forms as --small.")] = None,
+    ] = RunConfig.small,
+    large: Annotated[
+        str,
+        typer.Option(help="Large model, same forms as --small."),
+    ] = RunConfig.large,
     k: Annotated[
-        int | None, typer.Option("--k", "-k", help="Samples of the small model per question.")
-    ] = None,
-    temperature: Annotated[float | None, typer.Option(help="Small model temperature.")] = None,
-    top_p: Annotated[float | None, typer.Option(help="Small model nucleus (top-p).")] = None,
-    max_tokens: Annotated[int | None, typer.Option(help="Token limit per answer.")] = None,
+        int,
+        typer.Option("--k", "-k", help="Samples of the small model per question."),
+    ] = RunConfig.k,
+    temperature: Annotated[
+        float,
+        typer.Option(help="Small model temperature."),
+    ] = RunConfig.temperature,
+    top_p: Annotated[
+        float,
+        typer.Option(help="Small model nucleus (top-p)."),
+    ] = RunConfig.top_p,
+    top_k: Annotated[
+        int,
+        typer.Option(help="Small model top-k (0: off)."),
+    ] = RunConfig.top_k,
+    max_tokens: Annotated[
+        int,
+        typer.Option(help="Token limit per answer."),
+    ] = RunConfig.max_tokens,
+    n_ctx: Annotated[
+        int,
+        typer.Option(help="Context size of both models, in tokens."),
+    ] = RunConfig.n_ctx,
     seed: Annotated[
-        int | None, typer.Option(help="Base seed; each sample's seed derives from it.")
+        int,
+        typer.Option(help="Base seed; each sample's seed derives from it."),
+    ] = RunConfig.seed,
+    out: Annotated[
+        Path | None, typer.Option(show_default=_default("out"), help="Output folder.")
     ] = None,
-    out: Annotated[Path | None, typer.Option(help="Output folder (default: outputs/).")] = None,
     run_id: Annotated[
         str | None,
-        typer.Option(help="Name of the run folder (default: a hash of the configuration)."),
+        typer.Option(show_default=_default("run_id"), help="Name of the run folder."),
     ] = None,
-    limit: Annotated[int | None, typer.Option(help="Only the first N questions (0 = all).")] = None,
+    limit: Annotated[
+        int,
+        typer.Option(help="Only the first N questions (0 = all)."),
+    ] = RunConfig.limit,
     backend: Annotated[
-        str | None,
+        str,
         typer.Option(
-            help="'batched' (k samples decoded together, the default) or 'llama' "
-            "(samples one after another; see docs/RESULTS.md)."
+            help="'batched' (k samples decoded together) or 'llama' "
+            "(samples one after another; see docs/RESULTS.md).",
         ),
-    ] = None,
+    ] = RunConfig.backend,
     server_timeout: Annotated[
-        float | None, typer.Option(help="Server models: seconds to wait for one answer.")
-    ] = None,
+        float,
+        typer.Option(
+            help="Server models: seconds to wait for one answer.",
+        ),
+    ] = RunConfig.server_timeout,
     server_retries: Annotated[
-        int | None, typer.Option(help="Server models: tries after a 429/5xx/timeout.")
-    ] = None,
+        int,
+        typer.Option(
+            help="Server models: tries after a 429/5xx/timeout.",
+        ),
+    ] = RunConfig.server_retries,
     server_concurrency: Annotated[
-        int | None, typer.Option(help="Server models: requests in flight at once.")
-    ] = None,
+        int,
+        typer.Option(
+            help="Server models: requests in flight at once.",
+        ),
+    ] = RunConfig.server_concurrency,
     speculative: Annotated[
-        str | None,
+        str,
         typer.Option(
-            help="Large model's greedy answers: 'off' (default), 'lookup' (drafts from the "
-            "prompt) or 'draft' (the small model drafts). Same answers; see docs/RESULTS.md."
+            help="Large model's greedy answers: 'off', 'lookup' (drafts from the "
+            "prompt) or 'draft' (the small model drafts). Same answers; see docs/RESULTS.md.",
         ),
-    ] = None,
+    ] = RunConfig.speculative,
     adaptive: Annotated[
-        str | None,
+        str,
         typer.Option(
-            help="Adaptive sampling: 'off' (default: all k at once), or a stopping rule that "
+            help="Adaptive sampling: 'off' (all k at once), or a stopping rule that "
             "ends a question after a round: 'window[:W]', 'posterior[:C]', 'selector[:C]' "
-            "(optionally '+none'), 'never' (every round). See docs/RESULTS.md."
+            "(optionally '+none'), 'never' (every round). See docs/RESULTS.md.",
         ),
-    ] = None,
+    ] = RunConfig.adaptive,
     rounds: Annotated[
-        str | None,
-        typer.Option(help="Round sizes with --adaptive, the last repeating up to k: '3,3'."),
-    ] = None,
-    small_context: Annotated[
-        str | None,
+        str,
         typer.Option(
-            help="What the small model reads: 'article' (default, the whole text) or "
-            "'excerpt:N' (the N sentences closest to the question; answers are still verified "
-            "against the whole article). The large model always reads the whole article."
+            help="Round sizes with --adaptive, the last repeating up to k: '3,3'.",
         ),
-    ] = None,
-    prompt: Annotated[
-        str | None,
+    ] = RunConfig.rounds,
+    small_context: Annotated[
+        str,
         typer.Option(
-            help="The prompt both models get: 'figure' (default: the figure or date alone), "
+            help="What the small model reads: 'article' (the whole text) or "
+            "'excerpt:N' (the N sentences closest to the question; answers are still verified "
+            "against the whole article). The large model always reads the whole article.",
+        ),
+    ] = RunConfig.small_context,
+    prompt: Annotated[
+        str,
+        typer.Option(
+            help="The prompt both models get: 'figure' (the figure or date alone), "
             "'derive' (a computed answer may come with its working over the article's figures, "
             "'7 = 9 - 2', which the derivation checker confirms; method small-derived@k), "
             "'calc' (the calculation alone, '9 - 2'; the calculator computes the result) or "
-            "'auto' (calc for questions whose wording asks for a computation, figure else)."
+            "'auto' (calc for questions whose wording asks for a computation, figure else).",
         ),
-    ] = None,
+    ] = RunConfig.prompt,
     max_failed: Annotated[
-        float | None,
+        float,
         typer.Option(
             help="Share of a model's generations that may fail (the model or server raised) "
-            "before the run fails with exit 1 (default 0.5; a model whose every generation "
-            "failed always fails it)."
+            "before the run fails with exit 1 (a model whose every generation failed always "
+            "fails it).",
         ),
-    ] = None,
+    ] = RunConfig.max_failed,
     checks: Annotated[
-        str | None,
+        str,
         typer.Option(
             help="How the large model also checks the small model's confirmed candidates "
-            "(scoring them, not writing): 'whole,evidence' (default), 'whole' (the large@1 "
+            "(scoring them, not writing): 'whole,evidence', 'whole' (the large@1 "
             "prompt), 'evidence' (each candidate's sentence or table row only) or 'none'. "
-            "Methods large-checks@k, large-checks-evidence@k, cascade-check@20%."
+            "Methods large-checks@k, large-checks-evidence@k, cascade-check@20%.",
+        ),
+    ] = RunConfig.checks,
+    label: Annotated[
+        str | None,
+        typer.Option(
+            show_default="the articles folder's name",
+            help="What reports call the data set.",
         ),
     ] = None,
     config: Annotated[
-        Path | None, typer.Option(help="TOML file with any of these options.")
+        Path | None,
+        typer.Option(
+            help="TOML file with any of these options (`k = 5`); flags given here win.",
+            show_default=False,
+        ),
     ] = None,
+    methods: Annotated[
+        str | None,
+        typer.Option(
+            help="The methods the printed table shows, comma-separated ('small-verified@k': "
+            "k is the run's). Default: large@1, small-verified@k, small-selected@k, the most "
+            "accurate other method and the cascades. The files hold every method.",
+            show_default=False,
+        ),
+    ] = None,
+    show_all: Annotated[
+        bool, typer.Option("--all", help="Show every method in the printed table.")
+    ] = False,
 ) -> None:
     """Run the experiment and write attempts, questions, summary, curves and manifest."""
     from experiment.evaluate.methods import REFERENCE
     from experiment.outputs import check_folder
+    from experiment.report.console import parse_methods
     from experiment.runner import run_experiment
 
     with _errors():
         cfg = build_config(
             config,
-            {
-                "articles": articles,
-                "questions": questions,
-                "small": small,
-                "large": large,
-                "k": k,
-                "temperature": temperature,
-                "top_p": top_p,
-                "max_tokens": max_tokens,
-                "seed": seed,
-                "out": out,
-                "run_id": run_id,
-                "limit": limit,
-                "backend": backend,
-                "server_timeout": server_timeout,
-                "server_retries": server_retries,
-                "server_concurrency": server_concurrency,
-                "speculative": speculative,
-                "adaptive": adaptive,
-                "rounds": rounds,
-                "small_context": small_context,
-                "prompt": prompt,
-                "max_failed": max_failed,
-                "checks": checks,
-            },
+            _given(
+                ctx,
+                {
+                    "articles": articles,
+                    "questions": questions,
+                    "small": small,
+                    "large": large,
+                    "k": k,
+                    "temperature": temperature,
+                    "top_p": top_p,
+                    "top_k": top_k,
+                    "max_tokens": max_tokens,
+                    "n_ctx": n_ctx,
+                    "seed": seed,
+                    "out": out,
+                    "run_id": run_id,
+                    "limit": limit,
+                    "backend": backend,
+                    "server_timeout": server_timeout,
+                    "server_retries": server_retries,
+                    "server_concurrency": server_concurrency,
+                    "speculative": speculative,
+                    "adaptive": adaptive,
+                    "rounds": rounds,
+                    "small_context": small_context,
+                    "prompt": prompt,
+                    "max_failed": max_failed,
+                    "checks": checks,
+                    "label": label,
+                },
+            ),
         )
         check_folder(cfg.out, "--out")  # not the run folder: its id hashes the corpus, read later
-        bar, update = _progress_bar()
+        shown = parse_methods(methods, cfg.k) if methods is not None else None
+        bar, update = _progress_bar(cfg)
         failed: RunFailed | None = None
         with bar:
             try:
@@ -299,7 +421,10 @@ def run(
             scope += ": no gold answers, so AGREEMENT with large@1, not accuracy"
         elif m.scored_against == "both":
             scope += f": accuracy on the {m.questions_with_gold} with gold answers"
-        _out().print(summary_table(result.summary, f"{m.questions} questions, {scope}"))
+        summary_csv = result.run_dir / "summary.csv"
+        _print_methods(
+            result.summary, cfg.k, shown, show_all, summary_csv, f"{m.questions} questions, {scope}"
+        )
         if cfg.stop_rule is not None:
             drawn = m.sampling
             _out().print(
@@ -309,12 +434,14 @@ def run(
                 highlight=False,
             )
         if m.scored_against == "both":
-            _out().print(
-                summary_table(
-                    result.agreement,
-                    f"{m.questions_without_gold} questions without gold answers: AGREEMENT "
-                    "with large@1, not accuracy",
-                )
+            _print_methods(
+                result.agreement,
+                cfg.k,
+                shown,
+                show_all,
+                result.run_dir / "agreement.csv",
+                f"{m.questions_without_gold} questions without gold answers: AGREEMENT "
+                "with large@1, not accuracy",
             )
         if m.questions_without_gold:
             _out().print(
@@ -330,6 +457,7 @@ def run(
                 f"{m.failures['large']} of {m.questions} answers",
                 highlight=False,
             )
+        _out().print(f"command: {m.command}", highlight=False, soft_wrap=True)
         _out().print(
             f"wrote {result.run_dir}  ({m.wall_seconds} s, "
             f"{m.cached_attempts} of {m.attempts} generations from cache)"
@@ -338,6 +466,24 @@ def run(
             _out().print(f"warning: {m.load_warning}", highlight=False)
         if failed is not None:
             raise failed
+
+
+def _print_methods(
+    summary: list[MethodSummary],
+    k: int,
+    methods: list[str] | None,
+    every: bool,
+    where: Path,
+    title: str,
+) -> None:
+    """The compact method table (experiment/report/console.py), then a line naming the rest."""
+    from experiment.report.console import chosen, method_table, rest_line
+
+    shown = chosen(summary, k, methods, every)
+    _out().print(method_table(summary, shown, title))
+    rest = rest_line(summary, shown, str(where))
+    if rest:
+        _out().print(rest, highlight=False, soft_wrap=True)
 
 
 def _say_failed(reason: str, what: str) -> None:
@@ -802,3 +948,36 @@ def import_tatqa(
     article; the kind comes from the answer type, arithmetic and count answers are marked
     computed; --half splits by the table's uid."""
     _import("tatqa", source, out, sample, seed, None, overwrite, half)
+
+
+def _flowing(doc: str) -> str:
+    """A docstring's paragraphs each on one line, as text (not rich markup): Typer keeps the line
+    breaks of the paragraphs after the first, which cuts sentences where the source wraps them."""
+    import inspect
+
+    from rich.markup import escape
+
+    paragraphs = inspect.cleandoc(doc).split("\n\n")
+    return "\n\n".join(escape(" ".join(p.split())) for p in paragraphs)
+
+
+def _tidy_help() -> None:
+    """Help as Typer's and rich's conventions read best: paragraphs that flow, and no type tag
+    ('<bool>') on a flag, which takes no value."""
+    from typer.core import TyperOption
+
+    for group in (app, models_app, import_app):
+        for command in group.registered_commands:
+            if command.callback is not None and command.callback.__doc__:
+                command.callback.__doc__ = _flowing(command.callback.__doc__)
+    if not getattr(TyperOption, "_factqa_flags", False):
+        shown = TyperOption.display_type_rich
+
+        def display_type_rich(self: TyperOption, ctx: typer.Context) -> str | None:
+            return None if self.is_flag else shown(self, ctx)
+
+        TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+        TyperOption._factqa_flags = True  # type: ignore[attr-defined]
+
+
+_tidy_help()

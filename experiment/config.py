@@ -55,16 +55,21 @@ TRANSPORT = (
     "label",
     "max_failed",
 )
-# `factqa run` options that a recorded command names when they differ from the defaults
+# `factqa run` options that a recorded command names when they differ from the defaults: every
+# setting (`command` builds it from the effective configuration, so it reproduces the run id)
 COMMAND_OPTIONS = (
+    "articles",
+    "questions",
     "small",
     "large",
     "k",
     "temperature",
     "top_p",
+    "top_k",
     "max_tokens",
     "seed",
     "limit",
+    "n_ctx",
     "backend",
     "speculative",
     "adaptive",
@@ -72,6 +77,13 @@ COMMAND_OPTIONS = (
     "small_context",
     "prompt",
     "checks",
+    "label",
+    "max_failed",
+    "server_timeout",
+    "server_retries",
+    "server_concurrency",
+    "out",
+    "run_id",
 )
 CONTENT = ("articles", "questions")  # in the run id by what they hold, not where they are
 
@@ -304,16 +316,19 @@ class RunConfig:
         return folder.parent.name if folder.name == "articles" else folder.name
 
     def command(self) -> str:
-        """The `factqa run` command that reproduces this run: the options that differ from the
-        defaults (a corpus other than the bundled one by placeholder, never by a local path)."""
+        """The `factqa run` command that reproduces this run, built from the effective settings
+        (flags and TOML file alike): every option that differs from its default, paths as given
+        or relative to the working folder, so pasted back there it makes the same run id."""
+        from experiment.command import run_command
+
         default = RunConfig()
-        parts = ["factqa run"]
-        if self.dataset != BUNDLED:
-            parts.append("--articles ARTICLES --questions QUESTIONS")
-        for name in COMMAND_OPTIONS:
-            if getattr(self, name) != getattr(default, name):
-                parts.append(f"--{name.replace('_', '-')} {getattr(self, name)}")
-        return " ".join(parts)
+        bundled = {name: PROJECT_ROOT / name for name in ("articles", "questions", "outputs")}
+        bundled["out"] = bundled.pop("outputs")  # not the working folder's: that one may move
+        return run_command(
+            (name, getattr(self, name))
+            for name in COMMAND_OPTIONS
+            if _differs(getattr(self, name), bundled.get(name, getattr(default, name)))
+        )
 
     @property
     def resolved_run_id(self) -> str:
@@ -327,6 +342,15 @@ class RunConfig:
         return {k: str(v) if isinstance(v, Path) else v for k, v in asdict(self).items()}
 
 
+def _differs(value: Any, default: Any) -> bool:
+    if isinstance(value, Path) and isinstance(default, Path):
+        return value.resolve() != default.resolve()
+    return bool(value != default)
+
+
+MAX_RUN_ID = 200  # bytes: file systems allow 255 in a name, and runs add nothing to it
+
+
 def _check_run_folder(cfg: RunConfig) -> None:
     """The settings that decide where a run is written, and when it counts as failed."""
     if cfg.run_id and not safe_name(cfg.run_id):
@@ -334,6 +358,13 @@ def _check_run_folder(cfg: RunConfig) -> None:
             f"run_id must be a plain folder name (letters, digits, '-', '_' and '.', starting "
             f"with a letter or digit, no '..'), got {cfg.run_id!r}",
             field="run_id",
+        )
+    if len(cfg.run_id.encode()) > MAX_RUN_ID:  # refused before a generation, not after all
+        raise ConfigError(
+            f"run_id is {len(cfg.run_id.encode())} bytes long, longer than a folder name may "
+            f"be here ({MAX_RUN_ID})",
+            field="run_id",
+            allowed=f"a name of at most {MAX_RUN_ID} bytes",
         )
     if not 0.0 <= cfg.max_failed <= 1.0:
         raise ConfigError(

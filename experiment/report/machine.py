@@ -90,12 +90,13 @@ def busy(start: list[float], end: list[float], threads: int) -> str:
     if start and start[0] > 0.5:
         return (
             f"the machine was busy when the run started (load {start[0]:.2f}): its seconds "
-            "are not comparable; its FLOPs and tokens are"
+            "are not comparable with other runs' (its FLOPs and tokens still are)"
         )
     if end and end[0] > threads + 0.5:
         return (
             f"other processes competed with the run (load {end[0]:.2f} at the end, "
-            f"{threads} threads): its seconds are not comparable; its FLOPs and tokens are"
+            f"{threads} threads): its seconds are not comparable with other runs' (its FLOPs "
+            "and tokens still are)"
         )
     return ""
 

@@ -1,0 +1,69 @@
+"""The recorded command reproduces the run: built from the effective settings (flags and
+--config file), it is the same in the manifest, the console, the Markdown and the HTML page,
+and pasted back it makes the same run id."""
+
+from __future__ import annotations
+
+import html
+import json
+import shlex
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from experiment import cli
+from experiment.report.markdown import run_section
+
+runner = CliRunner()
+
+
+def _runs(out: Path) -> list[Path]:
+    return [p for p in out.iterdir() if not p.name.startswith(".")]  # not the cache
+
+
+def test_the_recorded_command_pasted_back_makes_the_same_run(
+    monkeypatch: pytest.MonkeyPatch,
+    fake_factory,  # type: ignore[no-untyped-def]
+    fakes,
+    corpus,
+    tmp_path: Path,
+) -> None:
+    monkeypatch.setattr(cli, "_factory", lambda: fake_factory)
+    monkeypatch.chdir(tmp_path)
+    articles, questions = corpus
+    settings = tmp_path / "run.toml"
+    settings.write_text("temperature = 0.3\n")  # from the file, not a flag: still recorded
+    args = ["run", "--articles", str(articles), "--questions", str(questions)]
+    args += ["--small", "fake-small", "--large", "fake-large", "-k", "3", "--out", "runs"]
+    res = runner.invoke(cli.app, [*args, "--config", str(settings)])
+    assert res.exit_code == 0, res.output
+    (run_dir,) = _runs(tmp_path / "runs")
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    command = manifest["command"]
+    assert command == (
+        "factqa run --articles articles --questions questions.csv --small fake-small "
+        "--large fake-large --k 3 --temperature 0.3 --out runs"
+    )
+    assert f"command: {command}" in res.output  # the console says it
+    assert f"`{command}`" in run_section(run_dir)  # the Markdown section
+    res = runner.invoke(cli.app, ["report", str(run_dir), "--html"])
+    assert res.exit_code == 0, res.output
+    page = (run_dir / "report.html").read_text(encoding="utf-8")
+    assert html.escape(command, quote=False) in page  # the HTML page
+    assert "--results docs/RESULTS.md" not in page  # no step the user never ran
+
+    calls = len(fakes["fake-small"].calls)
+    res = runner.invoke(cli.app, shlex.split(command)[1:])  # pasted back, without the file
+    assert res.exit_code == 0, res.output
+    assert _runs(tmp_path / "runs") == [run_dir]
+    again = json.loads((run_dir / "manifest.json").read_text())
+    assert again["run_id"] == manifest["run_id"] and again["command"] == command
+    assert len(fakes["fake-small"].calls) == calls  # the same samples, from the cache
+
+
+def test_a_value_with_spaces_is_quoted() -> None:
+    from experiment.config import RunConfig
+
+    cfg = RunConfig(label="SQuAD v1.1 dev", run_id="my-run")
+    assert shlex.split(cfg.command())[2:] == ["--label", "SQuAD v1.1 dev", "--run-id", "my-run"]
