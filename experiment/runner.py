@@ -721,7 +721,19 @@ LOCK = ".lock"  # held while a run writes its folder
 
 
 def check_owner(cfg: RunConfig, fingerprint: str) -> None:
-    """A run folder holds one configuration's run: a run of another fingerprint is refused it."""
+    """A run folder holds one configuration's run: a run of another fingerprint is refused it,
+    and so is a folder that is no run's (no manifest, never locked by a run) holding a file of a
+    run's name, which the run would overwrite."""
+    run_dir = cfg.run_dir
+    ran = (run_dir / "manifest.json").exists() or (run_dir / LOCK).exists()
+    theirs = [n for n in OUTPUTS if (run_dir / n).is_file()] if not ran else []
+    if theirs:
+        raise ConfigError(
+            f"run_id '{cfg.resolved_run_id}' names a folder that holds no run but a file a run "
+            f"writes ({run_dir / theirs[0]}), which the run would replace; give this run another "
+            "--run-id, or move that file",
+            field="run_id",
+        )
     recorded = manifests.recorded_fingerprint(cfg.run_dir / "manifest.json")
     if recorded and recorded != fingerprint:
         raise ConfigError(

@@ -168,7 +168,11 @@ def drop_answer(answer: Any) -> tuple[str, str | None]:
         return number, "figure"
     day, month, year = (date[f].strip() for f in ("day", "month", "year"))
     if day or month or year:
-        if month.isdecimal() and 1 <= int(month) <= 12:
+        if month.isdecimal() and not 1 <= int(month) <= 12:
+            raise Malformed("DROP date", "month", f"{month!r} is not a month from 1 to 12")
+        if day and not (day.isdecimal() and 1 <= int(day) <= 31):
+            raise Malformed("DROP date", "day", f"{day!r} is not a day from 1 to 31")
+        if month.isdecimal():
             month = calendar.month_name[int(month)]
         return " ".join(p for p in (day, month, year) if p), "date"
     spans = [x.strip() for x in answer["spans"] if x.strip()]
@@ -315,6 +319,7 @@ TATQA_QUESTION = {
     "answer_from": one_of(("text", "table", "table-text")),
     "scale": one_of(SCALES),
 }
+_ACCOUNTING = re.compile(r"\(\s*(?P<figure>[$€£¥]?\s*\d[\d,]*(?:\.\d+)?%?)\s*\)")
 _OWN_SCALE = re.compile(r"%|percent|\b(?:thousand|million|billion|trillion)s?\b", re.I)
 
 
@@ -322,6 +327,8 @@ def tatqa_scaled(text: str, scale: str) -> str:
     """`text` with TAT-QA's scale applied, only where the answer carries no scale of its own:
     "1,200" and "thousand" read "1,200 thousand", "$19.1 million" stays as it is."""
     text = text.strip()
+    if m := _ACCOUNTING.fullmatch(text):  # "(3,709)": a negative in accounts, kept as one
+        text = f"-{m['figure']}"
     if not scale or _OWN_SCALE.search(text):
         return text
     return f"{text}%" if scale == "percent" else f"{text} {scale}"

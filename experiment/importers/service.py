@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from experiment.corpus import QUESTION_COLUMNS
 from experiment.errors import InputError
+from experiment.files import atomic_write
 from experiment.importers.layout import ImportStats, select, write_layout
 from experiment.importers.readers import read_dataset
 from experiment.importers.split import Half
@@ -66,7 +71,42 @@ def import_dataset(
         raise InputError(
             "already holds an import", path=existing[0], fix="pass --overwrite, or another --out"
         )
-    for t in existing:
-        shutil.rmtree(t)
-    articles, questions = write_layout(picked, out, fmt, source.name, stats)
-    return ImportResult(articles, questions, stats)
+    out.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".factqa-import-", dir=out))
+    try:  # written beside the earlier import, which stays whole if this one fails
+        articles, questions = write_layout(picked, staging, fmt, source.name, stats)
+        written = sorted(str(p.relative_to(staging)) for p in staging.rglob("*") if p.is_file())
+        earlier = _earlier_import(out)
+        for name in written:
+            (out / name).parent.mkdir(parents=True, exist_ok=True)
+            os.replace(staging / name, out / name)
+        for name in sorted(set(earlier) - set(written)):
+            (out / name).unlink(missing_ok=True)  # only what an earlier import wrote
+        atomic_write(out / IMPORTED, json.dumps(written, indent=1) + "\n")
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return ImportResult(out / articles.name, out / "questions" / questions.name, stats)
+
+
+IMPORTED = ".factqa-import.json"  # the files the last import wrote, relative to its --out
+
+
+def _earlier_import(out: Path) -> list[str]:
+    """The files an earlier import in `out` wrote: its record, or for an import from before the
+    record was kept, the articles with the importer's front matter and the question files with
+    its header. A user's own files are never among them."""
+    record = out / IMPORTED
+    if record.is_file():
+        names = json.loads(record.read_text(encoding="utf-8"))
+        return [n for n in names if isinstance(n, str) and ".." not in Path(n).parts]
+    found = []
+    for path in sorted((out / "articles").glob("*.md")):
+        head = path.read_text(encoding="utf-8", errors="replace")[:4000]
+        if head.startswith("---\nid: ") and "\nsource: " in head.split("\n---\n", 1)[0]:
+            found.append(f"articles/{path.name}")
+    header = ",".join([*QUESTION_COLUMNS, "notes", "cluster", "computed"])
+    for path in sorted((out / "questions").glob("*.csv")):
+        with path.open(encoding="utf-8", errors="replace") as f:
+            if f.readline().strip() == header:
+                found.append(f"questions/{path.name}")
+    return found

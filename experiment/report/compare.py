@@ -34,6 +34,8 @@ class Comparison:
     compared: dict[str, int]  # samples both runs drew, by role
     differ: dict[str, int]  # of those, whose raw text differs
     examples: list[dict[str, Any]] = field(default_factory=list)
+    # the questions only one run asked (its questions file changed between the runs)
+    only: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _diff(a: dict[str, Any], b: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
@@ -61,18 +63,24 @@ def compare(a: Path, b: Path, show: int = 5) -> Comparison:
     both = pd.merge(samples_a, samples_b, on=KEY, suffixes=("_a", "_b"), how="inner")
     changed = both[both.raw_text_a != both.raw_text_b]
     roles = sorted(set(both.role))
+    asked_a, asked_b = set(samples_a.question_id), set(samples_b.question_id)
     return Comparison(
         settings=_diff(config_a, config_b),
         machine=_diff(machine_a, machine_b),
         compared={r: int((both.role == r).sum()) for r in roles},
         differ={r: int((changed.role == r).sum()) for r in roles},
         examples=changed.head(show).to_dict("records"),
+        only={"a": sorted(asked_a - asked_b), "b": sorted(asked_b - asked_a)},
     )
 
 
 def lines(c: Comparison) -> list[str]:
     """The comparison as text for the console."""
     out = []
+    for side, ids in c.only.items():
+        if ids:
+            shown = ", ".join(ids[:5]) + (", ..." if len(ids) > 5 else "")
+            out.append(f"questions: {len(ids)} only in run {side.upper()} ({shown})")
     for title, diffs in (("settings", c.settings), ("machine", c.machine)):
         if not diffs:
             out.append(f"{title}: the same")
