@@ -1,8 +1,13 @@
 """The run's figures as PNG files: accuracy against k, risk-coverage, cost against accuracy
-(a point per method, and small-verified@k and small-selected@k for k = 1..K as curves)."""
+(a point per method, and small-verified@k and small-selected@k for k = 1..K as curves).
+
+Made to be read: curves with the same points are drawn once and named together, legends sit
+outside the data, the cost plot names its points in a column beside the axes (labels cannot
+overlap), and its log axis labels 1, 2 and 5 of each decade."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +31,10 @@ def plot_files(run: Run, out: Path) -> list[Path]:
     written = []
     large = float(run.summary.set_index("method").loc[REFERENCE, "accuracy"])
 
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for method, part in run.curves.groupby("method"):
-        ax.plot(part.k, part.accuracy, marker="o", label=method)
+    fig, ax = plt.subplots(figsize=(8, 4), layout="constrained")
+    curves = {str(m): (list(p.k), list(p.accuracy)) for m, p in run.curves.groupby("method")}
+    for names, (x, y) in same_curves(curves):
+        ax.plot(x, y, marker="o", label=" = ".join(names))
     written.append(
         _finish(
             fig,
@@ -41,11 +47,14 @@ def plot_files(run: Run, out: Path) -> list[Path]:
         )
     )
 
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = plt.subplots(figsize=(8, 4), layout="constrained")
     confident = [m.name(run.k) for m in REGISTRY if m.confident and m is not RULE_PICK]
+    rcs = {}
     for method in [name for name in confident if run.has(name)]:
         rc = risk_coverage(run.questions, method)
-        ax.step(rc.coverage, rc.accuracy, where="post", marker=".", label=method)
+        rcs[method] = (list(rc.coverage), list(rc.accuracy))
+    for names, (x, y) in same_curves(rcs):
+        ax.step(x, y, where="post", marker=".", label=" = ".join(names))
     written.append(
         _finish(
             fig,
@@ -61,7 +70,7 @@ def plot_files(run: Run, out: Path) -> list[Path]:
     written.append(_save(cost_figure(run), out / "cost_vs_accuracy.png"))
 
     if not run.routing.empty:
-        fig, ax = plt.subplots(figsize=(6, 4))
+        fig, ax = plt.subplots(figsize=(8, 4), layout="constrained")
         for selector, part in run.routing.groupby("selector"):
             ax.plot(part.share_sent * 100, part.accuracy, marker=".", label=f"routed by {selector}")
         written.append(
@@ -86,15 +95,15 @@ def cost_figure(run: Run) -> Any:
 
     cost = cost_table(run.summary)
     known = cost.flops_per_question.notna().all()
-    fig, axes = plt.subplots(1, 2 if known else 1, figsize=(11 if known else 6, 4), squeeze=False)
+    fig, axes = plt.subplots(  # one panel above the other, each with its label column
+        2 if known else 1, 1, figsize=(11, 9 if known else 4.8), squeeze=False, layout="constrained"
+    )
     panels = [("seconds", "model seconds (all questions)")]
     if known:  # FLOPs do not depend on the machine; seconds do
         panels.insert(0, ("flops_per_question", "model FLOPs per question (log)"))
     curves = cost_curves(run)
-    for ax, (column, label) in zip(axes[0], panels, strict=True):
+    for ax, (column, label) in zip(axes[:, 0], panels, strict=True):
         ax.scatter(cost[column], cost.accuracy)
-        for r in cost.itertuples():
-            ax.annotate(r.method, (getattr(r, column), r.accuracy), fontsize=7)
         for family, part in curves.groupby("method", sort=False):
             if part[column].notna().all():
                 ax.plot(
@@ -102,13 +111,85 @@ def cost_figure(run: Run) -> Any:
                 )
         ax.set(xlabel=label, ylabel="accuracy", title="Cost against accuracy")
         if column == "flops_per_question":
-            from matplotlib.ticker import NullFormatter
-
-            ax.set_xscale("log")
-            ax.xaxis.set_minor_formatter(NullFormatter())  # minor labels overlap on a decade
+            log_axis(ax)
+        label_column(ax, [(r.method, getattr(r, column), r.accuracy) for r in cost.itertuples()])
         if not curves.empty:
-            ax.legend(fontsize=7)
+            legend_below(ax)
     return fig
+
+
+def same_curves(curves: dict[str, tuple[list[Any], list[Any]]]) -> list[tuple[list[str], Any]]:
+    """Curves with the same points drawn once: each distinct curve with every name it has, in
+    the order first seen."""
+    groups: dict[tuple[tuple[Any, ...], tuple[Any, ...]], list[str]] = {}
+    for name, (x, y) in curves.items():
+        key = (tuple(float(v) for v in x), tuple(round(float(v), 12) for v in y))
+        groups.setdefault(key, []).append(name)
+    return [(names, (list(key[0]), list(key[1]))) for key, names in groups.items()]
+
+
+def log_axis(ax: Any) -> None:
+    """A log x-axis with labels at 1, 2 and 5 of each decade, so a range within one decade
+    still has several (plain numbers in scientific notation, no minor labels)."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    ax.set_xscale("log")
+    ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.xaxis.set_major_formatter(FuncFormatter(_power_of_ten))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def _power_of_ten(x: float, _pos: int | None = None) -> str:
+    """'2×10¹¹' as mathtext: every major tick labelled, none hidden."""
+    if x <= 0:
+        return ""
+    exponent = math.floor(math.log10(x) + 1e-9)
+    mantissa = round(x / 10**exponent)
+    head = "" if mantissa == 1 else f"{mantissa}\\times"
+    return f"${head}10^{{{exponent}}}$"
+
+
+def legend_outside(ax: Any) -> None:
+    """The legend right of the axes, off the data."""
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
+
+
+def legend_below(ax: Any) -> None:
+    """The legend under the axes, off the data."""
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.18), borderaxespad=0.0)
+
+
+def label_column(ax: Any, points: list[tuple[str, float, float]]) -> list[Any]:
+    """Name each point in a column right of the axes, in the order of the points' accuracy,
+    each label joined to its point by a thin line: labels never overlap one another or the data.
+    Methods at the same point share one label."""
+    at: dict[tuple[float, float], list[str]] = {}
+    for name, x, y in points:
+        if x == x and y == y:  # not NaN
+            at.setdefault((float(x), float(y)), []).append(name)
+    ordered = sorted(at.items(), key=lambda item: (item[0][1], item[0][0]))
+    return [
+        ax.annotate(
+            ", ".join(names),
+            xy=point,
+            xytext=(1.03, (i + 0.5) / len(ordered)),
+            textcoords="axes fraction",
+            fontsize=7,
+            va="center",
+            arrowprops={"arrowstyle": "-", "color": "grey", "lw": 0.5, "alpha": 0.6},
+        )
+        for i, (point, names) in enumerate(ordered)
+    ]
+
+
+def overlaps(ax: Any, texts: list[Any]) -> int:
+    """How many pairs of `texts` overlap as drawn (for the tests)."""
+    ax.figure.canvas.draw()
+    renderer = ax.figure.canvas.get_renderer()
+    from matplotlib.text import Text
+
+    boxes = [Text.get_window_extent(t, renderer) for t in texts]  # the words, not their lines
+    return sum(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
 
 
 COST_CURVE = ["k", "method", "accuracy", "flops_per_question", "seconds"]
@@ -131,13 +212,12 @@ def _finish(fig: Any, ax: Any, large: float, path: Path, **labels: str) -> Path:
     """The large@1 line, the labels and the legend, then save."""
     ax.axhline(large, color="grey", linestyle="--", label=REFERENCE)
     ax.set(**labels)
-    ax.legend()
+    legend_outside(ax)
     return _save(fig, path)
 
 
 def _save(fig: Any, path: Path) -> Path:
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")  # the legends outside the axes included
     import matplotlib.pyplot as plt
 
     plt.close(fig)
