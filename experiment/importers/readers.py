@@ -10,9 +10,9 @@ in the import summary, never turned into data.
 from __future__ import annotations
 
 import calendar
-import gzip
 import hashlib
 import json
+import os
 import re
 import zlib
 from collections.abc import Callable
@@ -50,6 +50,51 @@ Reader = Callable[[Path, ImportStats], list[Imported]]
 NO_GOLD = "no gold answer"
 
 
+MAX_EXPANDED_ENV = "FACTQA_MAX_EXPANDED_MB"  # raises the cap on a gzip file's expanded size
+MAX_EXPANDED_MB = 256  # the data sets' files expand to a few tens of megabytes
+
+
+def _max_expanded(path: Path) -> int:
+    """The most bytes a gzip file may expand to: `MAX_EXPANDED_MB`, or the environment's."""
+    raw = os.environ.get(MAX_EXPANDED_ENV, "").strip()
+    if not raw:
+        return MAX_EXPANDED_MB * 2**20
+    try:
+        mb = float(raw)
+    except ValueError:
+        mb = -1.0
+    if not 0 < mb < 2**40:
+        raise InputError(
+            f"{MAX_EXPANDED_ENV}={raw!r} is not a positive number of megabytes",
+            path=path,
+            fix=f"set {MAX_EXPANDED_ENV} to a size in MB, or unset it ({MAX_EXPANDED_MB})",
+        )
+    return int(mb * 2**20)
+
+
+def _gunzip(data: bytes, path: Path) -> bytes:
+    """Every member of a gzip file, expanded no further than the cap: a small file that
+    expands to gigabytes is refused before it takes the memory."""
+    limit, out, rest = _max_expanded(path), bytearray(), data
+    while rest:
+        if rest[:2] != b"\x1f\x8b":
+            raise zlib.error("trailing bytes after the last gzip member")
+        member = zlib.decompressobj(wbits=31)
+        out += member.decompress(rest, limit + 1 - len(out))
+        if len(out) > limit or member.unconsumed_tail:
+            raise InputError(
+                f"expands to more than {limit / 2**20:g} MB",
+                path=path,
+                fix=f"check the file; to read it anyway, set {MAX_EXPANDED_ENV} to a larger size "
+                "in MB",
+            )
+        out += member.flush()
+        if not member.eof:
+            raise EOFError("the gzip file ends before its data does")
+        rest = member.unused_data
+    return bytes(out)
+
+
 def _open_text(path: Path) -> str:
     try:
         data = path.read_bytes()
@@ -57,7 +102,7 @@ def _open_text(path: Path) -> str:
         raise InputError(f"cannot read file ({e.strerror})", path=path) from e
     if data[:2] == b"\x1f\x8b":
         try:
-            data = gzip.decompress(data)
+            data = _gunzip(data, path)
         except (OSError, EOFError, zlib.error) as e:
             raise InputError(f"broken gzip file ({e})", path=path, fix="download it again") from e
     try:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from experiment.errors import InputError
 from experiment.evaluate.methods import (
     CASCADE_20,
     PASS,
@@ -47,10 +48,30 @@ from experiment.report.tables import (
 HEADER = "# Results\n\nEvery figure here was measured by the committed command shown with it.\n"
 
 
+def _results_text(path: Path) -> str:
+    """The results file's text; one that is not UTF-8 is an `InputError` naming it (not the run)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(
+            f"is not UTF-8 text (byte {e.start} is {e.object[e.start : e.start + 1]!r})",
+            path=path,
+            fix="save the file as UTF-8, or give another --results file",
+        ) from None
+
+
 def update_section(path: Path, name: str, body: str) -> None:
     """Replace the text between `<!-- name:start -->` and `<!-- name:end -->`, or append it."""
     start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
-    text = path.read_text(encoding="utf-8") if path.exists() else HEADER
+    text = _results_text(path) if path.exists() else HEADER
+    if (start in text) != (end in text) or (start in text and text.index(end) < text.index(start)):
+        first = min(i for i in (text.find(start), text.find(end)) if i >= 0)
+        raise InputError(
+            f"its markers of the section '{name}' do not pair: {start} then {end} are needed",
+            path=path,
+            line=text.count("\n", 0, first) + 1,
+            fix="put the start marker before the end marker, or remove both to append the section",
+        )
     block = f"{start}\n{body.strip()}\n{end}"
     if start in text and end in text:
         before, rest = text.split(start, 1)

@@ -480,13 +480,14 @@ _LOCAL_PHONE = re.compile(
 _SLASH_FRACTION = re.compile(r"(?<![\w/.,-])(?:\d{1,3}[ \u00a0])?\d+/\d+(?![\w/]|[.,]\d)")
 _ISO_WEEK = re.compile(r"(?<![\w-])\d{4}-?W\d{2}(?:-?\d)?(?![\w-])")
 _YEAR_BC = re.compile(r"(?<![\w.,])\d{1,4}\s?(?:BCE?|B\.C\.(?:E\.)?)(?!\w)")
+# each form, why it is refused, and lower-case text one of which it cannot match without
 _WHOLE_FORMS = (
-    (_ISO_WEEK, "an ISO week date (not read)"),
-    (_YEAR_BC, "a year BC (not read)"),
-    (_TIME, "a time of day, not a figure"),
-    (_PHONE, "a phone number, not a figure"),
-    (_LOCAL_PHONE, "a phone number, not a figure"),
-    (_SLASH_FRACTION, "a fraction written with a slash (not read)"),
+    (_ISO_WEEK, "an ISO week date (not read)", ("w",)),
+    (_YEAR_BC, "a year BC (not read)", ("bc", "b.c.")),
+    (_TIME, "a time of day, not a figure", (":", "am", "pm", "a.m", "p.m")),
+    (_PHONE, "a phone number, not a figure", ("-", ".", "(", "+")),
+    (_LOCAL_PHONE, "a phone number, not a figure", ("-", ".")),
+    (_SLASH_FRACTION, "a fraction written with a slash (not read)", ("/",)),
 )
 _CURRENCY_SIGNS = "".join(
     c for c in map(chr, range(0x10000)) if unicodedata.category(c) == "Sc" and c not in "$€£¥₹¢"
@@ -505,6 +506,7 @@ _FRACTION_AFTER = re.compile(
     r"|and\s+an?\s+(?:half|third|quarter))\b",
     re.IGNORECASE,
 )
+_MAY_FOLLOW = frozenset(" \u00a0\t\n-°×*·⋅xX")  # what starts every check after a figure
 _PRODUCT_AFTER = re.compile(r"[ \u00a0]?[×*·⋅][ \u00a0]?\d|(?<=x)[ \u00a0]?\d", re.IGNORECASE)
 
 
@@ -695,15 +697,18 @@ def _minor_refusal(m: re.Match[str]) -> str:
     return ""
 
 
-def _unread_refusal(m: re.Match[str]) -> str:
+def _unread_refusal(m: re.Match[str], g: dict[str, str | None]) -> str:
     """Why a figure is refused for a part around it that the reader cannot read, or "": an
     unknown currency or unit, a data unit in neither case, a fraction, a product."""
-    g, text = m.groupdict(), m.string
+    text = m.string
     data = g["unit"] and UNIT_WORDS.get(g["unit"].lower()) in UNITS_BY_CASE
     if data and g["unit"] not in DATA_UNITS:
         return f"a data unit written neither as bytes nor as bits ({g['unit']})"
-    if not g["cur"] and _UNKNOWN_SYMBOL_BEFORE.search(text, max(0, m.start() - 3), m.start()):
+    before = text[max(0, m.start() - 3) : m.start()]
+    if not g["cur"] and before and _UNKNOWN_SYMBOL_BEFORE.search(before):
         return "an unknown currency"
+    if text[m.end() : m.end() + 1] not in _MAY_FOLLOW:
+        return ""  # the checks below all start with a space, a hyphen, "°" or a times sign
     if not (g["cur"] or g["cursuf"] or g["minor"]) and _UNKNOWN_CURRENCY_AFTER.match(text, m.end()):
         return "an unknown currency"
     if not g["unit"] and _UNKNOWN_DEGREE_AFTER.match(text, m.end()):
@@ -756,7 +761,7 @@ def _atom(m: re.Match[str], decimal_comma: bool) -> NumberMention | Refusal | No
     raw = _unsigned(g, decimal_comma)
     if raw is None:
         return None
-    reason = raw if isinstance(raw, str) else _minor_refusal(m) or _unread_refusal(m)
+    reason = raw if isinstance(raw, str) else _minor_refusal(m) or _unread_refusal(m, g)
     if isinstance(raw, str) or reason:
         return Refusal(m.start(), m.end(), reason)
     raw = -raw if _negative(g) else raw
@@ -819,7 +824,10 @@ def scan_numbers(
     pattern = _ATOM_COMMA if decimal_comma else _ATOM
     taken = Spans(masked or [])
     atoms: list[NumberMention | Refusal] = []
-    for form, reason in _WHOLE_FORMS:
+    low = text.lower()
+    for form, reason, needs in _WHOLE_FORMS:
+        if not any(n in low for n in needs):
+            continue
         for m in form.finditer(text):
             start, end = m.span("f") if "f" in form.groupindex else m.span()
             if taken.add(start, end):
