@@ -153,6 +153,53 @@ def test_the_confirmed_but_wrong_filter_works_in_a_real_browser(page: Path) -> N
         browser.quit()
 
 
+def test_the_method_table_sorts_and_filters_and_cards_show_the_claims_methods(
+    page: Path,
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    html = page.read_text(encoding="utf-8")
+    parsed = Page()
+    parsed.feed(html)
+    first = html.split('class="card"', 2)[1]
+    shown, more = first.split('<details class="more">', 1)
+    assert "large@1: " in shown and "small-verified@4: " in shown
+    assert "small-pass@4: " not in shown and "small-pass@4: " in more.split("</details>")[0]
+    assert "#methods td, #methods th { white-space: nowrap; }" in html
+    browser = _chrome()
+    try:
+        browser.get(page.resolve().as_uri())
+
+        def methods() -> list[str]:
+            rows = browser.find_elements(By.CSS_SELECTOR, "#methods tbody tr")
+            return [r.get_attribute("data-method") for r in rows if r.is_displayed()]
+
+        before = methods()
+        header = browser.find_element(By.CSS_SELECTOR, '#methods th[data-col="1"]')
+        header.click()  # accuracy, ascending
+        rows = browser.find_elements(By.CSS_SELECTOR, "#methods tbody tr")
+        accuracy = [float(r.find_elements(By.TAG_NAME, "td")[1].text.split()[0]) for r in rows]
+        assert accuracy == sorted(accuracy) and methods() != before
+        header.click()  # descending
+        rows = browser.find_elements(By.CSS_SELECTOR, "#methods tbody tr")
+        accuracy = [float(r.find_elements(By.TAG_NAME, "td")[1].text.split()[0]) for r in rows]
+        assert accuracy == sorted(accuracy, reverse=True)
+        cell = browser.find_element(By.CSS_SELECTOR, "#methods tbody td:nth-child(2)")
+        assert cell.size["height"] < 2 * 16  # one line: the interval does not wrap
+        browser.find_element(By.ID, "method-filter").send_keys("cascade@")
+        assert methods() and all(m.startswith("cascade@") for m in methods())
+        card = browser.find_element(By.ID, "card-0")
+        answers = [s for s in card.find_elements(By.CSS_SELECTOR, "[data-method]")]
+        assert all(
+            s.get_attribute("data-method").startswith("cascade@")
+            for s in answers
+            if s.is_displayed()
+        )
+        assert any(s.is_displayed() for s in answers)  # the other methods opened to show them
+    finally:
+        browser.quit()
+
+
 TABLE_ARTICLE = """---
 id: beta
 title: Beta's results

@@ -61,7 +61,7 @@ def test_the_cost_plots_labels_do_not_overlap(run_dir: Path) -> None:
         assert len(fig.axes) == 2  # FLOPs and seconds
         for ax in fig.axes:
             labels = [t for t in ax.texts if t.get_text()]
-            named = [n for t in labels for n in t.get_text().split(", ")]
+            named = [n for t in labels for n in t.get_text().replace("\n", " ").split(", ")]
             assert set(run.methods) <= set(named) and len(named) == len(set(named))
             assert len(labels) < len(named)  # methods at one point share a label
             assert overlaps(ax, labels) == 0

@@ -9,8 +9,11 @@ Jinja2 template with autoescaping, so text from articles, questions and models s
 time for the chosen filter, so a page of thousands of questions stays usable.
 
 Filters (counts beside each): all, wrong, confirmed but wrong, small and large disagree,
-abstained, failed; all of them for small-verified@k (the method as the user stated it; every
-card shows every method's answer), and a text search over the questions.
+abstained, failed; all of them for small-verified@k (the method as the user stated it), and a
+text search over the questions. A card shows the claim's methods' answers (large@1,
+small-verified@k, small-selected@k), the others on demand. The method table sorts by any
+column (click its header) and a method filter narrows it and the cards' answers; its numbers
+never wrap inside a cell.
 """
 
 from __future__ import annotations
@@ -149,6 +152,7 @@ def _span(row: Mapping[str, Any]) -> tuple[int, int] | None:
 
 def _cards(run: Run, kept: str, articles: dict[str, Any]) -> list[Card]:
     attempts = run.attempts
+    claim = claim_methods(run)
     small = attempts[attempts.role == "small"]
     by_q = {qid: g for qid, g in small.groupby("question_id", sort=False)}
     cards = []
@@ -183,6 +187,7 @@ def _cards(run: Run, kept: str, articles: dict[str, Any]) -> list[Card]:
                 "name": m,
                 "answer": row[f"{m}.answer"] or ("abstained" if row[f"{m}.abstained"] else "—"),
                 "correct": row[f"{m}.correct"],
+                "claim": m in claim,
             }
             for m in run.methods
         ]
@@ -208,6 +213,12 @@ def _cards(run: Run, kept: str, articles: dict[str, Any]) -> list[Card]:
             )
         )
     return cards
+
+
+def claim_methods(run: Run) -> list[str]:
+    """The methods a card shows first: large@1, the method as the user stated it, and the
+    learned selector's pick (the rest are one click away)."""
+    return [m for m in (REFERENCE, run.verified, run.selected) if m is not None and run.has(m)]
 
 
 def _plots(run: Run) -> list[tuple[str, str]]:

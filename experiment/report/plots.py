@@ -8,6 +8,7 @@ overlap), and its log axis labels 1, 2 and 5 of each decade."""
 from __future__ import annotations
 
 import math
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -170,7 +171,7 @@ def label_column(ax: Any, points: list[tuple[str, float, float]]) -> list[Any]:
     ordered = sorted(at.items(), key=lambda item: (item[0][1], item[0][0]))
     return [
         ax.annotate(
-            ", ".join(names),
+            textwrap.fill(", ".join(names), 60, break_on_hyphens=False, break_long_words=False),
             xy=point,
             xytext=(1.03, (i + 0.5) / len(ordered)),
             textcoords="axes fraction",
