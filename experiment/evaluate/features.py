@@ -53,7 +53,7 @@ from experiment.evaluate.vote import clusters, shown
 from experiment.records import Article, Question, Span
 from experiment.values.canonical import DateValue, Quantity, Value, quantities_equal, supports
 from experiment.values.normalize import scan
-from experiment.values.periods import atoms, by_kind
+from experiment.values.periods import Atom, atoms, by_kind
 
 FEATURES = (
     "type_fit",
@@ -131,6 +131,85 @@ def _best_span(view: QuestionView, spans: Sequence[Span]) -> tuple[Span, Alignme
     return max(aligned, key=lambda sa: (sa[1].score, -sa[0].start))
 
 
+@dataclass(frozen=True)
+class Asked:
+    """A question read once for the evidence features of its candidates: its view of the
+    article (`evidence`), the type, period and measure it asks for."""
+
+    view: QuestionView
+    type: str
+    period: tuple[Atom, ...]
+    measure: frozenset[str]
+
+    @classmethod
+    def of(cls, q: Question, article: Article) -> Asked:
+        period = tuple(atoms(q.text))
+        return cls(
+            QuestionView.of(article.text, q.text), asked_type(q.text), period, measure_terms(q.text)
+        )
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A value's evidence at its best span: the span, its sentence, its context's text, and the
+    features that need no sample (`type_fit` .. `precision`, `period_same` .. `cover`)."""
+
+    span: Span
+    sentence: tuple[int, int]
+    context: str
+    features: dict[str, float | None]
+
+
+def evidence(
+    asked: Asked, q: Question, article: Article, value: Value, spans: Sequence[Span]
+) -> Evidence:
+    """The evidence features of `value` where the article states it at `spans` (the best
+    aligned span counts; none: an empty span at 0)."""
+    span, al = _best_span(asked.view, spans or (Span(0, 0, ""),))
+    ctx = context_of(article.text, span.start, span.end, al.sentence)
+    match = period_match(asked.period, ctx.period)
+    return Evidence(
+        span,
+        al.sentence,
+        ctx.text,
+        {
+            "type_fit": type_fit(asked.type, value),
+            "overlap": al.overlap,
+            "overlap_window": al.overlap_window,
+            "bm25": al.bm25,
+            "best_sentence": al.best_sentence,
+            "proximity": al.proximity,
+            "in_question": _in_question(value, q.text),
+            "precision": _precision(value),
+            "period_same": match.same,
+            "period_other": match.other,
+            "cover": cover(asked.measure, ctx.text),
+        },
+    )
+
+
+def question_features(
+    asked: Asked, article: Article, contexts: Sequence[str], small: Sequence[Scored]
+) -> dict[str, float | None]:
+    """The question-level features (`uncovered`, `period_absent`, `not_stated`), given every
+    candidate's context text and the small model's samples (none: nothing said "not stated")."""
+    asked_kinds = by_kind(list(asked.period))
+    stated_kinds = by_kind(atoms(article.text))
+    return {
+        "uncovered": 1.0 - cover(asked.measure, " ".join(contexts)),
+        "period_absent": sum(not asked_kinds[k] & stated_kinds.get(k, set()) for k in asked_kinds)
+        / len(asked_kinds)
+        if asked_kinds
+        else 0.0,
+        "not_stated": sum(s.abstained for s in small) / len(small) if small else 0.0,
+    }
+
+
+def in_order(features: dict[str, float | None]) -> dict[str, float | None]:
+    """`features` in `FEATURES` order (the columns every table lists)."""
+    return {k: features[k] for k in FEATURES if k in features}
+
+
 def candidates(q: Question, article: Article, small: Sequence[Scored]) -> list[ConfirmedAnswer]:
     """The distinct confirmed answers among `small`, in the vote's order of first appearance."""
     confirmed = [i for i, s in enumerate(small) if s.value is not None and s.attempt.confirmed]
@@ -138,9 +217,7 @@ def candidates(q: Question, article: Article, small: Sequence[Scored]) -> list[C
         return []
     values = [s.value for s in small]
     groups = clusters(values, confirmed)
-    view = QuestionView.of(article.text, q.text)
-    asked = asked_type(q.text)
-    period, measure = atoms(q.text), measure_terms(q.text)
+    asked = Asked.of(q, article)
     contexts = []
     out = []
     shown_values = {min(m): values[shown(values, m)[1]] for m in groups}
@@ -153,44 +230,29 @@ def candidates(q: Question, article: Article, small: Sequence[Scored]) -> list[C
             for other in groups
             if other is not members and _may_back(value) and backs(shown_values[min(other)], value)  # type: ignore[arg-type]
         )
-        spans = small[index].attempt.spans or (Span(0, 0, ""),)  # where it was confirmed
-        span, al = _best_span(view, spans)
-        ctx = context_of(article.text, span.start, span.end, al.sentence)
-        contexts.append(ctx.text)
-        match = period_match(period, ctx.period)
+        # where it was confirmed
+        ev = evidence(asked, q, article, value, small[index].attempt.spans)
+        contexts.append(ev.context)
         features: dict[str, float | None] = {
-            "type_fit": type_fit(asked, value),
-            "overlap": al.overlap,
-            "overlap_window": al.overlap_window,
-            "bm25": al.bm25,
-            "best_sentence": al.best_sentence,
-            "proximity": al.proximity,
-            "in_question": _in_question(value, q.text),
-            "precision": _precision(value),
+            **ev.features,
             "votes": len(members) / len(confirmed),
             "support": backing / len(confirmed),
             "share": len(members) / len(small),
             "rivals": 1.0 / len(groups),
             "logprob": _logprob(small, members),
-            "period_same": match.same,
-            "period_other": match.other,
-            "cover": cover(measure, ctx.text),
         }
         out.append(
             ConfirmedAnswer(
-                value, canonical, index, tuple(sorted(members)), span, al.sentence, features
+                value,
+                canonical,
+                index,
+                tuple(sorted(members)),
+                ev.span,
+                ev.sentence,
+                in_order(features),
             )
         )
-    asked_kinds = by_kind(period)
-    stated_kinds = by_kind(atoms(article.text))
-    question_level = {
-        "uncovered": 1.0 - cover(measure, " ".join(contexts)),
-        "period_absent": sum(not asked_kinds[k] & stated_kinds.get(k, set()) for k in asked_kinds)
-        / len(asked_kinds)
-        if asked_kinds
-        else 0.0,
-        "not_stated": sum(s.abstained for s in small) / len(small),
-    }
+    question_level = question_features(asked, article, contexts, small)
     for c in out:
         c.features.update(question_level)
     return out

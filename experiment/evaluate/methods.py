@@ -28,6 +28,9 @@ from the same samples (nothing regenerated).
 - cascade-check@B%   small-selected@k, except that the B % least confident questions get
                      large-checks-evidence@k instead of large@1 (large@1 still where nothing
                      was confirmed: there is nothing to check)
+- text-only          no model at all: the article's own candidate (`pool`: every value of the
+                     asked kind it states) that the model-free rank puts first; abstains under
+                     its threshold. What the text alone answers, beside what the models add
 
 An abstention (the model said "not stated", or the method declined) is wrong on an answerable
 question and right on an unanswerable one; a failure (empty or repetitive output, an error, no
@@ -43,6 +46,7 @@ from dataclasses import replace
 from experiment.evaluate.features import ConfirmedAnswer
 from experiment.evaluate.judge import gold_of
 from experiment.evaluate.large_check import EVIDENCE, LARGE_EVIDENCE, WHOLE, Check, evidence_score
+from experiment.evaluate.pool import as_scored, pool, ranked, text_rank
 from experiment.evaluate.registry import (
     REGISTRY,
     Answers,
@@ -213,6 +217,18 @@ def _selected_checked(qs: QuestionSamples) -> Choice:
     return _selected_by(learned_checked(), qs, cands, check)
 
 
+def _text_only(qs: QuestionSamples) -> Choice:
+    """The article's own candidate the model-free rank puts first (`pool.text_rank`), from the
+    text alone (no sample is read, none is paid for); abstains under the rank's threshold."""
+    assert qs.article is not None, "text-only reads the article"
+    model = text_rank()
+    top = ranked(pool(qs.question, qs.article), model)[:1]
+    if not top or top[0][1] < model.threshold:
+        return Choice(None, [], 0.0, top[0][1] if top else 0.0)
+    best, score = top[0]
+    return Choice(as_scored(best, qs.question), [], 1.0, score)
+
+
 LARGE_1 = REGISTRY.register(Method("large@1", LARGE, _large))
 LARGE_VERIFIED = REGISTRY.register(Method("large-verified@1", LARGE, _large_verified))
 FIRST = REGISTRY.register(Method("small@1", SMALL, _first))
@@ -265,6 +281,10 @@ CASCADE_CHECK_20 = REGISTRY.register(
         to=CHECK_EVIDENCE,
     )
 )
+
+
+TEXT = frozenset({"article"})  # no model: the article alone (`pool`)
+TEXT_ONLY = REGISTRY.register(Method("text-only", TEXT, _text_only, confident=True))
 
 
 def method_names(k: int, selected: bool = True, checks: bool = False) -> list[str]:
