@@ -111,6 +111,7 @@ def llama_factory(spec: str, cfg: RunConfig) -> Backend:
             timeout=cfg.server_timeout,
             retries=cfg.server_retries,
             concurrency=cfg.server_concurrency,
+            share_down=True,  # the large model on a server the small one found hung: down too
         )
     from experiment.generate.models.llama_log import capture
     from experiment.generate.models.store import resolve

@@ -230,3 +230,20 @@ def test_a_hung_server_stops_the_run_after_one_round_of_timeouts(corpus, tmp_pat
     assert "timed out" in said and "try 2 of 2" in said
     assert sent <= 4 * 2, sent  # the first requests in flight, two tries each; no more
     assert took < 5, took
+
+
+def test_a_hung_server_carrying_both_models_stops_the_run_once(corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # issue 43: the large model waited a second round of timeouts on the server the small model
+    # had found hung (124 s with the defaults, not "about a minute")
+    with ScriptedServer(by_keyword(SMALL_ANSWERS)) as srv:
+        srv.always = "timeout"
+        spec = f"openai:fake@{srv.url}"
+        # 4 questions: fewer than the 5 failures in a row that stop a model on their own
+        args = run_args(
+            *corpus, spec, spec, 3, tmp_path, "t", "--server-timeout", "0.2",
+            "--server-retries", "1", "--limit", "4",
+        )  # fmt: skip
+        res = CliRunner().invoke(cli.app, args)
+        greedy = [b for b in srv.bodies if b.get("temperature") == 0]
+    assert res.exit_code == 1
+    assert greedy == []  # the large model's requests were never sent

@@ -18,7 +18,9 @@ Authorization header: it is never in the fingerprint, the records, the manifest 
   on one request after about a minute (`worst_wait`). Once a request has had no answer through
   all its tries, the server is taken as down: the requests after it fail at once, without being
   sent, so a hung server stops a run in about a minute rather than after every request has
-  waited its turn. A request holds its slot through its retries.
+  waited its turn; a run's large model on a server its small model found down is down from its
+  first request (`share_down`), so a hung server carrying both models costs one minute, not two.
+  A request holds its slot through its retries.
 - Sampling matches the in-process backends: top_k is sent, and the repetition penalty is set to
   1.0 (none), since llama.cpp's servers default to 1.1 and that changes greedy answers.
 - Tokens and latency come from the response's `usage` block and the request's wall time.
@@ -35,6 +37,7 @@ from __future__ import annotations
 import http.client
 import json
 import logging
+import math
 import os
 import random
 import threading
@@ -104,6 +107,21 @@ def worst_wait(timeout: float, retries: int, backoff: float = BACKOFF) -> float:
     return (retries + 1) * timeout + pauses * (1 + JITTER)
 
 
+# Servers taken as down, by base URL: why, and when. A run's next model on the same server (the
+# large after the small; a backend made with `share_down`) starts from it, so a hung server
+# carrying both stops the run in about a minute, not two. Forgotten after `DOWN_MEMORY`, or at
+# once when a request to that server succeeds.
+_DOWN: dict[str, tuple[str, float]] = {}
+DOWN_MEMORY = 600.0  # seconds
+
+
+def _down_since(base_url: str, timeout: float) -> str:
+    """Why the server at `base_url` was taken as down by another backend of this process within
+    `DOWN_MEMORY` seconds, or ""."""
+    reason, when = _DOWN.get(base_url, ("", -math.inf))
+    return reason if time.monotonic() - when < max(DOWN_MEMORY, timeout) else ""
+
+
 def request_name(messages: Messages, seed: int) -> str:
     """A request as log lines and errors name it: its question's first words and its seed."""
     content = str(messages[-1].get("content", "")) if messages else ""
@@ -119,6 +137,7 @@ class OpenAIBackend(Backend):
         retries: int = RETRIES,
         concurrency: int = 4,
         backoff: float = BACKOFF,
+        share_down: bool = False,
     ) -> None:
         self.server = ServerSpec.parse(spec)
         self.name = self.server.model
@@ -132,6 +151,7 @@ class OpenAIBackend(Backend):
         self.requests = 0
         self.retried = 0
         self.silent = ""  # why the server was taken as down ("" while it answers)
+        self.share_down = share_down  # take a server another backend found down as down
         self._key = next((os.environ[v] for v in KEY_VARS if os.environ.get(v)), "")
         self._slots = threading.BoundedSemaphore(self.concurrency)  # requests in flight
 
@@ -222,6 +242,8 @@ class OpenAIBackend(Backend):
         t0 = time.perf_counter()
         last: Transient | None = None
         for attempt in range(self.retries + 1):
+            if self.share_down and not self.silent:
+                self.silent = _down_since(self.server.base_url, self.timeout)
             if self.silent:
                 raise ModelError(
                     f"{self.fingerprint} is not answering ({self.silent}); {name} not sent. "
@@ -230,7 +252,9 @@ class OpenAIBackend(Backend):
             body = {k: v for k, v in body.items() if k not in self.extras_off}
             start = time.perf_counter()
             try:
-                return self._post(body, path), time.perf_counter() - start
+                answered = self._post(body, path), time.perf_counter() - start
+                _DOWN.pop(self.server.base_url, None)  # it answers again
+                return answered
             except Transient as e:
                 last = e
                 if attempt == self.retries:
@@ -252,6 +276,7 @@ class OpenAIBackend(Backend):
         assert last is not None
         if last.silent:
             self.silent = f"{last.reason} to {name}"
+            _DOWN[self.server.base_url] = (self.silent, time.monotonic())
         hint = (
             f"check that the server is up; if it is only slow, raise --server-timeout "
             f"(now {self.timeout:g} s)"
