@@ -682,6 +682,10 @@ def report(
                 _out().print(f"updated {results}", highlight=False)
             if readme is not None:
                 update_section(readme, "result", readme_section(run_dir))
+                from experiment.records import BUNDLED
+                from experiment.report.first_screen import update_answer
+
+                update_answer(readme, {BUNDLED: run_dir})  # its row of the first screen's table
                 _out().print(f"updated {readme}", highlight=False)
             if html:
                 page = write_html(run_dir, articles)
