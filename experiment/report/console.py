@@ -43,15 +43,15 @@ COMPACT = {
     "method": lambda r: str(r.method),
     "accuracy [95% CI]": COLUMNS["accuracy [95% CI]"],
     "coverage": COLUMNS["coverage"],
-    "in text, wrong": _wrong,
-    "FLOPs/large": _flops,
+    "in text,\nwrong": _wrong,  # headers on two lines: the cells are narrow
+    f"FLOPs /\n{REFERENCE}": _flops,
     f"vs {REFERENCE}": _versus,
 }
 CAPTION = (
     f"vs {REFERENCE}: accuracy minus {REFERENCE}'s on the same questions; beats or loses only "
     f"where its 95% CI excludes 0 and McNemar's p < {ALPHA} over {MIN_CLUSTERS}+ clusters (else "
     "n.s., or too few clusters). in text, wrong: kept answers the article confirms that "
-    f"are wrong. FLOPs/large: model FLOPs over {REFERENCE}'s."
+    f"are wrong. FLOPs / {REFERENCE}: model FLOPs over {REFERENCE}'s."
 )
 
 
@@ -106,7 +106,12 @@ def rest_line(summary: Sequence[Any], shown: Sequence[str], where: str) -> str:
 def method_table(summary: Sequence[Any], shown: Sequence[str], title: str) -> Table:
     """The compact method table of the rows of `summary` named in `shown`."""
     table = Table(
-        title=title, caption=CAPTION, box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False
+        title=title,
+        caption=CAPTION,
+        caption_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        show_edge=False,
     )
     for col in COMPACT:
         table.add_column(col, justify="left" if col == "method" else "right", no_wrap=True)

@@ -1,0 +1,94 @@
+"""The README's first screen tells the answer: at most 200 lines, the answer table in its first 40,
+its figures the measured ones of docs/RESULTS.md, and the table kept generated (a run's report
+rewrites its own row, the other data sets' rows stay)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from experiment import cli
+from experiment.config import PROJECT_ROOT
+from experiment.records import BUNDLED
+from experiment.report.first_screen import BLOCK, answer_section, kept_rows
+
+from .conftest import run_args
+
+README = PROJECT_ROOT / "README.md"
+RESULTS = PROJECT_ROOT / "docs" / "RESULTS.md"
+runner = CliRunner()
+
+
+def _block(text: str) -> str:
+    return text.split(f"<!-- {BLOCK}:start -->", 1)[1].split(f"<!-- {BLOCK}:end -->", 1)[0]
+
+
+def test_the_readme_is_short_and_its_first_screen_holds_the_answer() -> None:
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 200
+    first = "\n".join(lines[:40])
+    assert f"<!-- {BLOCK}:start -->" in first and f"<!-- {BLOCK}:end -->" in first
+    rows = kept_rows(_block(first))
+    assert len(rows) >= 4 and BUNDLED in rows[0][0]
+    assert "| data set (questions) | large@1 | small-verified@10 |" in first
+    assert "bash .ci/run" in first and "factqa run" in first
+    assert "docs/cost_vs_accuracy.png" in first
+    assert "## Using it" in README.read_text(encoding="utf-8").split("## What the methods are")[0]
+
+
+def test_the_answer_tables_figures_are_measured_ones() -> None:
+    """Every accuracy in the table is a method's accuracy in docs/RESULTS.md's tables."""
+    results = RESULTS.read_text(encoding="utf-8")
+    for row in kept_rows(_block(README.read_text(encoding="utf-8"))):
+        cells = [("large@1", row[1]), ("small-verified@10", row[2]), *(
+            tuple(c.split(" ", 2)[:2]) for c in row[3:]
+        )]  # fmt: skip
+        for method, cell in cells:
+            accuracy = cell.split()[0]
+            assert re.search(rf"^\| {re.escape(method)} \| {accuracy} \[", results, re.M), (
+                f"{row[0]}: {method} {accuracy} is not in docs/RESULTS.md"
+            )
+
+
+@pytest.fixture
+def run_dir(monkeypatch: pytest.MonkeyPatch, fake_factory, corpus, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(cli, "_factory", lambda: fake_factory)
+    res = runner.invoke(cli.app, run_args(*corpus, "fake-small", "fake-large", 4, tmp_path, "t"))
+    assert res.exit_code == 0, res.output
+    return tmp_path / "t"
+
+
+def test_a_runs_row_replaces_its_own_and_the_others_stay(run_dir: Path) -> None:
+    before = _block(README.read_text(encoding="utf-8"))
+    text = answer_section({BUNDLED: run_dir}, before)
+    rows = kept_rows(text)
+    old = kept_rows(before)
+    assert [r[0].rsplit(" (", 1)[0] for r in rows] == [r[0].rsplit(" (", 1)[0] for r in old]
+    assert rows[1:] == old[1:]  # the public data sets' rows, as they were
+    bundled = rows[0]
+    assert bundled[0] == f"{BUNDLED} (5)" and bundled[1] == "0.800"
+    assert bundled[2].startswith("1.000 (")  # small-verified@4 of the scripted run
+    # the best small-model method is never the oracle small-pass@k; the best cascade a cascade
+    assert not bundled[3].startswith("small-pass") and bundled[4].startswith("cascade")
+
+
+def test_factqa_report_writes_the_bundled_row_of_the_answer(
+    run_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    manifest = run_dir / "manifest.json"  # let this run stand for the bundled corpus's
+    data = json.loads(manifest.read_text())
+    data["bundled"] = True
+    manifest.write_text(json.dumps(data))
+    monkeypatch.setattr("experiment.report.run.check_outputs", lambda path, m: None)
+    readme = tmp_path / "README.md"
+    readme.write_text(README.read_text(encoding="utf-8"), encoding="utf-8")
+    res = runner.invoke(cli.app, ["report", str(run_dir), "--readme", str(readme)])
+    assert res.exit_code == 0, res.output
+    rows = kept_rows(_block(readme.read_text(encoding="utf-8")))
+    assert rows[0][0] == f"{BUNDLED} (5)"
+    assert rows[1:] == kept_rows(_block(README.read_text(encoding="utf-8")))[1:]
