@@ -9,6 +9,9 @@ question, one summary row per method, accuracy against k, and the confirmed-but-
   gold interval, opposite qualifiers never equal, changes by magnitude and direction, failures
   never right);
 - `vote`: k answers to one, by value, whatever the order of the samples;
+- `pool`: every value of the asked kind the article states, merged with the confirmed samples
+  (origin sampled, text or both), ranked without a model and bounded; `text-only` answers from
+  it with no model at all;
 - `methods`: large@1, small@1, small-maj@k, small-verified@k, small-pass@k, cascade, all from
   the same samples;
 - `summary`, `stats`: accuracy with cluster-bootstrap intervals (the questions' unit of
