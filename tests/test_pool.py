@@ -6,7 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from experiment import cli
 from experiment.evaluate.features import FEATURES
 from experiment.evaluate.judge import gold_of, judge
 from experiment.evaluate.methods import TEXT_ONLY, answer_methods
@@ -23,8 +25,11 @@ from experiment.evaluate.pool import (
 from experiment.evaluate.registry import REGISTRY, QuestionSamples
 from experiment.evaluate.scored import Scored
 from experiment.records import Article, Attempt, Question, Span
+from experiment.report.run import load_run
 from experiment.values.canonical import Quantity
 from experiment.verify.answer import check_text
+
+from .conftest import run_args
 
 PROSE = (
     "OrigoTech was founded in 2009 by two engineers in Tampere. "
@@ -266,3 +271,17 @@ def test_a_text_candidate_as_an_answer_shows_its_best_span_first() -> None:
     s = as_scored(forty, q)
     assert s.attempt.span == forty.span and set(s.attempt.spans) == set(forty.spans)
     assert s.value == forty.value and not s.failed and s.attempt.sample_index == -1
+
+
+def test_a_run_reports_text_only_at_no_cost(corpus, tmp_path: Path, monkeypatch, fake_factory):  # type: ignore[no-untyped-def]
+    """Every output iterates the registry: a run's summary and questions carry text-only, and
+    what it paid is nothing."""
+    monkeypatch.setattr(cli, "_factory", lambda: fake_factory)
+    args = run_args(*corpus, "fake-small", "fake-large", 3, tmp_path, "t")
+    res = CliRunner().invoke(cli.app, args)
+    assert res.exit_code == 0, res.output
+    run = load_run(tmp_path / "t")
+    assert "text-only" in run.methods
+    row = run.summary.set_index("method").loc["text-only"]
+    assert row["flops"] == 0 and row["large_calls"] == 0
+    assert "text-only.correct" in run.questions.columns
