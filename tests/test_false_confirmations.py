@@ -47,6 +47,7 @@ FALSE_CONFIRMATIONS = [
     ("Use a 1/4 inch bolt.", "4 inches", "figure"),
     ("One sixth of the staff left.", "1", "figure"),
     ("A page holds 8x2^10 bits.", "10 bits", "figure"),
+    ("Nearly a million and a half came.", "a half", "figure"),  # its tail read on its own
 ]
 
 
@@ -76,6 +77,7 @@ REFUSED = [
     ("555-123-4567", "phone number"),
     ("(555) 123-4567", "phone number"),
     ("2 1/2", "fraction"),
+    ("a million and a half", "fraction"),
     ("1/4", "fraction"),
     ("₽500", "currency"),
     ("5 pesos", "currency"),

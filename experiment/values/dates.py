@@ -294,9 +294,6 @@ TRIGGERS: tuple[tuple[str, ...] | None, ...] = (
     _MONTH_HINTS,
 )
 assert len(TRIGGERS) == len(PATTERNS)
-_TRIGGER_PATTERNS = tuple(  # one search for a pattern's triggers, not a loop over them
-    None if needs is None else re.compile("|".join(map(re.escape, needs))) for needs in TRIGGERS
-)
 
 
 def scan_dates(text: str, day_first: bool = False, gate: bool = True) -> list[DateMention]:
@@ -307,8 +304,8 @@ def scan_dates(text: str, day_first: bool = False, gate: bool = True) -> list[Da
     found: list[DateMention] = []
     taken = Spans([])
     low = text.lower()
-    for (pattern, build), needs in zip(PATTERNS, _TRIGGER_PATTERNS, strict=True):
-        if gate and needs is not None and not needs.search(low):
+    for (pattern, build), needs in zip(PATTERNS, TRIGGERS, strict=True):
+        if gate and needs is not None and not any(n in low for n in needs):
             continue
         for m in pattern.finditer(text):
             s, e = m.span()

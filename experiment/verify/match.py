@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 from experiment.records import Span
-from experiment.values.canonical import Value, supports
+from experiment.values.canonical import Quantity, Value, supports
 from experiment.values.normalize import Mention, scan
 from experiment.values.tables import article_mentions
 from experiment.verify.injection import in_instruction, instruction_ranges
@@ -50,10 +50,16 @@ def _guarded(spans: list[Span], article: str) -> list[Span]:
 
 
 def _read_already(span: Span, mentions: tuple[Mention, ...]) -> bool:
-    """Whether the article already read (or refused) text of `span`, in its context: a region
-    read out of context must not overrule it ("10^6" of "2.5 × 10^6", the "Rs. 1" of "more than
-    Rs. 1"). Linear, as the alignment that found the region is."""
-    return any(m.start < span.end and span.start < m.end for m in mentions)
+    """Whether the article already read a figure in `span`'s text (or refused it), in its
+    context: a region read out of context must not overrule it ("10^6" of "2.5 × 10^6", the
+    "Rs. 1" of "more than Rs. 1"). A date mention may still be read more finely ("1973" of "the
+    winter of 1973–74"). Linear, as the alignment that found the region is."""
+    return any(
+        m.start < span.end
+        and span.start < m.end
+        and (not m.values or any(isinstance(v, Quantity) for v in m.values))
+        for m in mentions
+    )
 
 
 def _find(value: Value, article: str, answer_text: str) -> list[Span]:
