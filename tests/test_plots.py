@@ -104,7 +104,7 @@ def test_small_verified_and_its_twins_share_one_line_in_accuracy_against_k(
         ax = figures[0].axes[0]
         names = [t.get_text() for t in ax.get_legend().get_texts()]
         assert len(names) == len(set(names))
-        joined = [n for n in names if " = " in n]
+        joined = [n for n in names if "=" in n]
         assert joined  # the fake's small-verified@k and small-derived@k coincide
         assert len(ax.lines) == len(names)  # one line a legend entry (large@1's included)
     finally:

@@ -35,7 +35,7 @@ def plot_files(run: Run, out: Path) -> list[Path]:
     fig, ax = plt.subplots(figsize=(8, 4), layout="constrained")
     curves = {str(m): (list(p.k), list(p.accuracy)) for m, p in run.curves.groupby("method")}
     for names, (x, y) in same_curves(curves):
-        ax.plot(x, y, marker="o", label=" = ".join(names))
+        ax.plot(x, y, marker="o", label=same_label(names))
     written.append(
         _finish(
             fig,
@@ -55,7 +55,7 @@ def plot_files(run: Run, out: Path) -> list[Path]:
         rc = risk_coverage(run.questions, method)
         rcs[method] = (list(rc.coverage), list(rc.accuracy))
     for names, (x, y) in same_curves(rcs):
-        ax.step(x, y, where="post", marker=".", label=" = ".join(names))
+        ax.step(x, y, where="post", marker=".", label=same_label(names))
     written.append(
         _finish(
             fig,
@@ -127,6 +127,11 @@ def same_curves(curves: dict[str, tuple[list[Any], list[Any]]]) -> list[tuple[li
         key = (tuple(float(v) for v in x), tuple(round(float(v), 12) for v in y))
         groups.setdefault(key, []).append(name)
     return [(names, (list(key[0]), list(key[1]))) for key, names in groups.items()]
+
+
+def same_label(names: list[str]) -> str:
+    """The legend entry of curves drawn once: 'a = b = c', on a few lines when long."""
+    return textwrap.fill(" = ".join(names), 40, break_on_hyphens=False, break_long_words=False)
 
 
 def log_axis(ax: Any) -> None:
