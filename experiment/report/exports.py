@@ -192,9 +192,14 @@ def parquet_copies(run_dir: Path, names: Sequence[str]) -> list[str]:
 
     import pandas as pd
 
+    from experiment.files import read_cell
+
     written = []
     for name in names:
         table = pd.read_csv(run_dir / name, keep_default_na=False, na_values=[""])
+        for col in table.columns:  # text as written, without the CSV's formula guard
+            if not pd.api.types.is_numeric_dtype(table[col]):
+                table[col] = table[col].map(lambda v: read_cell(v) if isinstance(v, str) else v)
         target = name.replace(".csv", ".parquet")
         tmp = run_dir / f".{target}.tmp"  # removed by the next run if this one is killed
         table.to_parquet(tmp, index=False)
