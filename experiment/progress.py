@@ -47,10 +47,15 @@ class Overall:
         return sum(self.totals.get(s, self.questions) * per for s, per in self.stages.items())
 
     def describe(self) -> str:
-        """The current stage: 'small model: 12/40 questions'."""
+        """The current stage: 'small model: 12/40 questions', 'large model check (whole): ...'."""
         if not self.stage:
             return "starting"
-        return f"{self.stage} model: {self.done[self.stage]}/{self.totals[self.stage]} questions"
+        what = (
+            f"{self.stage} model"
+            if self.stage in ("small", "large")
+            else f"large model {self.stage}"
+        )
+        return f"{what}: {self.done[self.stage]}/{self.totals[self.stage]} questions"
 
 
 def stages(k: int, checks: tuple[str, ...]) -> dict[str, int]:

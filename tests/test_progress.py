@@ -18,7 +18,7 @@ def test_the_total_covers_every_stage_by_model_calls() -> None:
     assert o.completed == 400 + 20
     o.update("check (whole)", 0, 25)  # only 25 questions had a candidate to check
     assert o.total == 400 + 40 + 25 + 40
-    assert o.describe() == "check (whole) model: 0/25 questions"
+    assert o.describe() == "large model check (whole): 0/25 questions"
 
 
 class Clock:
