@@ -294,6 +294,8 @@ TRIGGERS: tuple[tuple[str, ...] | None, ...] = (
     _MONTH_HINTS,
 )
 assert len(TRIGGERS) == len(PATTERNS)
+_TRIGGER_SETS = tuple(None if needs is None else frozenset(needs) for needs in TRIGGERS)
+_ALL_TRIGGERS = frozenset(n for needs in TRIGGERS if needs is not None for n in needs)
 
 
 def scan_dates(text: str, day_first: bool = False, gate: bool = True) -> list[DateMention]:
@@ -304,8 +306,9 @@ def scan_dates(text: str, day_first: bool = False, gate: bool = True) -> list[Da
     found: list[DateMention] = []
     taken = Spans([])
     low = text.lower()
-    for (pattern, build), needs in zip(PATTERNS, TRIGGERS, strict=True):
-        if gate and needs is not None and not any(n in low for n in needs):
+    present = {n for n in _ALL_TRIGGERS if n in low}  # each trigger looked for once
+    for (pattern, build), needs in zip(PATTERNS, _TRIGGER_SETS, strict=True):
+        if gate and needs is not None and needs.isdisjoint(present):
             continue
         for m in pattern.finditer(text):
             s, e = m.span()

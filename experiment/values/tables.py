@@ -166,6 +166,7 @@ class _Read:
     figure: Mention | None  # the one figure of a cell that holds nothing else (offsets in it)
     dated: bool  # a year or a date: labels a column ("2019", "December 31, 2019")
     scale: Scale
+    mentions: tuple[Mention, ...] = ()  # `scan` of the cell's text
 
 
 def _figure(text: str, mentions: Sequence[Mention]) -> Mention | None:
@@ -178,7 +179,7 @@ def _figure(text: str, mentions: Sequence[Mention]) -> Mention | None:
     return None if _LETTER_OR_DIGIT.search(rest) else outer[0]
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=1 << 16)  # a cell is read several times: every cell of a large table cached
 def _read(text: str) -> _Read:
     if _BLANK.fullmatch(text):
         return _Read(True, None, False, Scale())
@@ -186,8 +187,8 @@ def _read(text: str) -> _Read:
     dated = any(isinstance(v, DateValue) for m in mentions for v in m.values)
     scale, figure = read_scale(text), _figure(text, mentions)
     if scale.factor != 1.0:
-        return _Read(False, None, dated, scale)  # "$'000" states a scale, not the figure 0
-    return _Read(False, figure, dated, Scale() if figure else scale)
+        return _Read(False, None, dated, scale, mentions)  # "$'000" is a scale, not the figure 0
+    return _Read(False, figure, dated, Scale() if figure else scale, mentions)
 
 
 def _counts(read: _Read) -> bool:
@@ -434,7 +435,7 @@ def _table_readings(cell: Cell, figure: Mention) -> list[Value]:
 def cell_values(cell: Cell) -> tuple[Value, ...]:
     """What a cell states: every value written in it and, for a figure cell of the body, its
     readings as the table means it (see `_table_readings`)."""
-    mentions = scan(cell.text)
+    mentions = _read(cell.text).mentions
     written = [v for m in mentions for v in m.values]
     figure = None if cell.header else _read(cell.text).figure
     if figure is None:
@@ -482,7 +483,7 @@ def _cell_mentions(cell: Cell) -> list[Mention]:
         return [Mention(cell.start, cell.end, cell.text, cell_values(cell))]
     return [
         Mention(m.start + cell.start, m.end + cell.start, m.text, m.values, m.refused)
-        for m in scan(cell.text)
+        for m in _read(cell.text).mentions
     ]
 
 
