@@ -126,20 +126,6 @@ def _text(value: str, name: str) -> str:
     return value
 
 
-def summary_table(summary: list[MethodSummary], title: str) -> Table:
-    from experiment.report.tables import CONSOLE, method_cells
-
-    header, rows = method_cells(summary, CONSOLE)
-    table = Table(title=title)
-    for col in header:
-        table.add_column(
-            col, justify="left" if col == "method" else "right", no_wrap=col == "method"
-        )
-    for row in rows:
-        table.add_row(*row)
-    return table
-
-
 def _given(ctx: typer.Context, options: dict[str, Any]) -> dict[str, Any]:
     """The options given on the command line; None for those left at their default, so that a
     --config file's value applies to them."""

@@ -19,7 +19,6 @@ from experiment.evaluate.registry import REGISTRY
 from experiment.evaluate.summary import ALPHA, BEATS, LOSES, MIN_CLUSTERS, TIED, TOO_FEW
 from experiment.report.tables import COLUMNS, is_missing
 
-WIDTH = 100  # the table fits this many columns
 SHORT_VERDICT = {BEATS: "beats", LOSES: "loses", TIED: "n.s.", TOO_FEW: "too few"}
 
 

@@ -1,4 +1,5 @@
-"""The method table, rendered once for every output: the console (rich) and Markdown.
+"""The method table, rendered once for every output: Markdown and the HTML page; the console's
+compact table (`report/console.py`) formats its cells with the same `COLUMNS`.
 
 A row is anything with `MethodSummary`'s attributes: the dataclass itself (a run just finished)
 or a row of `summary.csv` read back by pandas (a run loaded from disk), so both outputs format the
@@ -73,19 +74,6 @@ COLUMNS: dict[str, Callable[[Any], str]] = {
     "verdict": lambda r: _verdict(r),
 }
 FULL = tuple(COLUMNS)
-# the console: what fits 160 columns; tokens, acc. answered and McNemar are in the files
-CONSOLE = (
-    "method",
-    "accuracy [95% CI]",
-    "coverage",
-    "in text, wrong",
-    "failed",
-    "seconds",
-    "FLOPs / large@1",
-    "large calls",
-    DIFFERENCE,
-    "verdict",
-)
 SHORT = ("method", "accuracy [95% CI]", "coverage", "in text, wrong", DIFFERENCE)
 
 
