@@ -150,9 +150,11 @@ def _default(name: str) -> str:
     return SHOWN_DEFAULTS[name]
 
 
-def _progress_bar(cfg: RunConfig) -> tuple[Any, Callable[[str, int, int], None]]:
+def _progress_bar(cfg: RunConfig) -> tuple[Any, Callable[[str, float, int], None]]:
     """One display over the whole run's model calls (experiment/progress.py): a rich bar with
     elapsed time and ETA on a terminal, else a line every 30 seconds."""
+    import threading
+
     from experiment.progress import Overall, PlainProgress, stages
 
     overall = Overall(stages(cfg.k, cfg.check_modes))
@@ -171,12 +173,17 @@ def _progress_bar(cfg: RunConfig) -> tuple[Any, Callable[[str, int, int], None]]
         transient=False,
     )
     task = bar.add_task("starting", total=None)
+    lock = threading.Lock()  # a server's samples report from its threads
 
-    def update(stage: str, done: int, total: int) -> None:
-        overall.update(stage, done, total)
-        bar.update(
-            task, completed=overall.completed, total=overall.total, description=overall.describe()
-        )
+    def update(stage: str, done: float, total: int) -> None:
+        with lock:
+            overall.update(stage, done, total)
+            bar.update(
+                task,
+                completed=overall.completed,
+                total=overall.total,
+                description=overall.describe(),
+            )
 
     return bar, update
 

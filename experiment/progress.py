@@ -29,17 +29,17 @@ class Overall:
 
     stages: dict[str, int]  # each stage's model calls per question, in run order
     questions: int = 0  # of the first stage: stands in for stages not started yet
-    done: dict[str, int] = field(default_factory=dict)  # questions done, by stage
+    done: dict[str, float] = field(default_factory=dict)  # questions done (and shares), by stage
     totals: dict[str, int] = field(default_factory=dict)  # questions, by started stage
     stage: str = ""
 
-    def update(self, stage: str, done: int, total: int) -> None:
+    def update(self, stage: str, done: float, total: int) -> None:
         self.stages.setdefault(stage, 1)
         self.questions = self.questions or total
         self.totals[stage], self.done[stage], self.stage = total, done, stage
 
     @property
-    def completed(self) -> int:
+    def completed(self) -> float:
         return sum(self.done.get(s, 0) * per for s, per in self.stages.items())
 
     @property
@@ -55,7 +55,7 @@ class Overall:
             if self.stage in ("small", "large")
             else f"large model {self.stage}"
         )
-        return f"{what}: {self.done[self.stage]}/{self.totals[self.stage]} questions"
+        return f"{what}: {int(self.done[self.stage])}/{self.totals[self.stage]} questions"
 
 
 def stages(k: int, checks: tuple[str, ...]) -> dict[str, int]:
@@ -70,13 +70,13 @@ class Eta:
 
     now: Callable[[], float] = time.monotonic
     started: float = field(default=0.0)
-    first: int | None = None
+    first: float | None = None
     first_at: float = 0.0
 
     def __post_init__(self) -> None:
         self.started = self.started or self.now()
 
-    def left(self, completed: int, total: int) -> float | None:
+    def left(self, completed: float, total: int) -> float | None:
         """Seconds left; None until some work was measured."""
         t = self.now()
         if self.first is None:
@@ -108,7 +108,7 @@ class PlainProgress:
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._loop, daemon=True)
 
-    def update(self, stage: str, done: int, total: int) -> None:
+    def update(self, stage: str, done: float, total: int) -> None:
         with self._lock:
             self.overall.update(stage, done, total)
             if self.eta.first is None:  # the rate is measured from the first report on
@@ -122,7 +122,7 @@ class PlainProgress:
             share = f" ({done / total:.0%})" if total else ""
             eta = f", about {clock(left)} left" if left is not None else ""
             return (
-                f"{done}/{total} model calls{share}; {o.describe()}; "
+                f"{int(done)}/{total} model calls{share}; {o.describe()}; "
                 f"{clock(self.eta.elapsed())} elapsed{eta}"
             )
 

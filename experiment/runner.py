@@ -17,6 +17,7 @@ import gc
 import os
 import platform
 import subprocess
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -87,7 +88,7 @@ from experiment.report.manifest import Manifest, ModelInfo
 
 BackendFactory = Callable[[str, RunConfig], Backend]
 LLAMA_LOG = "llama.log"  # in the run folder: what llama.cpp itself printed while loading, running
-Progress = Callable[[str, int, int], None]
+Progress = Callable[[str, float, int], None]  # stage, questions done (a share of one), all
 PACKAGES = (
     "factqa",
     "llama_cpp_python",
@@ -296,18 +297,28 @@ def _sample_role(
         if small
         else SamplingParams(GREEDY.temperature, GREEDY.top_p, GREEDY.top_k, cfg.max_tokens)
     )
-    done = 0
+    reading = cfg.reading if small else WHOLE_ARTICLE
+    k = cfg.k if small else 1
+    done, drawn = 0, 0  # questions finished; samples finished since (where the backend says)
+    lock = threading.Lock()  # a server's samples finish on its threads
 
     def tick(_: Question) -> None:
-        nonlocal done
-        done += 1
-        if progress:
-            progress(role, done, len(questions))
+        nonlocal done, drawn
+        with lock:
+            done, drawn = done + 1, 0
+            if progress:
+                progress(role, done, len(questions))
+
+    def sampled() -> None:
+        nonlocal drawn
+        with lock:
+            drawn += 1
+            if progress:
+                progress(role, done + min(drawn / k, 0.99), len(questions))
 
     if progress:
         progress(role, 0, len(questions))
-    reading = cfg.reading if small else WHOLE_ARTICLE
-    k = cfg.k if small else 1
+        backend.on_sample = sampled  # the progress moves within a question
     samples = sample_all(
         backend,
         articles,

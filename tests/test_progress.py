@@ -59,3 +59,37 @@ def test_without_a_terminal_a_line_comes_every_interval() -> None:
         == "20/50 model calls (40%); small model: 5/10 questions; 0:30 elapsed, about 0:45 left"
     )
     assert lines and "model calls" in lines[0]
+
+
+def test_the_progress_moves_within_a_question_where_the_backend_reports_samples(
+    corpus,  # type: ignore[no-untyped-def]
+    tmp_path,
+) -> None:
+    from experiment.config import RunConfig
+    from experiment.runner import load_corpus, sample
+
+    from .conftest import LARGE_ANSWERS, SMALL_ANSWERS, FakeBackend, keyword_script
+
+    class OneByOne(FakeBackend):
+        """Finishes its samples one after another, and says so (as llama.py's backend does)."""
+
+        def generate(self, messages, params, seeds):  # type: ignore[no-untyped-def]
+            out = []
+            for seed in seeds:
+                out += super().generate(messages, params, [seed])
+                if self.on_sample:
+                    self.on_sample()
+            return out
+
+    models = {
+        "s": OneByOne("s", keyword_script(SMALL_ANSWERS)),
+        "l": OneByOne("l", keyword_script(LARGE_ANSWERS)),
+    }
+    arts, qs = corpus
+    cfg = RunConfig(articles=arts, questions=qs, small="s", large="l", k=4, out=tmp_path / "o")
+    seen: list[tuple[str, float, int]] = []
+    articles, questions = load_corpus(cfg)
+    sample(cfg, articles, questions, lambda spec, _: models[spec], lambda *a: seen.append(a))
+    small = [done for stage, done, _ in seen if stage == "small"]
+    assert small[:6] == [0, 0.25, 0.5, 0.75, 0.99, 1]  # a question's four samples, then it
+    assert small == sorted(small) and small[-1] == 5

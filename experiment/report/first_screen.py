@@ -110,12 +110,14 @@ def answer_section(runs: dict[str, Path], before: str = "") -> str:
 
 def update_answer(readme: Path, runs: dict[str, Path]) -> None:
     """Rewrite the README's answer block with the rows of `runs` (label -> run folder); the
-    other data sets' rows stay."""
+    other data sets' rows stay. A README without the block is left as it is."""
     from experiment.report.markdown import update_section
 
     text = readme.read_text(encoding="utf-8") if readme.exists() else ""
     start, end = f"<!-- {BLOCK}:start -->", f"<!-- {BLOCK}:end -->"
-    before = text.split(start, 1)[1].split(end, 1)[0] if start in text and end in text else ""
+    if start not in text or end not in text:
+        return
+    before = text.split(start, 1)[1].split(end, 1)[0]
     update_section(readme, BLOCK, answer_section(runs, before))
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from experiment.errors import CannotScore
@@ -64,7 +64,10 @@ class Backend:
       accepted tokens), recorded in the manifest;
     - `shape`: the model's shape for FLOPs (`cost.ModelShape`), where its weights are read here;
     - `score`: the log-probability of given answers after a prompt, with no sampling (the large
-      model as a checker, `experiment.evaluate.large_check`); a backend that cannot says so.
+      model as a checker, `experiment.evaluate.large_check`); a backend that cannot says so;
+    - `on_sample`: set by the runner, called after each sample that a backend finishes on its
+      own (one after another, or a server's request), so the progress moves within a question;
+      a backend that decodes its k samples together finishes them at once and never calls it.
     """
 
     name: str
@@ -73,6 +76,7 @@ class Backend:
     batch_dependent: bool = False
     parallel: int = 1
     shape: ModelShape | None = None
+    on_sample: Callable[[], None] | None = None
 
     def generate(
         self, messages: Messages, params: SamplingParams, seeds: Sequence[int]

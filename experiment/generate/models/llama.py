@@ -256,4 +256,6 @@ class LlamaBackend(Backend):
                     flops=flops,
                 )
             )
+            if self.on_sample:
+                self.on_sample()
         return out

@@ -343,7 +343,10 @@ class OpenAIBackend(Backend):
             data, seconds = self._call(
                 self._body(messages, params, seed), request_name(messages, seed)
             )
-            return self._generation(data, seconds)
+            made = self._generation(data, seconds)
+            if self.on_sample:
+                self.on_sample()
+            return made
 
         if len(seeds) == 1 or self.concurrency == 1:
             return [one(s) for s in seeds]
