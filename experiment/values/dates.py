@@ -305,22 +305,39 @@ def scan_dates(text: str, day_first: bool = False, gate: bool = True) -> list[Da
     """
     found: list[DateMention] = []
     taken = Spans([])
-    low = text.lower()
-    present = {n for n in _ALL_TRIGGERS if n in low}  # each trigger looked for once
-    for (pattern, build), needs in zip(PATTERNS, _TRIGGER_SETS, strict=True):
-        if gate and needs is not None and needs.isdisjoint(present):
-            continue
-        for m in pattern.finditer(text):
-            s, e = m.span()
-            if taken.overlaps(s, e):
+    for a, b in _paragraphs(text) if gate else [(0, len(text))]:
+        low = text[a:b].lower()
+        present = {n for n in _ALL_TRIGGERS if n in low}  # each trigger looked for once
+        for (pattern, build), needs in zip(PATTERNS, _TRIGGER_SETS, strict=True):
+            if gate and needs is not None and needs.isdisjoint(present):
                 continue
-            value = build(m, day_first)  # type: ignore[operator]
-            if value is None:
-                continue
-            found.append(DateMention(s, e, value))
-            taken.add(s, e)
+            for m in pattern.finditer(text, a, b):
+                s, e = m.span()
+                if taken.overlaps(s, e):
+                    continue
+                value = build(m, day_first)  # type: ignore[operator]
+                if value is None:
+                    continue
+                found.append(DateMention(s, e, value))
+                taken.add(s, e)
     found.sort(key=lambda d: d.start)
     return found
+
+
+PARAGRAPHS_FROM = 16_384  # characters: a longer text is searched paragraph by paragraph
+
+
+def _paragraphs(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the stretches a long text is searched in, each ending after a blank line
+    (so a pattern runs only where its triggers are, and sees the line break after a paragraph);
+    a short text is one stretch. No date is read across a blank line."""
+    if len(text) < PARAGRAPHS_FROM:
+        return [(0, len(text))]
+    cuts, start = [], 0
+    while (gap := text.find("\n\n", start + 1024)) >= 0:  # at least 1024 characters each
+        cuts.append((start, gap + 2))
+        start = gap + 2
+    return [*cuts, (start, len(text))]
 
 
 @lru_cache(maxsize=1)
