@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from experiment import cli
 from experiment.config import RunConfig
-from experiment.corpus import load_questions
+from experiment.corpus import load_articles, load_questions
 from experiment.errors import ConfigError
 from experiment.importers import layout
 from experiment.importers.readers import drop_answer, tatqa_scaled
@@ -63,6 +63,16 @@ def test_an_import_that_fails_halfway_leaves_the_earlier_one_whole(
         import_dataset("squad", src, out, sample=1, overwrite=True)
     assert {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()} == files
     assert len(load_questions(first.questions)) == 3
+
+
+def test_an_import_with_a_300_character_title_is_written(tmp_path: Path) -> None:
+    # the article's file name was the title: "File name too long", and nothing written
+    src = squad_file(tmp_path)
+    src.write_text(src.read_text(encoding="utf-8").replace("Velden_Bridge", "B" * 300))
+    res = import_dataset("squad", src, tmp_path / "out")
+    names = [p.name for p in res.articles.glob("*.md")]
+    assert len(names) == 2 and max(len(n) for n in names) <= 103
+    assert len(load_questions(res.questions, load_articles(res.articles))) == 3
 
 
 def test_a_run_id_naming_a_users_folder_is_refused(corpus, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]

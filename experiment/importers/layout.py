@@ -8,6 +8,7 @@ and writes one Markdown file per passage plus one questions CSV that `factqa run
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import random
 import re
@@ -93,10 +94,18 @@ def no_nul(text: str) -> str:
     return text.replace("\0", "")
 
 
+MAX_ID = 100  # characters: an id names a file, and a file name holds at most 255 bytes
+
+
 def safe_id(text: str) -> str:
-    """An id the corpus loader accepts: letters, digits, '-', '_', '.'; never '..'."""
-    out = _UNSAFE.sub("_", text).strip("._-").replace("..", "_")
-    return out or "x"
+    """An id the corpus loader accepts: letters, digits, '-', '_', '.'; never '..'; at most
+    `MAX_ID` characters (a longer one is cut and ends with a hash of the whole, so it stays
+    unique: a 300-character title made a file name too long)."""
+    out = _UNSAFE.sub("_", text).strip("._-").replace("..", "_") or "x"
+    if len(out) > MAX_ID:
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+        out = f"{out[: MAX_ID - 13].rstrip('._-')}-{digest}"
+    return out
 
 
 def stated(answer: str, kind: str | None, question: str, passage: str) -> bool:
