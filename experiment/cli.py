@@ -666,7 +666,7 @@ def report(
 
             check_html(run, articles)  # before anything is written
         with reporting(run_dir):
-            text = run_section(run_dir)
+            text = run_section(run_dir, _report_line(run_dir, results, readme, html, articles))
             _out().print(text, highlight=False)
             for path in plot_files(run, run_dir / "plots"):
                 _out().print(f"wrote {path}", highlight=False)
@@ -686,6 +686,21 @@ def report(
                 _out().print(
                     f"wrote {page} ({size:.1f} MiB; open it in a browser)", highlight=False
                 )
+
+
+def _report_line(
+    run_dir: Path, results: Path | None, readme: Path | None, html: bool, articles: Path | None
+) -> str:
+    """The `factqa report` command as it was given (paths relative to the working folder)."""
+    import shlex
+
+    from experiment.command import shown_path
+
+    parts = ["factqa report", shlex.quote(shown_path(run_dir))]
+    for flag, path in (("--results", results), ("--readme", readme), ("--articles", articles)):
+        if path is not None:
+            parts += [flag, shlex.quote(shown_path(path))]
+    return " ".join(parts + (["--html"] if html else []))
 
 
 @app.command("compare")

@@ -49,6 +49,9 @@ def test_the_recorded_command_pasted_back_makes_the_same_run(
     assert f"`{command}`" in run_section(run_dir)  # the Markdown section
     res = runner.invoke(cli.app, ["report", str(run_dir), "--html"])
     assert res.exit_code == 0, res.output
+    # the report step it names is the one the user ran, not the one that records docs/RESULTS.md
+    assert f"then `factqa report runs/{run_dir.name} --html`" in res.output
+    assert "--results docs/RESULTS.md" not in res.output
     page = (run_dir / "report.html").read_text(encoding="utf-8")
     assert html.escape(command, quote=False) in page  # the HTML page
     assert "--results docs/RESULTS.md" not in page  # no step the user never ran

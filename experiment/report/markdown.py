@@ -391,14 +391,17 @@ def _sampling_lines(m: Manifest) -> list[str]:
     ]
 
 
-def run_section(run_dir: Path) -> str:
-    """Markdown for one run: the method table, the command, models, time, and what went wrong."""
+def run_section(run_dir: Path, reported: str | None = None) -> str:
+    """Markdown for one run: the method table, the command, models, time, and what went wrong;
+    `reported`: the `factqa report` command that writes it (default: the one that records a run
+    in docs/RESULTS.md)."""
     run = load_run(run_dir)
     m, s, k = run.manifest, run.summary, run.k
     lines = [
         f"## {_title(m)}: {m.questions} questions, {m.articles} articles, k={k}",
         "",
-        f"Command: `{run_command(m)}` (run id `{m.run_id}`), then `{_report_command(m)}`.",
+        f"Command: `{run_command(m)}` (run id `{m.run_id}`), then "
+        f"`{reported or _report_command(m)}`.",
         f"Commit `{m.git_commit[:12]}`, scored {m.started}. " + _timing(m),
         _models_line(m),
         *_sampling_lines(m),
