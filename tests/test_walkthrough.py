@@ -48,3 +48,6 @@ def test_the_walkthrough_runs_as_written(tiny_model: Path, tmp_path: Path) -> No
     assert (tmp_path / "outputs" / "first" / "report.html").is_file()
     assert (tmp_path / "outputs" / "mine" / "answers.csv").is_file()
     assert "command: factqa run" in done.stdout
+    # llama.cpp's own log went to the run's file, not the console
+    assert (tmp_path / "outputs" / "first" / "llama.log").stat().st_size > 0
+    assert "llama_model_loader" not in done.stderr and "control-looking" not in done.stderr
