@@ -114,10 +114,8 @@ def llama_factory(spec: str, cfg: RunConfig) -> Backend:
             concurrency=cfg.server_concurrency,
             share_down=True,  # the large model on a server the small one found hung: down too
         )
-    from experiment.generate.models.llama_log import capture
     from experiment.generate.models.store import resolve
 
-    capture(cfg.run_dir / LLAMA_LOG)  # llama.cpp's own log: the run's file, not the console
     if cfg.backend == "batched":
         from experiment.generate.models.batched import BatchedLlamaBackend
 
@@ -349,6 +347,10 @@ def sample(
     roles: tuple[str, ...] = ("small", "large"),
 ) -> Sampled:
     """Step 1: every question's samples of each model in `roles`, through the cache."""
+    if factory is llama_factory:
+        from experiment.generate.models.llama_log import capture
+
+        capture(cfg.run_dir / LLAMA_LOG)  # llama.cpp's own log: the run's file, not the console
     cache = _cache(cfg)
     got: dict[str, dict[str, list[Sample]]] = {}
     models: dict[str, ModelInfo] = {}
