@@ -958,7 +958,8 @@ def import_tatqa(
 ) -> None:
     """TAT-QA JSON: each document's table (a Markdown pipe table) and paragraphs become one
     article; the kind comes from the answer type, arithmetic and count answers are marked
-    computed; --half splits by the table's uid."""
+    computed; --half splits by source unit (contexts that share a paragraph are one unit:
+    experiment/importers/split.py)."""
     _import("tatqa", source, out, sample, seed, None, overwrite, half)
 
 

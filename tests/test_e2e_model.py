@@ -82,6 +82,7 @@ def test_real_model_end_to_end(tiny_model: Path, two_articles, tmp_path: Path) -
         "large-checks-evidence@3",
         "small-selected-checked@3",
         "cascade-check@20%",
+        "text-only",
     ]
     assert summary.accuracy.between(0, 1).all()
     # the large model checked the confirmed candidates through llama.cpp: no check failed

@@ -20,7 +20,7 @@ from experiment.evaluate.methods import (
 )
 from experiment.evaluate.registry import REGISTRY, Method
 from experiment.evaluate.selector import fitted_on, learned
-from experiment.evaluate.summary import ALPHA, MIN_CLUSTERS
+from experiment.evaluate.summary import ALPHA, BEATS, LOSES, MIN_CLUSTERS
 from experiment.files import atomic_write
 from experiment.report.analysis import (
     auroc,
@@ -188,8 +188,14 @@ def _verdict(run: Run, where: str) -> str:
     """The claim in one sentence, with only figures that the method table shows."""
     rows = _by_method(run)
     verified, large = rows[run.verified], rows[REFERENCE]
+    said = COLUMNS["verdict"](verified)
+    claim = (
+        f"{run.verified} {said} {where}"
+        if verified.verdict in (BEATS, LOSES)
+        else f"{run.verified} against {REFERENCE} {where}: {said}"
+    )
     return (
-        f"**{run.verified} {COLUMNS['verdict'](verified)} {where}**: {verified.accuracy:.3f} "
+        f"**{claim}**: {verified.accuracy:.3f} "
         f"against {large.accuracy:.3f}, a paired difference of {COLUMNS[DIFFERENCE](verified)} "
         f"(cluster bootstrap; exact McNemar {COLUMNS[MCNEMAR](verified)}). "
         f"Of the {round(verified.coverage * verified.questions)} answers it kept, "

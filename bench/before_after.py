@@ -1,0 +1,106 @@
+"""What a change of rules did to a benchmark's figures: two run folders of the same generations.
+
+    python bench/before_after.py NAME BEFORE_RUN AFTER_RUN [--methods M,...]
+
+BEFORE_RUN is the run rescored by the earlier code (e.g. a worktree of the landed main pointed
+at the same generation cache), AFTER_RUN by this code. Prints, for each headline method, its
+accuracy, verdict and FLOPs over large@1's before and after, with why each moved: the answers
+that turned right or wrong (the judge or the vote), the verdict rule alone (the same answers,
+another verdict), or the cost rule (the same answers, other FLOPs). The last line counts every
+method's verdicts that changed, machine-readable.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pandas as pd
+
+HEADLINE = (
+    "large@1",
+    "small-verified@10",
+    "small-selected@10",
+    "small-pass@10",
+    "cascade@20%",
+    "small-selected-checked@10",
+    "cascade-check@20%",
+)
+
+
+def _summary(run: Path) -> pd.DataFrame:
+    return pd.read_csv(run / "summary.csv", dtype={"verdict": str}).set_index("method")
+
+
+def _correct(run: Path) -> pd.DataFrame:
+    return pd.read_csv(run / "questions.csv", low_memory=False).set_index("question_id")
+
+
+def _flips(before: pd.DataFrame, after: pd.DataFrame, method: str) -> tuple[int, int]:
+    col = f"{method}.correct"
+    if col not in before or col not in after:
+        return 0, 0
+    b = before[col].astype(str).str.lower().eq("true")
+    a = after.loc[before.index, col].astype(str).str.lower().eq("true")
+    return int((a & ~b).sum()), int((b & ~a).sum())
+
+
+def _ratio(x: object) -> str:
+    return "—" if pd.isna(x) else f"{float(x):.2f}"  # type: ignore[arg-type]
+
+
+def _why(up: int, down: int, verdict_moved: bool, cost_moved: bool) -> str:
+    parts = []
+    if up or down:
+        parts.append(f"answers judged anew: +{up}/-{down}")
+    if verdict_moved and not (up or down):
+        parts.append("the verdict rule (clusters, McNemar)")
+    elif verdict_moved:
+        parts.append("verdict moved")
+    if cost_moved:
+        parts.append("routed questions pay their article prefix")
+    return "; ".join(parts) or "unchanged"
+
+
+def table(name: str, before: Path, after: Path, methods: tuple[str, ...]) -> tuple[str, int, int]:
+    """The Markdown rows for one data set, the verdicts that changed and the methods compared."""
+    sb, sa = _summary(before), _summary(after)
+    qb, qa = _correct(before), _correct(after)
+    rows, changed, compared = [], 0, 0
+    for m in sa.index:
+        if m not in sb.index:
+            continue
+        vb, va = str(sb.loc[m, "verdict"]), str(sa.loc[m, "verdict"])
+        compared += 1
+        changed += vb != va and m != "large@1"
+        if m not in methods:
+            continue
+        up, down = _flips(qb, qa, m)
+        fb, fa = sb.loc[m].get("flops_vs_large"), sa.loc[m].get("flops_vs_large")
+        cost_moved = not pd.isna(fb) and not pd.isna(fa) and round(fb, 2) != round(fa, 2)
+        rows.append(
+            f"| {name} | {m} | {sb.loc[m, 'accuracy']:.3f} → {sa.loc[m, 'accuracy']:.3f} | "
+            f"{'—' if vb == 'nan' else vb} → {'—' if va == 'nan' else va} | "
+            f"{_ratio(fb)} → {_ratio(fa)} | {_why(up, down, vb != va, cost_moved)} |"
+        )
+    return "\n".join(rows), changed, compared
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("name")
+    ap.add_argument("before", type=Path)
+    ap.add_argument("after", type=Path)
+    ap.add_argument("--methods", default=",".join(HEADLINE))
+    args = ap.parse_args()
+    rows, changed, compared = table(
+        args.name, args.before, args.after, tuple(args.methods.split(","))
+    )
+    print("| data set | method | accuracy | verdict | FLOPs / large@1 | why |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    print(rows)
+    print(f"verdicts_changed={changed} methods_compared={compared}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,44 @@
+"""TAT-QA's split by source unit: how many long paragraphs the halves share, by context and by unit.
+
+    python bench/tatqa_units.py PATH/TO/tatqa_dataset_dev.json
+
+Prints the contexts, the units (`experiment.importers.split.units`), the contexts the unit rule
+moves to the fitting half, and the paragraphs of `SHARED_CHARS` characters or more written on
+both halves when each context is split by its own uid (the earlier rule) and by its unit. The
+last line is machine-readable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from experiment.importers.split import SHARED_CHARS, half_of, shared_across_halves, units
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("data", type=Path)
+    args = ap.parse_args()
+    data = json.loads(args.data.read_text(encoding="utf-8"))
+    contexts = {str(d["table"]["uid"]): [str(p["text"]) for p in d["paragraphs"]] for d in data}
+    unit = units(contexts)
+    by_uid = shared_across_halves(contexts, {c: c for c in contexts})
+    by_unit = shared_across_halves(contexts, unit)
+    moved = sum(half_of(c) != half_of(unit[c]) for c in contexts)
+    several = sum(list(unit.values()).count(u) > 1 for u in set(unit.values()))
+    evaluation = sum(half_of(unit[c]) == "eval" for c in contexts)
+    print(
+        f"{len(contexts)} contexts, {len(set(unit.values()))} units ({several} of several), "
+        f"{moved} contexts moved to the fitting half, {evaluation} in the evaluation half; "
+        f"paragraphs of {SHARED_CHARS}+ characters on both halves: {by_uid} by uid, "
+        f"{by_unit} by unit"
+    )
+    print(
+        f"tatqa_shared_paragraphs_by_uid={by_uid} tatqa_shared_paragraphs_across_halves={by_unit}"
+    )
+
+
+if __name__ == "__main__":
+    main()
