@@ -19,6 +19,7 @@ _EPS_TABLE = (
     "| | 2023 |\n|---|---|\n| Revenue | 1,200 |\n| Diluted EPS | 2.15 |\n"
     "| Gross margin (%) | 45.2 |\n| Employees (number) | 310 |\n"
 )
+_SHARES_TABLE = "(in thousands)\n\n| | 2023 |\n|---|---|\n| Shares (in millions) | 45.2 |\n"
 
 FALSE_CONFIRMATIONS = [
     # (article text, answer, kind)
@@ -41,6 +42,7 @@ FALSE_CONFIRMATIONS = [
     (_EPS_TABLE, "$2.15 million", "figure"),  # a row label's own unit beats the table's
     (_EPS_TABLE, "45.2 million", "figure"),
     (_EPS_TABLE, "310 million", "figure"),
+    (_SHARES_TABLE, "45.2 thousand", "figure"),  # the row's own scale beats the table's
     ("The pipe is 2 1/2 in wide.", "2 in", "figure"),  # fraction read by its first figure
     ("The pipe is 2 1/2 in wide.", "2", "figure"),
     ("Use a 1/4 inch bolt.", "1", "figure"),
@@ -62,6 +64,7 @@ KEPT = [
     ("It cost 5 crore rupees.", "50 million rupees", "figure"),  # read as bare 5
     ("About 5 hundred people came.", "500", "figure"),  # read as 5
     ("She won 4 100m titles.", "4", "figure"),  # read as 4100
+    (_SHARES_TABLE, "45.2 million", "figure"),  # read in the table's thousands
 ]
 
 

@@ -480,7 +480,7 @@ _LOCAL_PHONE = re.compile(
     re.IGNORECASE,
 )
 _SLASH_FRACTION = re.compile(
-    r"[0-9](?<![\w/.,-][0-9])(?:\d{0,2}[ \u00a0]\d+|\d*)/\d+(?![\w/]|[.,]\d)"
+    r"[0-9](?<![\w/.,-][0-9])(?:\d{0,2}[ \u00a0]\d{1,3}|\d{0,2})/\d{1,3}(?![\w/]|[.,]\d)"
 )
 _ISO_WEEK = re.compile(r"[0-9](?<![\w-][0-9])\d{3}-?W\d{2}(?:-?\d)?(?![\w-])")
 _YEAR_BC = re.compile(r"[0-9](?<![\w.,][0-9])\d{0,3}\s?(?:BCE?|B\.C\.(?:E\.)?)(?!\w)")
@@ -499,11 +499,12 @@ _CURRENCY_SIGNS = "".join(
 _UNKNOWN_SYMBOL_BEFORE = re.compile(rf"[{re.escape(_CURRENCY_SIGNS)}]\s?$|[A-Za-z]\$$")
 _MONEY_WORDS = (
     r"dollars?|pounds?|francs?|pesos?|rupees?|rupiah|rubles?|roubles?|dinars?|dirhams?|riyals?"
-    r"|rials?|shillings?|kronor|krona|kroner|krone|lira|lire|reais|rand|won|baht|ringgit|zloty"
-    r"|forint|koruna|naira|cedis?|yuan|euros?|yen|marks?|guilders?|escudos?|pesetas?|drachmas?"
+    r"|rials?|shillings?|kronor|krona|kroner|krone|lira|lire|reais|baht|ringgit|zloty|forint"
+    r"|koruna|naira|cedis?|yuan|euros?|yen|guilders?|escudos?|pesetas?|drachmas?"
 )
 _UNKNOWN_CURRENCY_AFTER = re.compile(rf"\s+(?:[A-Z][\w.]*\s+)?(?:{_MONEY_WORDS})\b")
-_UNKNOWN_DEGREE_AFTER = re.compile(r"\s?°\s?(?![CF]\b)[^\W\d_]", re.IGNORECASE)
+# a degree sign before a letter that is no temperature scale read and no compass point ("45°N")
+_UNKNOWN_DEGREE_AFTER = re.compile(r"\s?°\s?(?![CFNSEW]\b)[^\W\d_]", re.IGNORECASE)
 _FRACTION_AFTER = re.compile(
     r"[\s-]+(?:(?:\w+(?:teen|tie)th|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh"
     r"|twelfth|hundredth|thousandth|millionth)s?|halves|thirds|quarters"

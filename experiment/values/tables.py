@@ -351,6 +351,9 @@ def _own_unit(labels: tuple[Span, ...], scale: Scale) -> Scale:
     text = " ".join(label.text for label in labels)
     if not scale or not text:
         return scale
+    own = read_scale(text)
+    if own.factor != 1.0:  # "Weighted average shares (in millions)": the label's own scale
+        return own
     if _PERCENT.search(text):
         return Scale(1.0, "%", text)
     if _PER.search(text):
