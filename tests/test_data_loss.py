@@ -138,3 +138,15 @@ def test_tatqa_accounting_negative_keeps_sign_and_scale(
 ) -> None:
     parsed = parse_value(tatqa_scaled(text, scale), "figure")
     assert parsed is not None and parsed.low == value  # type: ignore[union-attr]
+
+
+def test_an_import_record_never_names_a_file_outside_its_folders(tmp_path: Path) -> None:
+    # the record of the earlier import says what --overwrite removes: a path out of articles/
+    # or questions/ in it must never be removed
+    src, out = squad_file(tmp_path), tmp_path / "out"
+    import_dataset("squad", src, out)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me", encoding="utf-8")
+    (out / ".factqa-import.json").write_text(f'["{victim}", "../victim.txt"]', encoding="utf-8")
+    import_dataset("squad", src, out, sample=1, overwrite=True)
+    assert victim.read_text(encoding="utf-8") == "keep me"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from experiment.corpus import QUESTION_COLUMNS
 from experiment.errors import InputError
-from experiment.files import atomic_write
+from experiment.files import atomic_write, safe_name
 from experiment.importers.layout import ImportStats, select, write_layout
 from experiment.importers.readers import read_dataset
 from experiment.importers.split import Half
@@ -91,14 +91,24 @@ def import_dataset(
 IMPORTED = ".factqa-import.json"  # the files the last import wrote, relative to its --out
 
 
+def _written_name(name: str) -> bool:
+    parts = Path(name).parts
+    return len(parts) == 2 and parts[0] in ("articles", "questions") and safe_name(parts[1])
+
+
 def _earlier_import(out: Path) -> list[str]:
     """The files an earlier import in `out` wrote: its record, or for an import from before the
     record was kept, the articles with the importer's front matter and the question files with
     its header. A user's own files are never among them."""
     record = out / IMPORTED
     if record.is_file():
-        names = json.loads(record.read_text(encoding="utf-8"))
-        return [n for n in names if isinstance(n, str) and ".." not in Path(n).parts]
+        try:
+            names = json.loads(record.read_text(encoding="utf-8"))
+        except (ValueError, OSError):
+            names = []  # a damaged record: nothing is taken as the earlier import's
+        listed = names if isinstance(names, list) else []
+        # only a plain file in articles/ or questions/: never a path out of them
+        return [n for n in listed if isinstance(n, str) and _written_name(n)]
     found = []
     for path in sorted((out / "articles").glob("*.md")):
         head = path.read_text(encoding="utf-8", errors="replace")[:4000]
