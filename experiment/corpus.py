@@ -302,15 +302,7 @@ def _read_rows(path: Path) -> Iterable[tuple[int, dict[str, str]]]:
                 fix=f"add a header line: {','.join(QUESTION_COLUMNS)},notes",
             )
         header = [h.strip() for h in header]
-        twice = next((c for c in header if header.count(c) > 1), None)
-        if twice is not None:
-            raise InputError(
-                f"the header names the column '{twice}' twice",
-                path=path,
-                line=1,
-                field=twice,
-                fix="keep one column of each name",
-            )
+        refuse_repeated(header, path, "keep one column of each name")
         missing = [c for c in REQUIRED_COLUMNS if c not in header]
         for sep in (";", "\t", "|"):
             if missing and len(header) == 1 and sep in header[0]:
@@ -453,3 +445,12 @@ def load_questions(path: Path, articles: dict[str, Article] | None = None) -> li
     if not questions:
         raise InputError("no questions found", path=path, fix="add rows below the header")
     return questions
+
+
+def refuse_repeated(header: list[str], path: Path, fix: str) -> None:
+    """An `InputError` naming the first column a CSV header names twice (line 1)."""
+    twice = next((c for c in header if header.count(c) > 1), None)
+    if twice is not None:
+        raise InputError(
+            f"the header names the column '{twice}' twice", path=path, line=1, field=twice, fix=fix
+        )

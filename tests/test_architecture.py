@@ -11,7 +11,7 @@ import pytest
 from experiment.config import PROJECT_ROOT
 
 PACKAGE = PROJECT_ROOT / "experiment"
-SHARED = {"records", "errors", "files"}
+SHARED = {"records", "errors", "files", "groups"}
 # group -> the groups it may import (besides itself and SHARED); top-level orchestration
 # (cli, runner, config, command, progress, fitting, fitting_rows, outputs, __main__) may import
 # anything.

@@ -27,6 +27,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from experiment.groups import connected
 from experiment.values.canonical import (
     DateValue,
     Quantity,
@@ -69,23 +70,8 @@ def is_bare(v: Value) -> bool:
 
 
 def _components(values: Sequence[Value | None], members: list[int]) -> list[list[int]]:
-    """Connected groups of `same_answer` among `members` (union-find; order-free)."""
-    parent = {i: i for i in members}
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for x, i in enumerate(members):
-        for j in members[x + 1 :]:
-            if same_answer(values[i], values[j]):  # type: ignore[arg-type]
-                parent[root(j)] = root(i)
-    groups: dict[int, list[int]] = {}
-    for i in members:
-        groups.setdefault(root(i), []).append(i)
-    return list(groups.values())
+    """Connected groups of `same_answer` among `members` (order-free)."""
+    return connected(members, lambda i, j: same_answer(values[i], values[j]))  # type: ignore[arg-type]
 
 
 def clusters(values: Sequence[Value | None], members: list[int]) -> list[list[int]]:

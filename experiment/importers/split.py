@@ -28,6 +28,8 @@ from __future__ import annotations
 import hashlib
 from typing import Literal
 
+from experiment.groups import connected
+
 Half = Literal["fit", "eval"]
 HALVES: tuple[Half, ...] = ("fit", "eval")
 
@@ -48,25 +50,12 @@ def units(contexts: dict[str, list[str]]) -> dict[str, str]:
     """Each context id's unit name: contexts (id -> paragraphs) that share a paragraph of at
     least `SHARED_CHARS` characters (whitespace folded), directly or through others, are one
     unit, named by its first context id in the fitting half, else its first (module docstring)."""
-    parent = {c: c for c in contexts}
-
-    def root(c: str) -> str:
-        while parent[c] != c:
-            parent[c] = parent[parent[c]]
-            c = parent[c]
-        return c
-
-    first: dict[str, str] = {}
-    for c in sorted(contexts):
-        for text in contexts[c]:
-            p = _paragraph(text)
-            if len(p) >= SHARED_CHARS:
-                parent[root(c)] = root(first.setdefault(p, c))
-    members: dict[str, list[str]] = {}
-    for c in sorted(contexts):
-        members.setdefault(root(c), []).append(c)
+    long = {
+        c: {p for t in contexts[c] if len(p := _paragraph(t)) >= SHARED_CHARS} for c in contexts
+    }
+    members = connected(sorted(contexts), lambda a, b: bool(long[a] & long[b]))
     name = {}
-    for group in members.values():
+    for group in members:
         fitting = [c for c in group if half_of(c) == "fit"]
         for c in group:
             name[c] = (fitting or group)[0]

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from experiment.corpus import read_article, read_text
+from experiment.corpus import read_article, read_text, refuse_repeated
 from experiment.errors import FactQAError, InputError
 from experiment.files import write_csv
 from experiment.records import Article, span_cells
@@ -114,15 +114,7 @@ def verify_rows(path: Path, articles: ArticleSource) -> Iterator[tuple[dict[str,
             raise InputError(
                 f"malformed CSV header ({e})", path=path, line=1, fix="close every quoted cell"
             ) from None
-        twice = next((c for c in header if header.count(c) > 1), None)
-        if twice is not None:
-            raise InputError(
-                f"the header names the column '{twice}' twice",
-                path=path,
-                line=1,
-                field=twice,
-                fix="rename or remove one of them",
-            )
+        refuse_repeated(header, path, "rename or remove one of them")
         if "answer" not in header or not {"article_id", "article"} & set(header):
             raise InputError(
                 "needs an 'answer' column and an 'article_id' or 'article' column",
