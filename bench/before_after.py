@@ -49,16 +49,22 @@ def _ratio(x: object) -> str:
     return "—" if pd.isna(x) else f"{float(x):.2f}"  # type: ignore[arg-type]
 
 
-def _why(up: int, down: int, verdict_moved: bool, cost_moved: bool) -> str:
+def _why(method: str, up: int, down: int, reference: int, verdict_moved: bool, cost: bool) -> str:
+    """Why a method's row moved: its own answers, large@1's (the reference of every verdict),
+    the verdict rule alone, or the routed cascades' cost rule."""
     parts = []
     if up or down:
-        parts.append(f"answers judged anew: +{up}/-{down}")
+        parts.append(f"its answers moved (judge, verifier): +{up}/-{down}")
     if verdict_moved and not (up or down):
-        parts.append("the verdict rule (clusters, McNemar)")
-    elif verdict_moved:
-        parts.append("verdict moved")
-    if cost_moved:
+        parts.append(
+            f"large@1's answers moved ({reference})"
+            if reference
+            else "the verdict rule (clusters, McNemar)"
+        )
+    if cost and method.startswith("cascade"):
         parts.append("routed questions pay their article prefix")
+    elif cost:
+        parts.append("other candidates checked")
     return "; ".join(parts) or "unchanged"
 
 
@@ -67,6 +73,8 @@ def table(name: str, before: Path, after: Path, methods: tuple[str, ...]) -> tup
     sb, sa = _summary(before), _summary(after)
     qb, qa = _correct(before), _correct(after)
     rows, changed, compared = [], 0, 0
+    ref_up, ref_down = _flips(qb, qa, "large@1")
+    reference = ref_up + ref_down
     for m in sa.index:
         if m not in sb.index:
             continue
@@ -81,7 +89,7 @@ def table(name: str, before: Path, after: Path, methods: tuple[str, ...]) -> tup
         rows.append(
             f"| {name} | {m} | {sb.loc[m, 'accuracy']:.3f} → {sa.loc[m, 'accuracy']:.3f} | "
             f"{'—' if vb == 'nan' else vb} → {'—' if va == 'nan' else va} | "
-            f"{_ratio(fb)} → {_ratio(fa)} | {_why(up, down, vb != va, cost_moved)} |"
+            f"{_ratio(fb)} → {_ratio(fa)} | {_why(m, up, down, reference, vb != va, cost_moved)} |"
         )
     return "\n".join(rows), changed, compared
 

@@ -122,3 +122,14 @@ def test_number_edges(answer: str, article: str, span: str | None) -> None:
     verdict = verify(parse_value(answer, "figure"), article, answer)
     assert verdict.confirmed is (span is not None)
     assert (verdict.span.text if verdict.span else None) == span
+
+
+@pytest.mark.parametrize(
+    ("answer", "confirmed"),
+    [("31 MW", True), ("31", True), ("31 GW", False), ("31 km", False), ("31%", False)],
+)
+def test_a_unit_named_in_brackets_above_a_table_is_its_cells_unit(answer: str, confirmed: bool):  # type: ignore[no-untyped-def]
+    # the one-way rule refused "31 MW" here: the unit was in the caption, not beside the cell
+    text = "Capacity (MW)\n\n| Site | 2024 | 2023 |\n|---|---:|---:|\n| South | 31 | 27 |\n"
+    got = verify(parse_value(answer, "figure"), text, answer)
+    assert got.confirmed is confirmed

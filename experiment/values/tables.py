@@ -23,7 +23,7 @@ from functools import lru_cache
 from itertools import pairwise
 
 from experiment.records import Span
-from experiment.values.canonical import DateValue, Quantity, Value, quantities_equal
+from experiment.values.canonical import UNITS, DateValue, Quantity, Value, quantities_equal
 from experiment.values.normalize import Mention, outermost, scan
 from experiment.values.numbers import CURRENCY_SYMBOLS, CURRENCY_WORDS, Spans, times
 
@@ -55,6 +55,10 @@ _CURRENCY_SCALE = re.compile(
 _THOUSANDS = re.compile(r"(?<![\w'’])(?:['’]000s?|000s)(?!\w)")
 _CURRENCY_ALONE = re.compile(rf"(?:^|\()\s*(?P<cur>{_CURRENCY})\s*(?:$|\))", re.IGNORECASE)
 _PERCENT = re.compile(r"%|\bper\s?cent(?:age)?\b", re.IGNORECASE)
+# A unit named alone in brackets, "(MW)", "(km)": as canonical.UNITS writes it, case and all, and
+# of two characters or more ("(m)" may be a million, "(B)" a billion)
+_UNIT_ALONE = re.compile(r"\(\s*(?P<unit>[^\s()]{2,6})\s*\)")
+_BRACKET_UNITS = {u for u in UNITS if len(u) > 1 and u not in ("pp", "ord")}
 _SYMBOLS = re.compile(_SYMBOL, re.IGNORECASE)
 _FACTORS = {
     "thousand": 1e3,
@@ -100,7 +104,8 @@ def _currency(token: str | None) -> str:
 
 def read_scale(text: str) -> Scale:
     """The scale and unit a header cell or a caption states ("$ in millions": 1e6 USD, "(€m)":
-    1e6 EUR, "$'000": 1e3 USD, "(in thousands)": 1e3, "%"), or `Scale()` when it states none."""
+    1e6 EUR, "$'000": 1e3 USD, "(in thousands)": 1e3, "%", "(MW)"), or `Scale()` when it states
+    none."""
     source = text.strip()
     if m := _IN_SCALE.search(text):
         unit = _currency(m["cur"] or m["cur2"] or m["cur3"])
@@ -114,6 +119,8 @@ def read_scale(text: str) -> Scale:
         return Scale(1.0, _currency(m["cur"]), source)
     if _PERCENT.search(text):
         return Scale(1.0, "%", source)
+    if (m := _UNIT_ALONE.search(text)) and m["unit"] in _BRACKET_UNITS:
+        return Scale(1.0, m["unit"], source)
     return Scale()
 
 
