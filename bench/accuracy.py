@@ -259,7 +259,7 @@ def main() -> None:
             "SQuAD v1.1, evaluation titles (small smollm2-135m)": args.out
             / "squad-v1-smollm2-135m",
             "SQuAD v2.0, evaluation titles (100 unanswerable)": args.out / "squad-v2",
-            "DROP": args.out / "drop",
+            "DROP, evaluation passages": args.out / "drop",
         }
         summary = benchmark_summary(runs)
         update_section(args.results, "bench-summary", summary)
@@ -268,7 +268,7 @@ def main() -> None:
             "bundled OrigoTech corpus": args.out / "bundled",
             "SQuAD v1.1": args.out / "squad-v1",
             "SQuAD v2.0, half unanswerable": args.out / "squad-v2",
-            "DROP": args.out / "drop",
+            "DROP, evaluation passages": args.out / "drop",
         }
         update_answer(args.readme, first)  # the README's first screen
         print(f"updated {args.results} and {args.readme}")

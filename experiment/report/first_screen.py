@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from experiment.evaluate.methods import PASS, REFERENCE, VERIFIED
+from experiment.evaluate.summary import ALPHA, MIN_CLUSTERS
 from experiment.report.console import SHORT_VERDICT, is_cascade
 from experiment.report.run import load_run
 from experiment.report.tables import is_missing, markdown_table
@@ -102,8 +103,9 @@ def answer_section(runs: dict[str, Path], before: str = "") -> str:
             *markdown_table(header, rows),
             "",
             f"Accuracy; in brackets the verdict against {REFERENCE} on the same questions "
-            "(beats or loses only where the difference is significant, else n.s.) and the "
-            f"method's model FLOPs over {REFERENCE}'s.",
+            f"(beats or loses only where the paired interval excludes 0 and McNemar's p < {ALPHA}, "
+            f"over {MIN_CLUSTERS} or more clusters; else n.s.) and the method's model FLOPs over "
+            f"{REFERENCE}'s.",
         ]
     )
 

@@ -4,6 +4,7 @@ marked section, so results written by different commands live side by side in on
 from __future__ import annotations
 
 import math
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -110,8 +111,14 @@ def _warned(run: dict[str, Any]) -> str:
 
 
 def _report_command(m: Manifest) -> str:
+    """`factqa report` on the run's folder: its `--out` as the recorded command gives it."""
+    try:
+        words = shlex.split(m.command)
+    except ValueError:
+        words = []
+    out = shlex.quote(words[words.index("--out") + 1]) if "--out" in words[:-1] else "outputs"
     readme = " --readme README.md" if is_bundled(m) else ""
-    return f"factqa report outputs/{m.run_id} --results docs/RESULTS.md{readme}"
+    return f"factqa report {out}/{m.run_id} --results docs/RESULTS.md{readme}"
 
 
 def is_bundled(m: Manifest) -> bool:
