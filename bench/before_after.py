@@ -5,8 +5,9 @@
 BEFORE_RUN is the run rescored by the earlier code (e.g. a worktree of the landed main pointed
 at the same generation cache), AFTER_RUN by this code. Prints, for each headline method, its
 accuracy, verdict and FLOPs over large@1's before and after, with why each moved: the answers
-that turned right or wrong (the judge or the vote), the verdict rule alone (the same answers,
-another verdict), or the cost rule (the same answers, other FLOPs). The last line counts every
+that turned right or wrong (the judge, the vote or the verifier; on the questions both runs
+asked), the verdict rule alone (the same answers, another verdict), or the cost rule (the same
+answers, other FLOPs). The last line counts every
 method's verdicts that changed, machine-readable.
 """
 
@@ -40,8 +41,9 @@ def _flips(before: pd.DataFrame, after: pd.DataFrame, method: str) -> tuple[int,
     col = f"{method}.correct"
     if col not in before or col not in after:
         return 0, 0
-    b = before[col].astype(str).str.lower().eq("true")
-    a = after.loc[before.index, col].astype(str).str.lower().eq("true")
+    both = before.index.intersection(after.index)  # the questions both runs asked
+    b = before.loc[both, col].astype(str).str.lower().eq("true")
+    a = after.loc[both, col].astype(str).str.lower().eq("true")
     return int((a & ~b).sum()), int((b & ~a).sum())
 
 
