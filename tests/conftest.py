@@ -202,3 +202,17 @@ def prompts(tiny_model: Path) -> list:  # type: ignore[type-arg]
         if q.article_id == "a02-q3-results"
     ][:3]
     return [messages_for(articles[q.article_id], q) for q in qs]
+
+
+@pytest.fixture
+def fake_run(monkeypatch: pytest.MonkeyPatch, fake_factory, corpus, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
+    """A `factqa run` of the fake models over the test corpus (k=4): its run folder."""
+    from typer.testing import CliRunner
+
+    from experiment import cli
+
+    monkeypatch.setattr(cli, "_factory", lambda: fake_factory)
+    args = run_args(*corpus, "fake-small", "fake-large", 4, tmp_path, "t")
+    res = CliRunner().invoke(cli.app, args)
+    assert res.exit_code == 0, res.output
+    return tmp_path / "t"

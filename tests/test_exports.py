@@ -10,12 +10,9 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from experiment import cli
 from experiment.report.analysis import gap_phrase
 from experiment.report.run import load_run, parse_spans
 from experiment.report.value_cells import value_cells
-
-from .conftest import run_args
 
 runner = CliRunner()
 
@@ -42,16 +39,8 @@ def test_a_value_splits_into_typed_columns(value: str, kind: str, expected: dict
     assert {k: cells[k] for k in expected} == expected
 
 
-@pytest.fixture
-def run_dir(monkeypatch: pytest.MonkeyPatch, fake_factory, corpus, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(cli, "_factory", lambda: fake_factory)
-    res = runner.invoke(cli.app, run_args(*corpus, "fake-small", "fake-large", 4, tmp_path, "t"))
-    assert res.exit_code == 0, res.output
-    return tmp_path / "t"
-
-
-def test_attempts_have_typed_values_and_json_lists(run_dir: Path) -> None:
-    a = pd.read_csv(run_dir / "attempts.csv", keep_default_na=False, dtype=str)
+def test_attempts_have_typed_values_and_json_lists(fake_run: Path) -> None:
+    a = pd.read_csv(fake_run / "attempts.csv", keep_default_na=False, dtype=str)
     cost = a[(a.role == "small") & (a.value == "250 USD")].iloc[0]
     assert (cost.value_number, cost.value_unit) == ("250", "USD")
     launched = a[a.question_id == "alpha-2"].iloc[0]
@@ -63,14 +52,14 @@ def test_attempts_have_typed_values_and_json_lists(run_dir: Path) -> None:
     assert spans and all(len(pair) == 2 for pair in spans)
     assert spans[0] == [int(confirmed.span_start), int(confirmed.span_end)]
     # read back as spans by every reader of the run
-    typed = load_run(run_dir).attempts
+    typed = load_run(fake_run).attempts
     assert typed.spans.iloc[a.index[a.confirmed == "true"][0]][0].start == spans[0][0]
 
 
-def test_answers_csv_is_the_long_form_of_questions_csv(run_dir: Path) -> None:
-    answers = pd.read_csv(run_dir / "answers.csv", keep_default_na=False, dtype=str)
-    questions = pd.read_csv(run_dir / "questions.csv", keep_default_na=False, dtype=str)
-    methods = list(pd.read_csv(run_dir / "summary.csv").method)
+def test_answers_csv_is_the_long_form_of_questions_csv(fake_run: Path) -> None:
+    answers = pd.read_csv(fake_run / "answers.csv", keep_default_na=False, dtype=str)
+    questions = pd.read_csv(fake_run / "questions.csv", keep_default_na=False, dtype=str)
+    methods = list(pd.read_csv(fake_run / "summary.csv").method)
     assert len(answers) == len(questions) * len(methods)
     for q in questions.to_dict("records"):
         mine = answers[answers.question_id == q["question_id"]].set_index("method")
@@ -79,14 +68,14 @@ def test_answers_csv_is_the_long_form_of_questions_csv(run_dir: Path) -> None:
             assert mine.loc[m, "correct"] == q[f"{m}.correct"]
     large = answers[(answers.method == "large@1") & (answers.question_id == "alpha-1")].iloc[0]
     assert (large.value, large.value_number) == ("10000", "10000")
-    manifest = json.loads((run_dir / "manifest.json").read_text())
+    manifest = json.loads((fake_run / "manifest.json").read_text())
     assert "answers.csv" in manifest["outputs"]  # checked like every output
 
 
-def test_parquet_copies_where_pyarrow_is_installed(run_dir: Path) -> None:
+def test_parquet_copies_where_pyarrow_is_installed(fake_run: Path) -> None:
     pytest.importorskip("pyarrow")
-    table = pd.read_parquet(run_dir / "answers.parquet")
-    assert len(table) == len(pd.read_csv(run_dir / "answers.csv"))
+    table = pd.read_parquet(fake_run / "answers.parquet")
+    assert len(table) == len(pd.read_csv(fake_run / "answers.csv"))
     assert table.value_number.dtype.kind == "f"  # a number column, not text
 
 

@@ -15,8 +15,6 @@ from experiment.config import PROJECT_ROOT
 from experiment.records import BUNDLED
 from experiment.report.first_screen import BLOCK, answer_section, kept_rows
 
-from .conftest import run_args
-
 README = PROJECT_ROOT / "README.md"
 RESULTS = PROJECT_ROOT / "docs" / "RESULTS.md"
 runner = CliRunner()
@@ -53,17 +51,9 @@ def test_the_answer_tables_figures_are_measured_ones() -> None:
             )
 
 
-@pytest.fixture
-def run_dir(monkeypatch: pytest.MonkeyPatch, fake_factory, corpus, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(cli, "_factory", lambda: fake_factory)
-    res = runner.invoke(cli.app, run_args(*corpus, "fake-small", "fake-large", 4, tmp_path, "t"))
-    assert res.exit_code == 0, res.output
-    return tmp_path / "t"
-
-
-def test_a_runs_row_replaces_its_own_and_the_others_stay(run_dir: Path) -> None:
+def test_a_runs_row_replaces_its_own_and_the_others_stay(fake_run: Path) -> None:
     before = _block(README.read_text(encoding="utf-8"))
-    text = answer_section({BUNDLED: run_dir}, before)
+    text = answer_section({BUNDLED: fake_run}, before)
     rows = kept_rows(text)
     old = kept_rows(before)
     assert [r[0].rsplit(" (", 1)[0] for r in rows] == [r[0].rsplit(" (", 1)[0] for r in old]
@@ -76,18 +66,18 @@ def test_a_runs_row_replaces_its_own_and_the_others_stay(run_dir: Path) -> None:
 
 
 def test_factqa_report_writes_the_bundled_row_of_the_answer(
-    run_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fake_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import json
 
-    manifest = run_dir / "manifest.json"  # let this run stand for the bundled corpus's
+    manifest = fake_run / "manifest.json"  # let this run stand for the bundled corpus's
     data = json.loads(manifest.read_text())
     data["bundled"] = True
     manifest.write_text(json.dumps(data))
     monkeypatch.setattr("experiment.report.run.check_outputs", lambda path, m: None)
     readme = tmp_path / "README.md"
     readme.write_text(README.read_text(encoding="utf-8"), encoding="utf-8")
-    res = runner.invoke(cli.app, ["report", str(run_dir), "--readme", str(readme)])
+    res = runner.invoke(cli.app, ["report", str(fake_run), "--readme", str(readme)])
     assert res.exit_code == 0, res.output
     rows = kept_rows(_block(readme.read_text(encoding="utf-8")))
     assert rows[0][0] == f"{BUNDLED} (5)"
