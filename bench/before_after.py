@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from experiment.report.run import load_run
+
 HEADLINE = (
     "large@1",
     "small-verified@10",
@@ -29,21 +31,13 @@ HEADLINE = (
 )
 
 
-def _summary(run: Path) -> pd.DataFrame:
-    return pd.read_csv(run / "summary.csv", dtype={"verdict": str}).set_index("method")
-
-
-def _correct(run: Path) -> pd.DataFrame:
-    return pd.read_csv(run / "questions.csv", low_memory=False).set_index("question_id")
-
-
 def _flips(before: pd.DataFrame, after: pd.DataFrame, method: str) -> tuple[int, int]:
+    """Questions `method` turned right and wrong (on the questions both runs asked)."""
     col = f"{method}.correct"
     if col not in before or col not in after:
         return 0, 0
-    both = before.index.intersection(after.index)  # the questions both runs asked
-    b = before.loc[both, col].astype(str).str.lower().eq("true")
-    a = after.loc[both, col].astype(str).str.lower().eq("true")
+    both = before.index.intersection(after.index)
+    b, a = before.loc[both, col].astype(bool), after.loc[both, col].astype(bool)
     return int((a & ~b).sum()), int((b & ~a).sum())
 
 
@@ -72,8 +66,9 @@ def _why(method: str, up: int, down: int, reference: int, verdict_moved: bool, c
 
 def table(name: str, before: Path, after: Path, methods: tuple[str, ...]) -> tuple[str, int, int]:
     """The Markdown rows for one data set, the verdicts that changed and the methods compared."""
-    sb, sa = _summary(before), _summary(after)
-    qb, qa = _correct(before), _correct(after)
+    old, new = load_run(before), load_run(after)
+    sb, sa = old.summary.set_index("method"), new.summary.set_index("method")
+    qb, qa = old.questions.set_index("question_id"), new.questions.set_index("question_id")
     rows, changed, compared = [], 0, 0
     ref_up, ref_down = _flips(qb, qa, "large@1")
     reference = ref_up + ref_down
