@@ -205,6 +205,35 @@ def question_features(
     }
 
 
+def sample_features(
+    small: Sequence[Scored],
+    confirmed: Sequence[int],
+    members: Sequence[int],
+    groups: Sequence[Sequence[int]],
+    value: Value,
+) -> dict[str, float | None]:
+    """The features the samples give a candidate of `value` whose confirmed samples are
+    `members` (none: nothing sampled it), among the question's sampled clusters `groups` of its
+    `confirmed` samples: `votes`, `support` (its own and the other clusters it implies: coarser
+    dates, a range's bounds), `share`, `rivals`, `logprob`; 0 or empty with nothing to count."""
+    backing = len(members)
+    if _may_back(value):
+        values = [s.value for s in small]
+        backing += sum(
+            len(other)
+            for other in groups
+            if list(other) != list(members) and backs(values[shown(values, other)[1]], value)  # type: ignore[arg-type]
+        )
+    n = len(confirmed)
+    return {
+        "votes": len(members) / n if n else 0.0,
+        "support": backing / n if n else 0.0,
+        "share": len(members) / len(small) if small else 0.0,
+        "rivals": 1.0 / len(groups) if groups else 0.0,
+        "logprob": _logprob(small, members),
+    }
+
+
 def in_order(features: dict[str, float | None]) -> dict[str, float | None]:
     """`features` in `FEATURES` order (the columns every table lists)."""
     return {k: features[k] for k in FEATURES if k in features}
@@ -220,27 +249,14 @@ def candidates(q: Question, article: Article, small: Sequence[Scored]) -> list[C
     asked = Asked.of(q, article)
     contexts = []
     out = []
-    shown_values = {min(m): values[shown(values, m)[1]] for m in groups}
     for members in sorted(groups, key=min):
         canonical, index = shown(values, members)
         value = values[index]
         assert value is not None
-        backing = len(members) + sum(
-            len(other)
-            for other in groups
-            if other is not members and _may_back(value) and backs(shown_values[min(other)], value)  # type: ignore[arg-type]
-        )
         # where it was confirmed
         ev = evidence(asked, q, article, value, small[index].attempt.spans)
         contexts.append(ev.context)
-        features: dict[str, float | None] = {
-            **ev.features,
-            "votes": len(members) / len(confirmed),
-            "support": backing / len(confirmed),
-            "share": len(members) / len(small),
-            "rivals": 1.0 / len(groups),
-            "logprob": _logprob(small, members),
-        }
+        features = {**ev.features, **sample_features(small, confirmed, members, groups, value)}
         out.append(
             ConfirmedAnswer(
                 value,

@@ -47,12 +47,10 @@ from typing import Literal
 
 from experiment.evaluate.features import (
     Asked,
-    _logprob,
-    _may_back,
-    backs,
     evidence,
     in_order,
     question_features,
+    sample_features,
 )
 from experiment.evaluate.scored import Scored
 from experiment.evaluate.selector import SelectorModel, learned
@@ -173,7 +171,6 @@ def pool(
     values: list[Value | None] = [s.value for s in small] + [t.value for t in stated]
     groups = clusters(values, confirmed + list(range(k, len(values))))
     sampled_groups = [[i for i in g if i < k] for g in groups if min(g) < k]
-    shown_values = {min(g): values[shown(values, g)[1]] for g in sampled_groups}
     asked = asked or Asked.of(q, article)
     out: list[PoolCandidate] = []
     contexts: list[str] = []
@@ -209,18 +206,9 @@ def pool(
             text = written_form(
                 ev.span if ev.span in at.spans else at.spans[0], at.value, at.written
             )
-        backing = len(sampled) + sum(
-            len(other)
-            for other in sampled_groups
-            if other != sampled and _may_back(value) and backs(shown_values[min(other)], value)  # type: ignore[arg-type]
-        )
-        features: dict[str, float | None] = {
+        features = {
             **ev.features,
-            "votes": len(sampled) / len(confirmed) if confirmed else 0.0,
-            "support": backing / len(confirmed) if confirmed else 0.0,
-            "share": len(sampled) / k if k else 0.0,
-            "rivals": 1.0 / len(sampled_groups) if sampled_groups else 0.0,
-            "logprob": _logprob(small, sampled) if sampled else None,
+            **sample_features(small, confirmed, sampled, sampled_groups, value),
         }
         origin: Origin = "both" if sampled and texts else "sampled" if sampled else "text"
         out.append(
@@ -240,8 +228,8 @@ def pool(
         )
     question_level = question_features(asked, article, contexts, small)
     for c in out:
-        c.features.update(question_level)
-    return [replace(c, features=in_order(c.features)) for c in out]
+        c.features.update(question_level)  # the last of `FEATURES`: still in order
+    return out
 
 
 def _span_key(s: Span) -> tuple[int, int]:
