@@ -78,7 +78,7 @@ def clusters(values: Sequence[Value | None], members: list[int]) -> list[list[in
     """The vote's clusters of `members` (module docstring): anchored answers first, then each
     bare figure into the one anchored cluster it equals, else among the bare figures."""
     bare = [i for i in members if is_bare(values[i])]  # type: ignore[arg-type]
-    anchored = _components(values, [i for i in members if i not in set(bare)])
+    anchored = _components(values, [i for i in members if not is_bare(values[i])])  # type: ignore[arg-type]
     joined: list[list[int]] = [list(c) for c in anchored]
     alone: list[int] = []
     for i in bare:
