@@ -29,6 +29,7 @@ from experiment.evaluate.summary import MethodSummary
 
 if TYPE_CHECKING:
     from experiment.evaluate.registry import QuestionSamples
+    from experiment.generate.models.base import Backend, SamplingParams
     from experiment.verify.derive import Derivation
 
 app = typer.Typer(
@@ -330,6 +331,14 @@ def run(
             "Methods large-checks@k, large-checks-evidence@k, cascade-check@20%.",
         ),
     ] = RunConfig.checks,
+    drafts: Annotated[
+        str,
+        typer.Option(
+            help="Which models score each question's bounded pool of the article's own "
+            "candidates (the article drafts, the model checks): 'small,large', 'small', "
+            "'large' or 'none'. Methods small-text@0, small-text@k, large-text@1.",
+        ),
+    ] = RunConfig.drafts,
     label: Annotated[
         str | None,
         typer.Option(
@@ -394,6 +403,7 @@ def run(
                     "prompt": prompt,
                     "max_failed": max_failed,
                     "checks": checks,
+                    "drafts": drafts,
                     "label": label,
                 },
             ),
@@ -511,8 +521,18 @@ def ask(
         str,
         typer.Option(help="What the model reads: 'article' or 'excerpt:N' (as in `run`)."),
     ] = RunConfig.small_context,
+    pool_scores: Annotated[
+        bool,
+        typer.Option(
+            "--pool/--no-pool",
+            help="Also show the pool (every figure or date the article states, merged with the "
+            "confirmed answers) as the model scores it, and small-text@0's and small-text@k's "
+            "answers.",
+        ),
+    ] = True,
 ) -> None:
-    """Answer one question k times and show which answers the article confirms, and where."""
+    """Answer one question k times and show which answers the article confirms, and where;
+    then the article's own candidates as the model scores them."""
     from experiment.corpus import read_given_article
     from experiment.evaluate.check import checked
     from experiment.evaluate.methods import VERIFIED
@@ -573,6 +593,78 @@ def ask(
             votes = round(vote.agreement * len(small))
             _out().print(f"verified answer: {a.answer} ({a.value}), {votes}/{k} votes")
         _print_ranked(qs)
+        if pool_scores:
+            _print_pool(qs, backend, SamplingParams(temperature=temperature), cfg)
+
+
+def _print_pool(
+    qs: QuestionSamples, backend: Backend, params: SamplingParams, cfg: RunConfig
+) -> None:
+    """The pool (the article's own candidates, bounded, merged with the confirmed samples) as
+    the small model scores it after its sampling prompt, each candidate with its origin, its
+    score and its evidence; then small-text@0's and small-text@k's answers."""
+    from rich.text import Text
+
+    from experiment.evaluate.drafts import (
+        SMALL,
+        drafts_of,
+        merged_bounded,
+        rank_scored,
+        score_features,
+        text_selector,
+        text_selector_k,
+        texts_to_score,
+    )
+    from experiment.evaluate.pool import bounded, pool
+    from experiment.generate.sampling import prompt_of
+
+    assert qs.article is not None
+    art, q = qs.article, qs.question
+    own = bounded(pool(q, art))
+    merged = merged_bounded(pool(q, art, qs.small))
+    texts = texts_to_score(own, merged)
+    messages = prompt_of(backend, art, q, qs.k, params, cfg.reading)[0]
+    try:
+        drafts = drafts_of(SMALL, texts, backend.score(messages, texts), backend.shape)
+    except ModelError as e:
+        _out().print(f"the pool is not scored: {e}")
+        return
+    got = rank_scored(merged, drafts, text_selector_k())
+    feats = dict(zip((c.text for c in merged), score_features(merged, drafts), strict=True))
+    table = Table(title=f"the pool ({len(merged)} candidates), scored by {backend.name}")
+    for col in ("rank", "answer", "origin", "log-prob", "vs unknown", "score", "evidence"):
+        table.add_column(col)
+    for rank, (c, score) in enumerate(got.ranked, start=1):
+        start, end = c.sentence
+        sentence = art.text[start:end].replace("\n", " ")
+        local = c.span.start - start
+        marked = Text(sentence[:200])
+        marked.stylize("bold", local, local + len(c.span.text))
+        lp, margin = drafts.logprob(c.text), feats[c.text]["score_margin"]
+        table.add_row(
+            str(rank),
+            c.text,
+            c.origin,
+            "—" if lp is None else f"{lp:.2f}",
+            "—" if margin is None else f"{margin:+.2f}",
+            f"{score:.2f}",
+            marked,
+        )
+    _out().print(table)
+    _out().print(f'"unknown" scores {drafts.unknown:.2f}')
+    for name, cands, model in (
+        ("small-text@0", own, text_selector()),
+        (f"small-text@{qs.k}", merged, text_selector_k()),
+    ):
+        pick = rank_scored(cands, drafts, model)
+        said = (
+            'abstain ("unknown" is more probable)'
+            if pick.unknown_won
+            else "abstain (under the threshold)"
+            if pick.chosen is None
+            else f"{pick.chosen.text} (score {pick.confidence:.2f})"
+        )
+        _out().print(f"{name}: {said}")
 
 
 def _print_ranked(qs: QuestionSamples) -> None:

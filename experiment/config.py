@@ -192,6 +192,10 @@ class RunConfig:
     # How the large model checks the small model's confirmed candidates, besides answering
     # (experiment/evaluate/large_check.py): "whole,evidence" (default), one of them, or "none".
     checks: str = "whole,evidence"
+    # Which models score each question's bounded pool of the article's own candidates
+    # (experiment/evaluate/drafts.py; methods small-text@0, small-text@k, large-text@1):
+    # "small,large" (default), one of them, or "none".
+    drafts: str = "small,large"
     label: str = ""  # what the data set is called in reports (default: from the articles folder)
     # The share of one model's generations that may fail (the model or server raised) before the
     # run counts as failed (exit 1, marked in its manifest); a model whose every generation
@@ -248,9 +252,28 @@ class RunConfig:
             self.reading  # noqa: B018
         with _about("checks"):
             self.check_modes  # noqa: B018
+        with _about("drafts"):
+            self.draft_roles  # noqa: B018
         if self.prompt not in PROMPT_SETTINGS:
             said = ", ".join(f"'{p}'" for p in PROMPT_SETTINGS)
             raise ConfigError(f"prompt must be one of {said}, got '{self.prompt}'", field="prompt")
+
+    @cached_property
+    def draft_roles(self) -> tuple[str, ...]:
+        """The models that score the pools, parsed from `drafts` (empty for "none")."""
+        from experiment.evaluate.drafts import ROLES
+
+        said = [m.strip() for m in self.drafts.split(",") if m.strip()]
+        if said == ["none"]:
+            return ()
+        unknown = [m for m in said if m not in ROLES]
+        if unknown or not said:
+            raise ConfigError(
+                f"drafts must be 'none' or a comma-separated list of {', '.join(ROLES)}, got "
+                f"'{self.drafts}'",
+                field="drafts",
+            )
+        return tuple(m for m in ROLES if m in said)
 
     @cached_property
     def check_modes(self) -> tuple[str, ...]:
@@ -301,6 +324,8 @@ class RunConfig:
             del keep["small_context"]
         if self.prompt == RunConfig.prompt:  # nor do runs made before the derive prompt
             del keep["prompt"]
+        if self.drafts == RunConfig.drafts:  # nor do runs made before the pool's scores
+            del keep["drafts"]
         keep.update({k: content_digest(getattr(self, k)) for k in CONTENT})
         return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:10]
 

@@ -40,6 +40,17 @@ from experiment.evaluate.blindspots import COLUMNS as SPOT_COLUMNS
 from experiment.evaluate.blindspots import blind_spots
 from experiment.evaluate.blindspots import row as spot_row
 from experiment.evaluate.check import checked
+from experiment.evaluate.drafts import (
+    DRAFT_COLUMNS,
+    Drafts,
+    as_rows,
+    drafts_of,
+    failed_drafts,
+    merged_bounded,
+    texts_to_score,
+)
+from experiment.evaluate.drafts import LARGE as LARGE_ROLE
+from experiment.evaluate.drafts import SMALL as SMALL_ROLE
 from experiment.evaluate.features import ConfirmedAnswer, candidates
 from experiment.evaluate.large_check import WHOLE, Check, Probe, decide, failed_check, probes
 from experiment.evaluate.methods import (
@@ -54,6 +65,7 @@ from experiment.evaluate.methods import (
     question_facts,
     routing_curve,
 )
+from experiment.evaluate.pool import bounded, pool
 from experiment.evaluate.registry import REGISTRY, Answers, known_sum
 from experiment.evaluate.scored import Scored
 from experiment.evaluate.stopping import adaptive_facts, sample_stopper
@@ -194,11 +206,15 @@ class Checked:
     models: dict[str, ModelInfo]
     checks: dict[str, dict[str, Check]] | None = None
     checks_left_out: str = ""  # why the large model's checks were not run ("" when they were)
+    # each model's scores of each question's pool (by question id, then role; None: not run)
+    drafts: dict[str, dict[str, Drafts]] | None = None
+    drafts_left_out: str = ""  # why a model's scores of the pools were not made
 
     @property
     def has(self) -> frozenset[str]:
         """What the methods of this run can use."""
-        return inputs(checks=self.checks is not None)
+        roles = next(iter(self.drafts.values())).keys() if self.drafts else ()
+        return inputs(checks=self.checks is not None, drafts=tuple(roles))
 
     def attempts(self, questions: list[Question]) -> list[Attempt]:
         """attempts.csv's records: each question's small samples, then its large answer."""
@@ -481,6 +497,108 @@ def large_checks(
     return replace(got, checks=checks)
 
 
+def pool_scores(
+    cfg: RunConfig,
+    articles: dict[str, Article],
+    questions: list[Question],
+    got: Checked,
+    factory: BackendFactory = llama_factory,
+    progress: Progress | None = None,
+) -> Checked:
+    """Step 2c: each model of `cfg.draft_roles` scores each question's bounded pool
+    (`evaluate.drafts`), in article order, through the cache: the small model after its
+    sampling prompt (the bounded text pool and the pool merged with its k samples, one call),
+    the large model after its large@1 prompt (the bounded text pool). A model error on a
+    question is that question's failed scores; a backend that cannot score makes none."""
+    if not cfg.draft_roles or not questions:
+        return got
+    order = article_order(questions)
+    texts: dict[str, dict[str, tuple[str, ...]]] = {}
+    for q in order:
+        article = articles[q.article_id]
+        own = bounded(pool(q, article))
+        merged = merged_bounded(pool(q, article, got.small.get(q.id, [])[: cfg.k]))
+        texts[q.id] = {SMALL_ROLE: texts_to_score(own, merged), LARGE_ROLE: texts_to_score(own)}
+    drafts: dict[str, dict[str, Drafts]] = {q.id: {} for q in questions}
+    left_out: list[str] = []
+    cache = _cache(cfg)
+    try:
+        for role in cfg.draft_roles:
+            backend = factory(cfg.small if role == SMALL_ROLE else cfg.large, cfg)
+            try:
+                why = _score_pools(
+                    cfg, articles, order, texts, role, backend, cache, drafts, progress
+                )
+            finally:
+                del backend
+                gc.collect()
+            if why:
+                log.warning("the %s model's pool scores are left out: %s", role, why)
+                left_out.append(f"{role}: {why}")
+                for per_question in drafts.values():
+                    per_question.pop(role, None)
+    finally:
+        cache.close()
+    made = any(drafts[q.id] for q in questions)
+    return replace(got, drafts=drafts if made else None, drafts_left_out="; ".join(left_out))
+
+
+def _score_pools(
+    cfg: RunConfig,
+    articles: dict[str, Article],
+    order: list[Question],
+    texts: dict[str, dict[str, tuple[str, ...]]],
+    role: str,
+    backend: Backend,
+    cache: GenerationCache,
+    drafts: dict[str, dict[str, Drafts]],
+    progress: Progress | None,
+) -> str:
+    """One model's scores of every question's pool into `drafts`; why it cannot score ("" when
+    it did)."""
+    small = role == SMALL_ROLE
+    params = (
+        SamplingParams(cfg.temperature, cfg.top_p, cfg.top_k, cfg.max_tokens)
+        if small
+        else SamplingParams(GREEDY.temperature, GREEDY.top_p, GREEDY.top_k, cfg.max_tokens)
+    )
+    k, reading = (cfg.k, cfg.reading) if small else (1, WHOLE_ARTICLE)
+
+    def probe_of(q: Question) -> Probe:
+        messages = prompt_of(backend, articles[q.article_id], q, k, params, reading, cfg.prompt)
+        said = texts[q.id][role]
+        return Probe(messages[0], said, tuple(range(len(said) - 1)))
+
+    why = cannot_score(backend, cache, probe_of(order[0]))
+    if why:
+        return why
+    label = f"pool scores ({role})"
+    failed: Counter[str] = Counter()
+    if progress:
+        progress(label, 0, len(order))
+    for done, q in enumerate(order, 1):
+        probe = probe_of(q)
+        try:
+            found = cached_scores(backend, cache, probe)
+            drafts[q.id][role] = drafts_of(role, probe.texts, found, backend.shape)
+        except ModelError as e:
+            failed[str(e)] += 1
+            drafts[q.id][role] = failed_drafts(role, str(e))
+        if progress:
+            progress(label, done, len(order))
+    if failed:
+        error, times = failed.most_common(1)[0]
+        log.warning(
+            "the %s model failed to score %d of %d pools; the commonest error (%d times): %s",
+            role,
+            failed.total(),
+            len(order),
+            times,
+            error,
+        )
+    return ""
+
+
 def cannot_score(backend: Backend, cache: GenerationCache, probe: Probe) -> str:
     """Why `backend` cannot check answers ("" when it can): it declares it (the protocol's
     `score`, not overridden), or one probe request, the run's first scoring call, fails."""
@@ -524,6 +642,7 @@ def score(
             articles[q.article_id],
             checks=checks.get(q.id, {}) if checks is not None else None,
             large_shape=shape,
+            drafts=got.drafts.get(q.id) if got.drafts is not None else None,
         )
         for q in scored
     }
@@ -550,6 +669,7 @@ OUTPUTS = (
     "routing.csv",
     "blindspots.csv",
     "checks.csv",
+    "drafts.csv",
     *(name.replace(".csv", ".parquet") for name in PARQUET),
 )  # every file `export` may write; report/ writes plots and report.html beside them
 
@@ -611,6 +731,11 @@ def export(
     put("blindspots.csv", (spot_row(b) for b in spots), SPOT_COLUMNS)
     if got.checks is not None:
         put("checks.csv", check_rows(questions, got.checks), CHECK_COLUMNS)
+    if got.drafts is not None:
+        drafts = got.drafts
+        put(
+            "drafts.csv", (r for q in questions for r in as_rows(q.id, drafts[q.id])), DRAFT_COLUMNS
+        )
     written += parquet_copies(run_dir, PARQUET)
     for stale in set(OUTPUTS) - set(written):
         (run_dir / stale).unlink(missing_ok=True)
@@ -671,6 +796,7 @@ def _manifest(
         cost={role: _cost(role, attempts) for role in ("small", "large")}
         | ({"check": _check_cost(got.checks)} if got.checks is not None else {}),
         checks_left_out=got.checks_left_out,
+        drafts_left_out=got.drafts_left_out,
     )
     this_run = {
         "started": m.started,
@@ -788,6 +914,7 @@ def run_experiment(
     drawn = sample(cfg, articles, questions, factory, progress)
     got = check(cfg, articles, questions, drawn)
     got = large_checks(cfg, articles, questions, got, factory, progress)
+    got = pool_scores(cfg, articles, questions, got, factory, progress)
     result = score(cfg, articles, questions, got)
     fit = health(drawn, cfg.max_failed)
     with _writing(cfg, fingerprint):

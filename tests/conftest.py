@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from experiment.generate.models.base import Backend, CandidateScores, Messages, SamplingParams
+from experiment.generate.models.cost import ModelShape
 from experiment.records import Generation
 
 ARTICLE_A = """---
@@ -101,6 +102,8 @@ class FakeBackend(Backend):
         self.fingerprint = f"fake:{name}"
         self.script = script
         self.flops = flops  # per sample, when the fake reports a cost
+        if flops is not None:  # a shape, so a scored candidate's own FLOPs are known too
+            self.shape = ModelShape(2, 8, 8, 16, 1_000, 500)
         self.calls: list[tuple[str, int]] = []
         self.scored: list[tuple[Messages, tuple[str, ...]]] = []
 

@@ -159,6 +159,11 @@ def test_ask(patched, corpus) -> None:  # type: ignore[no-untyped-def]
     ranked = res.output.split("ranked by the selector", 1)[1]
     assert "13200" in ranked and "selected answer:" in ranked
     assert "the model read" not in res.output  # the whole article by default
+    # the pool: every figure the article states, its origin and score, then the two answers
+    pool = res.output.split("the pool (", 1)[1]
+    assert "both" in pool and "text" in pool and '"unknown" scores' in pool
+    assert "small-text@0: " in pool and "small-text@4: " in pool
+    assert "the pool (" not in _ask(arts, 2, "--no-pool").output
     short = _ask(arts, 2, "--small-context", "excerpt:1")
     assert short.exit_code == 0, short.output
     assert "the model read: excerpt 1/" in short.output
@@ -227,7 +232,8 @@ def test_interrupted_run_resumes_to_the_same_files(corpus, tmp_path: Path, monke
 
         def factory(spec: str, _cfg: object) -> FakeBackend:
             answers = SMALL_ANSWERS if spec == "fake-small" else LARGE_ANSWERS
-            made[spec] = Dying(spec, keyword_script(answers))
+            if spec not in made:  # one per model: a later stage (the pools' scores) loads it again
+                made[spec] = Dying(spec, keyword_script(answers))
             return made[spec]
 
         return factory, made

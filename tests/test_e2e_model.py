@@ -83,8 +83,21 @@ def test_real_model_end_to_end(tiny_model: Path, two_articles, tmp_path: Path) -
         "small-selected-checked@3",
         "cascade-check@20%",
         "text-only",
+        "small-text@0",
+        "small-text@3",
+        "large-text@1",
     ]
     assert summary.accuracy.between(0, 1).all()
+    # both models scored every question's pool through llama.cpp, "unknown" last: real
+    # log-probabilities, and a question after the first of its article reads its prefix cached
+    drafts = pd.read_csv(folder / "drafts.csv", keep_default_na=False)
+    assert set(drafts.role) == {"small", "large"}
+    assert set(drafts.question_id) == set(attempts.question_id)
+    assert (drafts.groupby(["question_id", "role"]).text.last() == "unknown").all()
+    assert (drafts.logprob < 0).all() and (drafts.tokens > 0).all()
+    text0 = summary.set_index("method").loc["small-text@0"]
+    assert 0 < text0.evaluated_tokens < text0.prompt_tokens / 2  # a cached prefix is not read
+    assert text0.mean_samples == 0 and text0.flops > 0
     # the large model checked the confirmed candidates through llama.cpp: no check failed
     checks = pd.read_csv(folder / "checks.csv", keep_default_na=False)
     assert set(checks["mode"]) <= {"whole", "evidence"} and (checks.error == "").all()

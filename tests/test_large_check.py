@@ -176,7 +176,7 @@ def test_the_checks_come_from_the_cache_the_second_time(run_checks, fakes) -> No
 
 
 def test_checks_none_leaves_the_methods_out(run_checks, fakes) -> None:  # type: ignore[no-untyped-def]
-    run = run_checks("plain", "--checks", "none")
+    run = run_checks("plain", "--checks", "none", "--drafts", "none")
     names = {r["method"] for r in _rows(run / "summary.csv")}
     assert not any("check" in n for n in names) and "cascade@20%" in names
     assert fakes["fake-large"].scored == []

@@ -31,6 +31,13 @@ from the same samples (nothing regenerated).
 - text-only          no model at all: the article's own candidate (`pool`: every value of the
                      asked kind it states) that the model-free rank puts first; abstains under
                      its threshold. What the text alone answers, beside what the models add
+- small-text@0       the small model writes nothing: it scores the bounded text pool after its
+                     sampling prompt (`drafts`), ranked by the text selector; abstains where
+                     "unknown" is more probable than every candidate
+- small-text@k       the same over the pool merged with its k confirmed samples, the sample
+                     features weighted as the shipped selector weights them
+- large-text@1       the large model scores the same bounded text pool after its large@1
+                     prompt; its most probable candidate, "unknown" abstains
 
 An abstention (the model said "not stated", or the method declined) is wrong on an answerable
 question and right on an unanswerable one; a failure (empty or repetitive output, an error, no
@@ -43,10 +50,21 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from experiment.evaluate.drafts import LARGE as LARGE_ROLE
+from experiment.evaluate.drafts import SMALL as SMALL_ROLE
+from experiment.evaluate.drafts import (
+    Drafts,
+    Ranked,
+    merged_bounded,
+    most_probable,
+    rank_scored,
+    text_selector,
+    text_selector_k,
+)
 from experiment.evaluate.features import ConfirmedAnswer
 from experiment.evaluate.judge import gold_of
 from experiment.evaluate.large_check import EVIDENCE, LARGE_EVIDENCE, WHOLE, Check, evidence_score
-from experiment.evaluate.pool import as_scored, pool, ranked, text_rank
+from experiment.evaluate.pool import as_scored, bounded, pool, ranked, text_rank
 from experiment.evaluate.registry import (
     REGISTRY,
     Answers,
@@ -287,6 +305,70 @@ TEXT = frozenset({"article"})  # no model: the article alone (`pool`)
 TEXT_ONLY = REGISTRY.register(Method("text-only", TEXT, _text_only, confident=True))
 
 
+def _drafted(qs: QuestionSamples, role: str) -> Drafts | None:
+    return qs.drafts.get(role) if qs.drafts is not None else None
+
+
+def _scored_choice(
+    qs: QuestionSamples, got: Ranked, drafts: Drafts, paid: Sequence[Scored], spend: Spend
+) -> Choice:
+    """A scored pool's pick as a method's choice: a sampled candidate is given as its shown
+    sample, a text one as the article's own form (`as_scored`)."""
+    failed = bool(drafts.error)
+    if got.chosen is None:
+        return Choice(None, paid, 0.0, got.confidence, failed=failed, extra=spend)
+    c = got.chosen
+    chosen = qs.small[c.index] if c.index is not None else as_scored(c, qs.question)
+    share = len(c.samples) / len(qs.small) if qs.small else 0.0
+    return Choice(chosen, paid, share, got.confidence, extra=spend)
+
+
+def _small_text_0(qs: QuestionSamples) -> Choice:
+    """The bounded text pool ranked with the small model's scores; no sample is read."""
+    assert qs.article is not None, "small-text@0 reads the article"
+    drafts = _drafted(qs, SMALL_ROLE)
+    assert drafts is not None, "small-text@0 needs the small model's scores"
+    cands = bounded(pool(qs.question, qs.article))
+    spend = Spend(drafts.prompt_tokens, drafts.seconds, drafts.evaluated_tokens, drafts.flops)
+    return _scored_choice(qs, rank_scored(cands, drafts, text_selector()), drafts, [], spend)
+
+
+def _small_text_k(qs: QuestionSamples) -> Choice:
+    """The pool merged with the k samples, bounded, ranked with the small model's scores and
+    the sample features; it pays for the samples and the candidates' scoring (the samples read
+    the prompt)."""
+    assert qs.article is not None, "small-text@k reads the article"
+    drafts = _drafted(qs, SMALL_ROLE)
+    assert drafts is not None, "small-text@k needs the small model's scores"
+    cands = merged_bounded(pool(qs.question, qs.article, qs.small))
+    spend = Spend(0, 0.0, drafts.answer_tokens, drafts.answer_flops)
+    got = rank_scored(cands, drafts, text_selector_k())
+    return replace(_scored_choice(qs, got, drafts, qs.small, spend), failed=qs.all_failed)
+
+
+def _large_text(qs: QuestionSamples) -> Choice:
+    """The large model's most probable candidate of the bounded text pool."""
+    assert qs.article is not None, "large-text@1 reads the article"
+    drafts = _drafted(qs, LARGE_ROLE)
+    assert drafts is not None, "large-text@1 needs the large model's scores"
+    cands = bounded(pool(qs.question, qs.article))
+    spend = Spend(drafts.prompt_tokens, drafts.seconds, drafts.evaluated_tokens, drafts.flops)
+    choice = _scored_choice(qs, most_probable(cands, drafts), drafts, [], spend)
+    return replace(choice, large_calls=1)
+
+
+DRAFTING = TEXT | {"small-text"}  # the small model's scores of the pool (`drafts`)
+SMALL_TEXT_0 = REGISTRY.register(
+    Method("small-text@0", DRAFTING, _small_text_0, confident=True, router_rank=3)
+)
+SMALL_TEXT = REGISTRY.register(
+    Method("small-text@{k}", DRAFTING | SMALL, _small_text_k, confident=True, router_rank=4)
+)
+LARGE_TEXT = REGISTRY.register(
+    Method("large-text@1", TEXT | {"large-text"}, _large_text, confident=True)
+)
+
+
 def method_names(k: int, selected: bool = True, checks: bool = False) -> list[str]:
     """Every registered method's name at k (without the selectors' when not `selected`, with
     the large model's checks when `checks`)."""
@@ -312,11 +394,15 @@ def question_facts(q: Question, article: Article, small: Sequence[Scored]) -> di
     }
 
 
-def inputs(article: bool = True, checks: bool = False) -> frozenset[str]:
+def inputs(
+    article: bool = True, checks: bool = False, drafts: Sequence[str] = ()
+) -> frozenset[str]:
     """What a run's methods can use: both models' answers, the article where the selectors
-    read it, and the large model's checks where it made them."""
+    read it, the large model's checks where it made them, and the pool's scores by the models
+    in `drafts` ("small", "large") where they scored it."""
     selecting = {"article", "all-questions"} if article else set()
-    return BOTH | selecting | ({"check"} if checks else set())
+    scored = {f"{role}-text" for role in drafts} if article else set()
+    return BOTH | selecting | scored | ({"check"} if checks else set())
 
 
 def answer_methods(
@@ -328,6 +414,7 @@ def answer_methods(
     selector: SelectorModel | None = None,
     checks: Mapping[str, Check] | None = None,
     large_shape: ModelShape | None = None,
+    drafts: Mapping[str, Drafts] | None = None,
 ) -> dict[str, MethodAnswer]:
     """Every per-question method's answer to one question from its first k small samples and
     the large one (the selectors' methods only when the `article` is given; `selector` replaces
@@ -336,8 +423,10 @@ def answer_methods(
     early has fewer than k samples; the methods are still named @k. The routed cascades need
     every question's answer: see `add_routed`; large@1's records the article prefix it read
     from the cache (`with_prefix`, FLOPs by the large model's `large_shape`)."""
-    qs = QuestionSamples(q, list(small[:k]), large, k, article, selector, checks)
-    has = inputs(article is not None, checks is not None and article is not None)
+    qs = QuestionSamples(q, list(small[:k]), large, k, article, selector, checks, drafts)
+    has = inputs(
+        article is not None, checks is not None and article is not None, tuple(drafts or ())
+    )
     out = {m.name(k): m.run(qs) for m in REGISTRY.per_question(has)}
     out[REFERENCE] = with_prefix(out[REFERENCE], large, large_shape)
     return out
@@ -417,7 +506,8 @@ def routing_curve(
     """Accuracy against the share of questions sent to the large model, 0 to 100 % in steps of
     5 %, for each router's confidence (the learned selector's first)."""
     rows: list[dict[str, float | int | str]] = []
-    for base in REGISTRY.routers():
+    present = next(iter(answers.values()), {})
+    for base in (m for m in REGISTRY.routers() if m.name(k) in present):
         for pct in range(0, 101, 5):
             got = routed(questions, answers, pct / 100, base.name(k))
             rows.append(

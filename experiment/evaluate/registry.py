@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 
+from experiment.evaluate.drafts import Drafts
 from experiment.evaluate.features import ConfirmedAnswer, candidates
 from experiment.evaluate.judge import Gold, gold_of, judge, sample_right
 from experiment.evaluate.large_check import Check
@@ -24,8 +25,11 @@ from experiment.records import Article, Question, known_sum
 
 # What a method can need: the small model's samples, the large model's answer, the article (the
 # selectors' evidence features), every question's answers at once (routing by confidence), and
-# the large model's checks of the small model's candidates (`large_check`).
-NEEDS = frozenset({"small", "large", "article", "all-questions", "check"})
+# the large model's checks of the small model's candidates (`large_check`), and each model's
+# scores of the question's pool (`drafts`: "small-text", "large-text").
+NEEDS = frozenset(
+    {"small", "large", "article", "all-questions", "check", "small-text", "large-text"}
+)
 
 
 @dataclass(frozen=True)
@@ -100,6 +104,7 @@ class QuestionSamples:
     article: Article | None = None
     selector: SelectorModel | None = None  # None: the shipped one
     checks: Mapping[str, Check] | None = None  # the large model's checks by mode; None: not run
+    drafts: Mapping[str, Drafts] | None = None  # each model's scores of the pool; None: not run
 
     @cached_property
     def gold(self) -> tuple[Gold, ...]:

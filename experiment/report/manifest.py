@@ -95,6 +95,8 @@ class Manifest:
     # why the large model's checks (and their methods) were left out of this run: the backend
     # cannot score, or its first scoring request failed ("" when they ran or were not asked for)
     checks_left_out: str = ""
+    # why the models' scores of the pools (and their methods) were left out, as above
+    drafts_left_out: str = ""
 
     @property
     def k(self) -> int:

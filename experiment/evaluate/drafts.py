@@ -1,0 +1,229 @@
+"""The article drafts, a model checks: a model scores the question's bounded pool (issue 39).
+
+Every candidate of a question's bounded pool (`pool.bounded`: the article's own values of the
+asked kind, top `POOL_N` by the model-free rank; merged with the small model's confirmed
+samples for `small-text@k`) is scored as the model's whole answer after the prompt the model
+answers from (`Backend.score`: one batched call over the article prefix it has read), beside
+"unknown", the reply the prompt asks for when the article does not say. `Drafts` holds one
+model's scores of one question.
+
+A candidate's score features (`score_features`), computed within the set a method ranks:
+- `score_margin`: its log-probability less "unknown"'s (a candidate under 0 loses to
+  "unknown": where every candidate does, the method abstains, `unknown_wins`);
+- `score_gap`: its log-probability less the set's best (0 for the most probable);
+- `score_token`: its log-probability per token (the end of turn counted).
+
+`small-text@0` ranks the bounded text pool by a logistic regression of "right" on the
+evidence features and the small model's score features (`text_selector.json`, fitted on the
+fitting sets only by bench/fit_text_scores.py, which says which score features it kept);
+`small-text@k` ranks the pool merged with its k samples by the same weights plus the shipped
+selector's terms for the sample features (votes, support, share, rivals, logprob, not_stated:
+`selector.json`, fitted on the same fitting sets), so nothing is fitted twice and no sample
+weight is fitted on a reported set. `large-text@1` takes the large model's most probable
+candidate, abstaining where "unknown" is more probable (as `large-checks@k` does).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import Path
+
+from experiment.evaluate.features import FEATURES
+from experiment.evaluate.large_check import UNKNOWN
+from experiment.evaluate.pool import POOL_N, SAMPLE_FEATURES, PoolCandidate, ranked
+from experiment.evaluate.selector import SelectorModel, learned
+from experiment.generate.models.base import CandidateScores
+from experiment.generate.models.cost import ModelShape
+
+PACKAGED = Path(__file__).with_name("text_selector.json")
+SCORE_FEATURES = ("score_margin", "score_gap", "score_token")
+SMALL, LARGE = "small", "large"
+ROLES = (SMALL, LARGE)
+
+
+@dataclass(frozen=True)
+class Drafts:
+    """One model's scores of one question's candidate texts ("unknown" last), and what the
+    call cost: all of it (`flops`: the prompt read after the model's cached prefix, and the
+    candidates), and the candidates alone (`answer_flops`: what a method pays that read the
+    prompt already, its samples having read it)."""
+
+    role: str
+    texts: tuple[str, ...]
+    logprobs: tuple[float, ...]
+    tokens: tuple[int, ...]
+    prompt_tokens: int = 0
+    seconds: float = 0.0
+    evaluated_tokens: int | None = 0
+    flops: float | None = 0.0
+    answer_tokens: int = 0
+    answer_flops: float | None = 0.0
+    error: str = ""  # why the model could not score ("" when it did)
+
+    @property
+    def unknown(self) -> float:
+        return self.logprobs[-1] if self.logprobs else -math.inf
+
+    def logprob(self, text: str) -> float | None:
+        """The score of `text` (None where it was not scored)."""
+        try:
+            return self.logprobs[self.texts.index(text)]
+        except ValueError:
+            return None
+
+    def token_count(self, text: str) -> int:
+        try:
+            return self.tokens[self.texts.index(text)]
+        except ValueError:
+            return 0
+
+
+def drafts_of(
+    role: str, texts: Sequence[str], got: CandidateScores, shape: ModelShape | None
+) -> Drafts:
+    """`got`, one scoring call of `texts`, as `Drafts`; the candidates' own cost from the
+    model's `shape` (each candidate's tokens but its last, after the prompt's positions)."""
+    positions = [got.prompt_tokens + i for n in got.tokens for i in range(max(0, n - 1))]
+    answer_flops = shape.flops(positions, len(positions)) if shape is not None else None
+    return Drafts(
+        role,
+        tuple(texts),
+        got.logprobs,
+        got.tokens,
+        got.prompt_tokens,
+        got.seconds,
+        got.evaluated_tokens,
+        got.flops,
+        len(positions),
+        answer_flops,
+    )
+
+
+def failed_drafts(role: str, error: str) -> Drafts:
+    return Drafts(role, (), (), (), error=error)
+
+
+def merged_bounded(cands: Sequence[PoolCandidate], n: int = POOL_N) -> list[PoolCandidate]:
+    """The pool merged with the samples, bounded: the top `n` by the model-free rank, and every
+    candidate a confirmed sample gave (the samples are never cut), in rank order."""
+    order = ranked(cands)
+    return [c for i, (c, _) in enumerate(order) if i < n or c.origin != "text"]
+
+
+def texts_to_score(*pools: Sequence[PoolCandidate]) -> tuple[str, ...]:
+    """Every distinct candidate text of `pools`, in order, then "unknown"."""
+    seen = dict.fromkeys(c.text for p in pools for c in p if c.text and c.text != UNKNOWN)
+    return (*seen, UNKNOWN)
+
+
+def score_features(cands: Sequence[PoolCandidate], drafts: Drafts) -> list[dict[str, float | None]]:
+    """Each candidate's score features within `cands` (module docstring); None where the
+    candidate's text was not scored."""
+    logprobs = [drafts.logprob(c.text) for c in cands]
+    known = [lp for lp in logprobs if lp is not None]
+    best = max(known, default=0.0)
+    out: list[dict[str, float | None]] = []
+    for c, lp in zip(cands, logprobs, strict=True):
+        if lp is None:
+            out.append(dict.fromkeys(SCORE_FEATURES))
+            continue
+        out.append(
+            {
+                "score_margin": lp - drafts.unknown,
+                "score_gap": lp - best,
+                "score_token": lp / max(1, drafts.token_count(c.text)),
+            }
+        )
+    return out
+
+
+def unknown_wins(cands: Sequence[PoolCandidate], drafts: Drafts) -> bool:
+    """ "unknown" is more probable than every scored candidate (or nothing was scored)."""
+    known = [lp for c in cands if (lp := drafts.logprob(c.text)) is not None]
+    return not known or max(known) < drafts.unknown
+
+
+def load_text_selector(path: Path = PACKAGED) -> SelectorModel:
+    """The small-text@0 selector saved by bench/fit_text_scores.py."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    unknown = set(data["weights"]) - {*FEATURES, *SCORE_FEATURES}
+    if unknown:
+        raise ValueError(f"{path}: unknown features {sorted(unknown)}; refit it")
+    return SelectorModel(**data)
+
+
+@lru_cache(maxsize=1)
+def text_selector() -> SelectorModel:
+    """The shipped small-text@0 selector, read once."""
+    return load_text_selector()
+
+
+@lru_cache(maxsize=1)
+def text_selector_k() -> SelectorModel:
+    """small-text@k's: `text_selector` plus the shipped selector's sample-feature terms
+    (module docstring)."""
+    base, shipped = text_selector(), learned()
+    sample = {f: w for f, w in shipped.weights.items() if f in SAMPLE_FEATURES}
+    return replace(
+        base,
+        name="text-selector-k",
+        weights={**base.weights, **sample},
+        mean={**base.mean, **{f: shipped.mean[f] for f in sample if f in shipped.mean}},
+        scale={**base.scale, **{f: shipped.scale[f] for f in sample if f in shipped.scale}},
+        impute={**base.impute, **{f: shipped.impute[f] for f in sample if f in shipped.impute}},
+    )
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """A scored pool's pick: every candidate with its selector score, best first, and the
+    chosen one (None: abstained, "unknown" won or nothing reached the threshold)."""
+
+    ranked: tuple[tuple[PoolCandidate, float], ...]
+    chosen: PoolCandidate | None
+    confidence: float
+    unknown_won: bool
+
+
+def rank_scored(cands: Sequence[PoolCandidate], drafts: Drafts, model: SelectorModel) -> Ranked:
+    """`cands` ranked by `model` over their features and score features; the best one is
+    chosen unless "unknown" wins or it scores under the model's threshold."""
+    feats = score_features(cands, drafts)
+    scored = [(c, model.score({**c.features, **f})) for c, f in zip(cands, feats, strict=True)]
+    order = tuple(sorted(scored, key=lambda cs: (-cs[1], cs[0].span.start, cs[0].canonical)))
+    if not order:
+        return Ranked((), None, 0.0, False)
+    lost = unknown_wins(cands, drafts)
+    top, score = order[0]
+    chosen = None if lost or score < model.threshold else top
+    return Ranked(order, chosen, score, lost)
+
+
+def most_probable(cands: Sequence[PoolCandidate], drafts: Drafts) -> Ranked:
+    """`cands` by the model's log-probability alone (large-text@1); "unknown" more probable
+    than the best abstains. The confidence is the best's margin over "unknown" as a logistic."""
+    scored = [(c, lp) for c in cands if (lp := drafts.logprob(c.text)) is not None]
+    order = tuple(sorted(scored, key=lambda cs: (-cs[1], cs[0].span.start, cs[0].canonical)))
+    if not order:
+        return Ranked((), None, 0.0, False)
+    top, lp = order[0]
+    margin = max(-50.0, min(50.0, lp - drafts.unknown))
+    lost = margin < 0
+    return Ranked(order, None if lost else top, 1.0 / (1.0 + math.exp(-margin)), lost)
+
+
+def as_rows(
+    qid: str, drafts: Mapping[str, Drafts]
+) -> list[dict[str, object]]:  # drafts.csv: one row per question, model and scored text
+    return [
+        {"question_id": qid, "role": d.role, "text": t, "logprob": lp, "tokens": n}
+        for d in drafts.values()
+        for t, lp, n in zip(d.texts, d.logprobs, d.tokens, strict=True)
+    ]
+
+
+DRAFT_COLUMNS = ("question_id", "role", "text", "logprob", "tokens")
