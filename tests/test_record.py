@@ -6,10 +6,18 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+import pytest
+
+from experiment.errors import InputError
+from experiment.record.columns import QUESTION_FACTS, TABLES, question_columns
+from experiment.record.migrate import FORMAT_VERSION, migrate
 from experiment.report.checked import checked_attempts, checked_run
+from experiment.report.run import load_run
 
 FIXTURES = Path(__file__).parent / "fixtures"
 V0 = FIXTURES / "run_v0"
@@ -61,3 +69,33 @@ def test_a_folder_written_before_format_version_gives_the_same_figures() -> None
                 ), method
         else:
             assert found[key] == value, key
+
+
+def test_the_fixture_is_read_through_migrate() -> None:
+    run = checked_run(V0)
+    assert run.written_in == 0 and run.manifest.format_version == FORMAT_VERSION
+    assert run.manifest.config.k == 2 and run.manifest.machine.cpu_count >= 1
+
+
+def test_a_new_run_writes_the_current_format_and_the_spec_s_columns(fake_run: Path) -> None:
+    data = json.loads((fake_run / "manifest.json").read_text(encoding="utf-8"))
+    assert data["format_version"] == FORMAT_VERSION
+    run = load_run(fake_run)
+    assert run.written_in == FORMAT_VERSION and migrate(data, {})[0] == data
+    for name in data["outputs"]:
+        if name in TABLES and name != "questions.csv":  # its methods vary: below
+            header = pd.read_csv(fake_run / name, nrows=0).columns
+            assert list(header) == TABLES[name].names, name
+    header = list(pd.read_csv(fake_run / "questions.csv", nrows=0).columns)
+    facts = [c.name for c in QUESTION_FACTS]
+    assert header == question_columns(run.methods, facts)
+
+
+def test_a_folder_of_a_later_format_is_refused(fake_run: Path, tmp_path: Path) -> None:
+    later = tmp_path / "later"
+    shutil.copytree(fake_run, later)
+    path = later / "manifest.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps(data | {"format_version": FORMAT_VERSION + 1}), encoding="utf-8")
+    with pytest.raises(InputError, match="update factqa"):
+        load_run(later)
