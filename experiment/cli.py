@@ -431,9 +431,9 @@ def run(
         if cfg.stop_rule is not None:
             drawn = m.sampling
             _out().print(
-                f"adaptive sampling ({cfg.adaptive}, rounds {drawn['rounds']}): "
-                f"{drawn['mean_samples']:.2f} samples per question on average, "
-                f"{drawn['stopped_early']:.0%} of questions stopped before k={cfg.k}",
+                f"adaptive sampling ({cfg.adaptive}, rounds {drawn.rounds}): "
+                f"{drawn.mean_samples:.2f} samples per question on average, "
+                f"{drawn.stopped_early:.0%} of questions stopped before k={cfg.k}",
                 highlight=False,
             )
         if m.scored_against == "both":

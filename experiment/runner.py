@@ -40,8 +40,9 @@ from experiment.evaluate.blindspots import COLUMNS as SPOT_COLUMNS
 from experiment.evaluate.blindspots import blind_spots
 from experiment.evaluate.blindspots import row as spot_row
 from experiment.evaluate.check import checked
+from experiment.evaluate.drafts import LARGE as LARGE_ROLE
+from experiment.evaluate.drafts import SMALL as SMALL_ROLE
 from experiment.evaluate.drafts import (
-    DRAFT_COLUMNS,
     Drafts,
     as_rows,
     drafts_of,
@@ -49,8 +50,6 @@ from experiment.evaluate.drafts import (
     merged_bounded,
     texts_to_score,
 )
-from experiment.evaluate.drafts import LARGE as LARGE_ROLE
-from experiment.evaluate.drafts import SMALL as SMALL_ROLE
 from experiment.evaluate.features import ConfirmedAnswer, candidates
 from experiment.evaluate.large_check import WHOLE, Check, Probe, decide, failed_check, probes
 from experiment.evaluate.methods import (
@@ -83,9 +82,20 @@ from experiment.generate.sampling import (
     sample_all,
 )
 from experiment.generate.windows import WHOLE_ARTICLE
-from experiment.records import Article, Attempt, Question
-from experiment.report import manifest as manifests
-from experiment.report.exports import (
+from experiment.record import write as record
+from experiment.record.columns import CHECKS, DRAFTS, PARQUET, ROUTING
+from experiment.record.manifest import (
+    FileRecord,
+    Load,
+    Machine,
+    Manifest,
+    ModelInfo,
+    RunEntry,
+    Sampling,
+    Seeds,
+    Settings,
+)
+from experiment.record.write import (
     ANSWER_COLUMNS,
     ATTEMPT_COLUMNS,
     SUMMARY_COLUMNS,
@@ -95,8 +105,8 @@ from experiment.report.exports import (
     question_rows,
     summary_rows,
 )
+from experiment.records import Article, Attempt, Question
 from experiment.report.machine import busy, load_average, machine_facts, run_facts
-from experiment.report.manifest import Manifest, ModelInfo
 
 BackendFactory = Callable[[str, RunConfig], Backend]
 LLAMA_LOG = "llama.log"  # in the run folder: what llama.cpp itself printed while loading, running
@@ -657,7 +667,6 @@ def score(
     return Scores(scored, gold, free, answers, summary, agreement, seconds)
 
 
-PARQUET = ("attempts.csv", "answers.csv")  # also written as Parquet where pyarrow is installed
 OUTPUTS = (
     "attempts.csv",
     "questions.csv",
@@ -680,7 +689,7 @@ def export(
     questions: list[Question],
     got: Checked,
     result: Scores,
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, FileRecord]:
     """Step 4: the run folder's CSVs (the manifest is written last, by `run_experiment`); an
     output of an earlier run into the folder that this one does not write is removed. Returns
     each written file's size and SHA-256, by name, for the manifest."""
@@ -724,7 +733,7 @@ def export(
     put(
         "routing.csv",
         routing_curve(main, result.answers, k),
-        ["selector", "share_sent", "sent", "accuracy"],
+        ROUTING.names,
     )
     kept = [VERIFIED.name(k), RULE_PICK.name(k), SELECTED.name(k)]
     spots = blind_spots(main, result.answers, kept, got.small, articles)
@@ -733,13 +742,11 @@ def export(
         put("checks.csv", check_rows(questions, got.checks), CHECK_COLUMNS)
     if got.drafts is not None:
         drafts = got.drafts
-        put(
-            "drafts.csv", (r for q in questions for r in as_rows(q.id, drafts[q.id])), DRAFT_COLUMNS
-        )
+        put("drafts.csv", (r for q in questions for r in as_rows(q.id, drafts[q.id])), DRAFTS.names)
     written += parquet_copies(run_dir, PARQUET)
     for stale in set(OUTPUTS) - set(written):
         (run_dir / stale).unlink(missing_ok=True)
-    return {name: file_record(run_dir / name) for name in written}
+    return {name: FileRecord.of(file_record(run_dir / name)) for name in written}
 
 
 def _manifest(
@@ -755,21 +762,21 @@ def _manifest(
     attempts = got.attempts(questions)
     cached = sum(a.cached for a in attempts)
     threads = os.cpu_count() or 1
-    load = {"start": load_start or [], "end": load_average()}
+    load = Load(load_start or [], load_average())
     m = Manifest(
         run_id=cfg.resolved_run_id,
         dataset=cfg.dataset,
         bundled=cfg.dataset == BUNDLED,
         command=cfg.command(),
-        config=cfg.as_dict(),
+        config=Settings(cfg.as_dict()),
         git_commit=_git_commit(),
         versions=_versions(),
         models=got.models,
-        seeds={
-            "base_seed": cfg.seed,
-            "rule": "sha256(f'{base_seed}:{question_id}:{sample_index}')[:4] & 0x7fffffff",
-            "example": {questions[0].id: derive_seed(cfg.seed, questions[0].id, 0)},
-        },
+        seeds=Seeds(
+            cfg.seed,
+            "sha256(f'{base_seed}:{question_id}:{sample_index}')[:4] & 0x7fffffff",
+            {questions[0].id: derive_seed(cfg.seed, questions[0].id, 0)},
+        ),
         questions=len(questions),
         scored_against=result.scored_against,
         questions_with_gold=len(result.gold),
@@ -786,12 +793,14 @@ def _manifest(
         finished=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         wall_seconds=round(wall, 1),
         selection_seconds=round(result.seconds, 3),
-        sampling=adaptive_facts(
-            cfg.adaptive, cfg.round_sizes, cfg.k, [got.small[q.id] for q in questions]
+        sampling=Sampling.of(
+            adaptive_facts(
+                cfg.adaptive, cfg.round_sizes, cfg.k, [got.small[q.id] for q in questions]
+            )
         ),
-        machine=machine_facts(threads),
+        machine=Machine.of(machine_facts(threads)),
         load=load,
-        load_warning=busy(load["start"], load["end"], threads),
+        load_warning=busy(load.start, load.end, threads),
         cpu_seconds=round(cpu_seconds, 1),
         cost={role: _cost(role, attempts) for role in ("small", "large")}
         | ({"check": _check_cost(got.checks)} if got.checks is not None else {}),
@@ -806,7 +815,8 @@ def _manifest(
         # where it ran and how busy the machine was: a report quotes the first full run's
         **run_facts(m.machine, m.cpu_seconds, m.load, m.load_warning),
     }
-    history = [*manifests.previous_history(cfg.run_dir / "manifest.json"), this_run]
+    earlier = record.previous_history(cfg.run_dir / "manifest.json")
+    history = [*earlier, RunEntry.of(this_run)]
     return replace(m, history=history)
 
 
@@ -822,7 +832,7 @@ def _cost(role: str, attempts: list[Attempt]) -> dict[str, Any]:
     }
 
 
-CHECK_COLUMNS = ["question_id", "mode", "candidate", "margin", "picked", "error"]
+CHECK_COLUMNS = CHECKS.names
 
 
 def check_rows(
@@ -874,7 +884,7 @@ def check_owner(cfg: RunConfig, fingerprint: str) -> None:
             "--run-id, or move that file",
             field="run_id",
         )
-    recorded = manifests.recorded_fingerprint(cfg.run_dir / "manifest.json")
+    recorded = record.recorded_fingerprint(cfg.run_dir / "manifest.json")
     if recorded and recorded != fingerprint:
         raise ConfigError(
             f"run_id '{cfg.resolved_run_id}' already holds a run of another configuration "
@@ -935,7 +945,7 @@ def run_experiment(
             failed=fit.failed,
             outputs=outputs,
         )
-        manifests.write(cfg.run_dir / "manifest.json", manifest)
+        record.write_manifest(cfg.run_dir / "manifest.json", manifest)
     run = RunResult(
         cfg.run_dir, questions, result.summary, result.agreement, result.answers, manifest
     )

@@ -7,6 +7,7 @@ import math
 import pandas as pd
 import pytest
 
+from experiment.record.migrate import migrate
 from experiment.report.analysis import auroc, cost_table, risk_coverage, squad_em_f1, verifier_cost
 from experiment.report.run import typed_questions
 
@@ -15,7 +16,7 @@ M = "small-verified@4"
 
 def table(rows: list[tuple[str, str, bool, float, bool]], **extra: list[str]) -> pd.DataFrame:
     """(answer, gold, correct, agreement, abstained) per question, as questions.csv spells it,
-    typed as a loaded run has it (`typed_questions`)."""
+    typed as a loaded run has it (a format-0 folder's: no confidence, `migrate`)."""
     frame = pd.DataFrame(
         {
             "gold": [r[1] for r in rows],
@@ -27,7 +28,7 @@ def table(rows: list[tuple[str, str, bool, float, bool]], **extra: list[str]) ->
             **extra,
         }
     )
-    return typed_questions(frame)
+    return typed_questions(migrate({}, {"questions.csv": frame})[1]["questions.csv"])
 
 
 ROWS = [

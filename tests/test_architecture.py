@@ -22,8 +22,13 @@ ALLOWED = {
     "importers": {"values", "corpus"},
     "generate": {"values"},  # prompts route a question by its wording (question_kind)
     "evaluate": {"values", "verify", "generate"},
-    "report": {"values", "corpus", "verify", "generate", "evaluate"},
+    "record": {"values", "corpus", "verify", "generate", "evaluate"},
+    "report": {"values", "corpus", "verify", "generate", "evaluate", "record"},
 }
+# report/ only reads a run folder: the writer is `record.write` (report.manifest re-exports
+# its manifest writer for the scripts in bench/ only)
+WRITER = "experiment.record.write"
+WRITER_ALIAS = "experiment.report.manifest"
 TOP = {"cli", "runner", "config", "command", "progress", "fitting", "fitting_rows", "outputs"}
 TOP |= {"__main__", "__init__"}
 
@@ -61,6 +66,12 @@ def test_a_stage_imports_only_the_stages_before_it(module: str) -> None:
     allowed = ALLOWED.get(group, set()) | SHARED | {group}
     wrong = sorted(m for m in GRAPH[module] if _group(m) not in allowed)
     assert not wrong, f"{module} ({group}) imports {wrong}; allowed: {sorted(allowed)}"
+
+
+def test_report_only_reads_a_run_folder() -> None:
+    readers = [m for m in GRAPH if _group(m) == "report" and m != WRITER_ALIAS]
+    assert not [m for m in readers if WRITER in GRAPH[m]]
+    assert not [m for m in GRAPH if WRITER_ALIAS in GRAPH[m]], "only bench/ may use the alias"
 
 
 def test_every_group_is_known() -> None:

@@ -328,8 +328,8 @@ def test_under_calc_a_chain_of_steps_is_read_from_its_first_calculation() -> Non
 def test_the_checkers_record_judges_a_derived_result_in_its_scale() -> None:
     import pandas as pd
 
+    from experiment.record.write import attempt_row
     from experiment.report.analysis import derivation_record
-    from experiment.report.exports import attempt_row
     from experiment.report.run import typed_attempts
 
     table = (

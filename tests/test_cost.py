@@ -185,7 +185,7 @@ def test_a_run_reports_flops_per_method_and_the_machine(corpus, tmp_path: Path) 
     import pandas as pd
 
     from experiment.config import RunConfig
-    from experiment.report.manifest import read
+    from experiment.record.manifest import read
     from experiment.runner import run_experiment
 
     from .conftest import LARGE_ANSWERS, SMALL_ANSWERS, FakeBackend, keyword_script
@@ -211,15 +211,15 @@ def test_a_run_reports_flops_per_method_and_the_machine(corpus, tmp_path: Path) 
     assert set(attempts.flops) == {10.0, 50.0} and set(attempts.evaluated_tokens) == {103}
     m = read(result.run_dir / "manifest.json")
     assert m.cost["small"]["flops_all"] == 10.0 * 4 * 5 and m.cost["large"]["flops_run"] == 250
-    assert m.machine["cpu_count"] >= 1 and m.machine["cpu"]
-    assert len(m.load["start"]) == 3 and len(m.load["end"]) == 3
-    assert m.history[-1]["cpu_count"] == m.machine["cpu_count"] and "load" in m.history[-1]
+    assert m.machine.cpu_count >= 1 and m.machine.cpu
+    assert len(m.load.start) == 3 and len(m.load.end) == 3
+    assert m.history[-1].cpu_count == m.machine.cpu_count and m.history[-1].load == m.load
     from experiment.report.html import render_html
     from experiment.report.markdown import readme_section
 
-    where = f"{m.machine['cpu_count']} CPU cores ({m.machine['cpu']}"
+    where = f"{m.machine.cpu_count} CPU cores ({m.machine.cpu}"
     assert f"Machine: {where}" in render_html(result.run_dir, articles)
-    assert f"wall time and {m.history[-1]['cpu_seconds']:,.0f} s of CPU on {where}" in (
+    assert f"wall time and {m.history[-1].cpu_seconds:,.0f} s of CPU on {where}" in (
         readme_section(result.run_dir)
     ) or f"wall time on {where}" in readme_section(result.run_dir)
     again = run_experiment(cfg, factory)  # from the cache: the cost it had
@@ -285,6 +285,7 @@ def test_a_run_without_the_curves_cost_plots_no_curve(corpus, tmp_path: Path) ->
 
     import pandas as pd
 
+    from experiment.record.migrate import migrate
     from experiment.report.plots import cost_curves, plot_files
     from experiment.report.run import load_run
 
@@ -292,7 +293,8 @@ def test_a_run_without_the_curves_cost_plots_no_curve(corpus, tmp_path: Path) ->
     curves = pd.read_csv(run_dir / "curves.csv")
     assert curves.flops.isna().all()  # the fakes report no FLOPs: unknown, not 0
     run = load_run(run_dir)
-    run = replace(run, curves=run.curves.drop(columns=["flops", "seconds"]))
+    old = {"curves.csv": run.curves.drop(columns=["flops", "seconds"])}  # a format-0 folder's
+    run = replace(run, curves=migrate({}, old)[1]["curves.csv"])
     assert cost_curves(run).empty
     assert (tmp_path / "p" / "cost_vs_accuracy.png") in plot_files(run, tmp_path / "p")
 
@@ -318,8 +320,11 @@ def test_the_machine_names_llama_cpp_build() -> None:
 
 
 def test_the_report_says_where_the_first_full_run_ran() -> None:
+    from experiment.record.manifest import RunEntry
     from experiment.report.markdown import _warned, _where
 
+    when = {"started": "2024-01-01T00:00:00", "wall_seconds": 9, "cached_attempts": 0}
+    first = RunEntry.of(when | {"git_commit": "abc"})  # recorded before runs kept the facts
     entry = {
         "cpu_seconds": 1250.4,
         "cpu": "Some CPU",
@@ -328,13 +333,14 @@ def test_the_report_says_where_the_first_full_run_ran() -> None:
         "load": {"start": [0.1, 0.2, 0.3], "end": [7.9, 5.0, 3.0]},
         "load_warning": "",
     }
-    assert _where(entry) == (
+    assert _where(RunEntry.of(first.as_json() | entry)) == (
         " and 1,250 s of CPU on 8 CPU cores (Some CPU; 8 threads; 1-minute load 0.10 at the"
         " start, 7.90 at the end)"
     )
-    assert _where({}) == "" and _warned({}) == ""  # recorded before runs kept them: no claim
-    assert _where({"cpu_count": "8", "load": [1]}) == ""  # not what a run writes: left out
-    assert _warned({"load_warning": "busy"}) == " Warning: busy."
+    assert _where(first) == "" and _warned(first) == ""  # no facts kept: no claim
+    with pytest.raises(AttributeError):  # not what a run writes: the manifest is refused
+        RunEntry.of(first.as_json() | {"cpu_count": "8", "load": [1]})
+    assert _warned(RunEntry.of(first.as_json() | {"load_warning": "busy"})) == " Warning: busy."
 
 
 def test_a_ratio_with_an_unknown_cost_is_blank(corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

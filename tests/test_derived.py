@@ -9,8 +9,9 @@ from experiment.evaluate.check import check_sample, working_line
 from experiment.evaluate.methods import answer_methods
 from experiment.generate.prompts import DERIVE, FIGURE, messages_for
 from experiment.generate.sampling import Sample
+from experiment.record.migrate import migrate
+from experiment.record.write import ATTEMPT_COLUMNS, attempt_row
 from experiment.records import Article, Generation, Question
-from experiment.report.exports import ATTEMPT_COLUMNS, attempt_row
 from experiment.report.run import typed_attempts
 
 ARTICLE = Article(
@@ -81,7 +82,8 @@ def test_attempts_csv_keeps_the_working_and_the_operand_spans() -> None:
     assert [(s.start, s.end) for s in back.operand_spans] == [
         (s.start, s.end) for s in attempt.operand_spans
     ]
-    old = typed_attempts(frame.drop(columns=["derived", "operand_spans"])).iloc[0]
+    before = {"attempts.csv": frame.drop(columns=["derived", "operand_spans"])}
+    old = typed_attempts(migrate({}, before)[1]["attempts.csv"]).iloc[0]  # a format-0 folder
     assert not bool(old.derived) and old.operand_spans == ()
 
 

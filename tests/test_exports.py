@@ -10,9 +10,10 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from experiment.record.migrate import migrate
+from experiment.record.value_cells import value_cells
 from experiment.report.analysis import gap_phrase
 from experiment.report.run import load_run, parse_spans
-from experiment.report.value_cells import value_cells
 
 runner = CliRunner()
 
@@ -80,7 +81,9 @@ def test_parquet_copies_where_pyarrow_is_installed(fake_run: Path) -> None:
 
 
 def test_an_old_run_folders_spans_still_read() -> None:
-    assert [(s.start, s.end) for s in parse_spans("3:7 10:12")] == [(3, 7), (10, 12)]
+    old = pd.DataFrame({"spans": ["3:7 10:12", ""], "span_start": ["3", ""], "span_end": ["7", ""]})
+    cells = migrate({}, {"attempts.csv": old})[1]["attempts.csv"]["spans"]
+    assert [[(s.start, s.end) for s in parse_spans(c)] for c in cells] == [[(3, 7), (10, 12)], []]
     assert [(s.start, s.end) for s in parse_spans("[[3, 7], [10, 12]]")] == [(3, 7), (10, 12)]
     assert parse_spans("") == () and parse_spans("[]") == ()
 

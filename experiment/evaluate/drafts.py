@@ -224,6 +224,3 @@ def as_rows(
         for d in drafts.values()
         for t, lp, n in zip(d.texts, d.logprobs, d.tokens, strict=True)
     ]
-
-
-DRAFT_COLUMNS = ("question_id", "role", "text", "logprob", "tokens")

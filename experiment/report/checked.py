@@ -12,62 +12,35 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import MISSING, dataclass, fields
+from dataclasses import fields
 from pathlib import Path
 
 import pandas as pd
 
 from experiment.errors import InputError
-from experiment.evaluate.blindspots import COLUMNS as SPOT_COLUMNS
-from experiment.evaluate.summary import MethodSummary
-from experiment.report.manifest import Manifest
+from experiment.record.columns import (
+    AGREEMENT,
+    BLINDSPOTS,
+    CURVES,
+    QUESTIONS,
+    ROUTING,
+    SUMMARY,
+    Table,
+    question_required,
+)
+from experiment.record.manifest import Manifest
 from experiment.report.run import Run, load_run
 
 AGAIN = "run the same 'factqa run' command again to write the run folder anew"
 
 
-@dataclass(frozen=True)
-class Columns:
-    """What a run table must hold: its columns, and those whose cells are numbers."""
-
-    required: tuple[str, ...]
-    numbers: tuple[str, ...]
-    blank: tuple[str, ...] = ()  # number columns whose cells may be empty
-
-
-def _of(record: type) -> Columns:
-    """The columns of a table written from `record` (a dataclass): fields without a default are
-    required, fields typed int or float are numbers, those that may be None may be blank."""
-    spec = [(f.name, str(f.type), f.default is MISSING) for f in fields(record)]
-    numbers = tuple(n for n, t, _ in spec if t.split(" | ")[0] in ("int", "float"))
-    return Columns(
-        tuple(n for n, _, required in spec if required),
-        numbers,
-        tuple(n for n, t, _ in spec if "None" in t),
-    )
-
-
-SUMMARY = _of(MethodSummary)
-TABLES = {  # Run attribute -> (file, columns); checked where the file is there
-    "summary": ("summary.csv", SUMMARY),
-    "agreement": ("agreement.csv", SUMMARY),
-    "curves": (
-        "curves.csv",
-        # a run written before the curves' cost has no flops or seconds column
-        Columns(
-            ("k", "method", "accuracy", "coverage"),
-            ("k", "accuracy", "coverage", "flops", "seconds"),
-            ("flops",),
-        ),
-    ),
-    "routing": (
-        "routing.csv",
-        Columns(("selector", "share_sent", "sent", "accuracy"), ("share_sent", "sent", "accuracy")),
-    ),
-    "blindspots": ("blindspots.csv", Columns(tuple(SPOT_COLUMNS), ())),
+TABLES = {  # Run attribute -> its file's spec (`record.columns`); checked where the file is there
+    "summary": SUMMARY,
+    "agreement": AGREEMENT,
+    "curves": CURVES,
+    "routing": ROUTING,
+    "blindspots": BLINDSPOTS,
 }
-QUESTION_COLUMNS = ("question_id", "article_id", "question", "gold")
-PER_METHOD = ("answer", "value", "correct", "abstained", "agreement")  # questions.csv, each method
 CSV_FILES = ("summary.csv", "questions.csv", "curves.csv", "blindspots.csv", "routing.csv")
 TYPES = {"int": int, "float": (int, float), "str": str, "bool": bool, "dict": dict, "list": list}
 
@@ -81,13 +54,13 @@ def checked_run(path: Path) -> Run:
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
         raise _unreadable(path, e) from None
     _check_manifest(run.manifest, path / "manifest.json")
-    for attribute, (name, columns) in TABLES.items():
-        if (path / name).exists():
-            _check_table(getattr(run, attribute), path / name, columns)
+    for attribute, table in TABLES.items():
+        if (path / table.file).exists():
+            _check_table(getattr(run, attribute), path / table.file, table)
     if run.summary.empty:
         raise InputError("has no rows", path=path / "summary.csv", line=2, fix=AGAIN)
-    per_method = tuple(f"{m}.{c}" for m in run.summary.method.astype(str) for c in PER_METHOD)
-    _check_table(run.questions, path / "questions.csv", Columns(QUESTION_COLUMNS + per_method, ()))
+    required = question_required(run.summary.method.astype(str))
+    _check_table(run.questions, path / QUESTIONS.file, Table(QUESTIONS.file, ()), required)
     return run
 
 
@@ -146,14 +119,16 @@ def _check_manifest(m: Manifest, path: Path) -> None:
             )
 
 
-def _check_table(table: pd.DataFrame, path: Path, columns: Columns) -> None:
+def _check_table(
+    table: pd.DataFrame, path: Path, spec: Table, required: tuple[str, ...] | None = None
+) -> None:
     """The required columns are there and every number cell is a number (line = row + 2)."""
-    missing = [c for c in columns.required if c not in table.columns]
+    missing = [c for c in (spec.required if required is None else required) if c not in table]
     if missing:
         raise InputError.missing_columns(missing, path, AGAIN)
-    for col in (c for c in columns.numbers if c in table.columns):
+    for col in (c for c in spec.numbers if c in table.columns):
         cells = table[col]
-        may_be_blank = cells.isna() if col in columns.blank else pd.Series(False, cells.index)
+        may_be_blank = cells.isna() if col in spec.blank else pd.Series(False, cells.index)
         bad = pd.to_numeric(cells, errors="coerce").isna() & ~may_be_blank
         if bad.any():
             row = int(bad.to_numpy().nonzero()[0][0])

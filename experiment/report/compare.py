@@ -53,7 +53,7 @@ def _side(path: Path) -> tuple[dict[str, Any], dict[str, Any], pd.DataFrame]:
         raise InputError.missing_columns(missing, path / "attempts.csv", AGAIN)
     with reporting(path):
         m = run.manifest
-        machine = {**m.machine, "git_commit": m.git_commit}
+        machine = {**m.machine.as_json(), "git_commit": m.git_commit}
         return dict(m.config), machine, attempts[cols].astype(str)
 
 

@@ -28,8 +28,8 @@ from typing import Any
 from experiment.corpus import load_articles
 from experiment.errors import InputError
 from experiment.evaluate.methods import REFERENCE
+from experiment.record.manifest import Manifest
 from experiment.report.machine import cores_phrase, cpu_phrase, run_facts
-from experiment.report.manifest import Manifest
 from experiment.report.markdown import run_command
 from experiment.report.plots import plot_files
 from experiment.report.run import Run, load_run
@@ -231,7 +231,7 @@ def _plots(run: Run) -> list[tuple[str, str]]:
 
 def _articles_folder(run: Run, articles_dir: Path | None) -> Path:
     """The folder of the run's articles: `articles_dir`, else the one the run read."""
-    folder = Path(articles_dir or run.manifest.config.get("articles", ""))
+    folder = Path(articles_dir or run.manifest.config.articles)
     if not str(folder) or not folder.is_dir():
         raise InputError(
             "the run's articles folder is not here", path=folder, fix="pass --articles FOLDER"
@@ -283,11 +283,11 @@ def render_html(run_dir: Path, articles_dir: Path | None = None) -> str:
 
 
 def _machine_line(m: Manifest) -> str:
-    """Where the run ran and how busy the machine was; "" for a run recorded before."""
+    """Where the run ran and how busy the machine was; "" where the manifest has no machine."""
     facts = run_facts(m.machine, m.cpu_seconds, m.load, m.load_warning)
     parts = [p for p in (cores_phrase(facts), cpu_phrase(facts)) if p]
-    build = m.machine.get("ggml_commit")
-    if parts and isinstance(build, str) and build:
+    build = m.machine.ggml_commit
+    if parts and build:
         parts.append(f"llama.cpp {build}")
     return " · ".join(parts)
 

@@ -21,6 +21,8 @@ import platform
 from pathlib import Path
 from typing import Any
 
+from experiment.record.manifest import Load, Machine
+
 
 def _cpu_model() -> str:
     try:
@@ -102,15 +104,15 @@ def busy(start: list[float], end: list[float], threads: int) -> str:
 
 
 def run_facts(
-    machine: dict[str, Any], cpu_seconds: float, load: dict[str, Any], load_warning: str
+    machine: Machine, cpu_seconds: float, load: Load, load_warning: str
 ) -> dict[str, Any]:
     """What a report says about where a run ran (a manifest history entry keeps them)."""
     return {
         "cpu_seconds": cpu_seconds,
-        "cpu": machine.get("cpu", ""),
-        "cpu_count": machine.get("cpu_count", 0),
-        "threads": machine.get("threads", 0),
-        "load": load,
+        "cpu": machine.cpu,
+        "cpu_count": machine.cpu_count,
+        "threads": machine.threads,
+        "load": {"start": list(load.start), "end": list(load.end)},
         "load_warning": load_warning,
     }
 

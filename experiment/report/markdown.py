@@ -23,6 +23,7 @@ from experiment.evaluate.registry import REGISTRY, Method
 from experiment.evaluate.selector import fitted_on, learned
 from experiment.evaluate.summary import ALPHA, BEATS, LOSES, MIN_CLUSTERS
 from experiment.files import atomic_write
+from experiment.record.manifest import Manifest, RunEntry
 from experiment.report.analysis import (
     auroc,
     calibration,
@@ -34,7 +35,6 @@ from experiment.report.analysis import (
     verifier_cost,
 )
 from experiment.report.machine import cores_phrase, cpu_phrase
-from experiment.report.manifest import Manifest
 from experiment.report.plots import CURVE_FAMILIES, cost_curves
 from experiment.report.run import Run, load_run
 from experiment.report.tables import (
@@ -84,13 +84,13 @@ def update_section(path: Path, name: str, body: str) -> None:
 
 
 def _timing(m: Manifest) -> str:
-    full = [h for h in m.history if h.get("cached_attempts") == 0]
+    full = [h for h in m.history if h.cached_attempts == 0]
     if full:
         first = full[0]
         return (
-            f"The run that generated every answer took {first['wall_seconds']:,.0f} s "
-            f"({first['wall_seconds'] / 60:.1f} min) wall time{_where(first)}, models loaded "
-            f"included (started {first['started']}, commit `{first['git_commit'][:12]}`)."
+            f"The run that generated every answer took {first.wall_seconds:,.0f} s "
+            f"({first.wall_seconds / 60:.1f} min) wall time{_where(first)}, models loaded "
+            f"included (started {first.started}, commit `{first.git_commit[:12]}`)."
             + _warned(first)
         )
     return (
@@ -99,15 +99,15 @@ def _timing(m: Manifest) -> str:
     )
 
 
-def _where(run: dict[str, Any]) -> str:
+def _where(run: RunEntry) -> str:
     """' and N s of CPU on C CPU cores (...)' from a run's history entry (`run_facts`)."""
-    cpu, cores = cpu_phrase(run), cores_phrase(run)
+    facts = run.as_json()
+    cpu, cores = cpu_phrase(facts), cores_phrase(facts)
     return (f" and {cpu}" if cpu else "") + (f" on {cores}" if cores else "")
 
 
-def _warned(run: dict[str, Any]) -> str:
-    warning = run.get("load_warning")
-    return f" Warning: {warning}." if isinstance(warning, str) and warning else ""
+def _warned(run: RunEntry) -> str:
+    return f" Warning: {run.load_warning}." if run.load_warning else ""
 
 
 def _report_command(m: Manifest) -> str:
@@ -122,7 +122,7 @@ def _report_command(m: Manifest) -> str:
 
 
 def is_bundled(m: Manifest) -> bool:
-    """Runs recorded before manifests named their data set were of the bundled corpus."""
+    """Whether the run is of the bundled corpus."""
     return m.bundled
 
 
@@ -134,7 +134,7 @@ def run_command(m: Manifest) -> str:
 def section_name(m: Manifest) -> str:
     """The marked section of docs/RESULTS.md a run writes: one per data set and limit."""
     if is_bundled(m):
-        return "bundled" + (f"-limit{m.config['limit']}" if m.config.get("limit") else "")
+        return "bundled" + (f"-limit{m.config.limit}" if m.config.limit else "")
     return f"run-{m.run_id}"
 
 
@@ -299,8 +299,8 @@ def _stated_lines(run: Run) -> list[str]:
 
 def _cost_curve_lines(run: Run) -> list[str]:
     """small-verified@k and small-selected@k against what their first k samples cost, as
-    fractions of large@1's FLOPs and seconds (the curves of the cost plot); none for a run
-    written before curves.csv kept the cost."""
+    fractions of large@1's FLOPs and seconds (the curves of the cost plot); none where
+    curves.csv has no cost."""
     curves = cost_curves(run)
     if curves.empty:
         return []
@@ -339,7 +339,7 @@ def _models_line(m: Manifest) -> str:
     cfg, small, large = m.config, m.models["small"], m.models["large"]
     return (
         f"Small: `{small.name}` ({small.fingerprint[:19]}…), "
-        f"temperature {cfg['temperature']}, top-p {cfg['top_p']}, seed {cfg['seed']}. "
+        f"temperature {cfg.temperature}, top-p {cfg.top_p}, seed {cfg.seed}. "
         f"Large: `{large.name}` ({large.fingerprint[:19]}…), greedy."
     )
 
@@ -393,13 +393,13 @@ def _sampling_lines(m: Manifest) -> list[str]:
             "verified against the whole article."
         )
     drawn = m.sampling
-    if drawn.get("adaptive", "off") == "off":
+    if drawn.adaptive == "off":
         return lines
     return [
         *lines,
-        f"Adaptive sampling `{drawn['adaptive']}` in rounds of {drawn['rounds']}: "
-        f"{drawn['mean_samples']:.2f} samples per question on average (k={drawn['k']}), "
-        f"{drawn['stopped_early']:.0%} of questions stopped early; the @{drawn['k']} methods "
+        f"Adaptive sampling `{drawn.adaptive}` in rounds of {drawn.rounds}: "
+        f"{drawn.mean_samples:.2f} samples per question on average (k={drawn.k}), "
+        f"{drawn.stopped_early:.0%} of questions stopped early; the @{drawn.k} methods "
         "use the samples drawn.",
     ]
 

@@ -205,9 +205,9 @@ CURVE_FAMILIES = [m.family for m in (VERIFIED, SELECTED)]  # the cost plot's cur
 def cost_curves(run: Run) -> pd.DataFrame:
     """small-verified@k and small-selected@k for k = 1..K with what their first k samples cost:
     `flops` (all questions), `flops_per_question` and `seconds` (all questions), beside
-    accuracy; empty for a run written before curves.csv kept the cost."""
+    accuracy; empty where curves.csv has no cost (a folder of format 0, `record.migrate`)."""
     part = run.curves[run.curves.method.isin(CURVE_FAMILIES)]
-    if "seconds" not in part.columns:
+    if part["seconds"].isna().all():
         return pd.DataFrame(columns=[*COST_CURVE, "flops"])
     questions = int(run.summary.set_index("method").loc[REFERENCE, "questions"])
     per_question = part.assign(flops_per_question=part.flops / questions)

@@ -4,8 +4,9 @@ routing.
 Every reader of a run (the notebook, `factqa report`, the HTML page, the Markdown writer, the
 benchmarks) loads it here, so a run folder is checked and parsed in one place: every output
 must have the size and SHA-256 its manifest records (a folder cut short or edited is refused),
-true/false cells become booleans, confidences numbers, and an attempt's confirming spans `Span`
-records.
+a folder of an older format is brought to the current one (`record.migrate`), and cells are
+typed as `record.columns` declares: true/false cells become booleans, confidences numbers, and
+an attempt's confirming spans `Span` records.
 """
 
 from __future__ import annotations
@@ -21,26 +22,26 @@ import pandas as pd
 from experiment.errors import InputError
 from experiment.evaluate.methods import SELECTED, VERIFIED
 from experiment.files import file_record
+from experiment.record.columns import ATTEMPTS, QUESTION_PARSE, TABLES, Table, question_column
+from experiment.record.manifest import FileRecord, Manifest, from_json, read_json
+from experiment.record.migrate import migrate, version_of
 from experiment.records import Span
-from experiment.report import manifest as manifests
-from experiment.report.manifest import Manifest
 
 RUN_FILES = ("manifest.json", "summary.csv", "questions.csv", "curves.csv")
-FLAGS = ("unanswerable", "computed", "gold_in_text", "stopped_early")
-METHOD_FLAGS = (".correct", ".abstained", ".failed", ".in_text_wrong")
-METHOD_NUMBERS = (".agreement", ".confidence")
+OPTIONAL = ("blindspots.csv", "routing.csv", "agreement.csv")
 
 
 @dataclass(frozen=True)
 class Run:
     path: Path
-    manifest: Manifest
+    manifest: Manifest  # at the current format (`record.migrate`)
     summary: pd.DataFrame
     questions: pd.DataFrame  # typed: see `typed_questions`
     curves: pd.DataFrame
     blindspots: pd.DataFrame
     routing: pd.DataFrame  # accuracy against the share sent to the large model (may be empty)
     agreement: pd.DataFrame  # the summary over questions without gold, against large@1 (or empty)
+    written_in: int = 0  # the format version the folder was written in (before `migrate`)
 
     @cached_property
     def attempts(self) -> pd.DataFrame:
@@ -50,7 +51,9 @@ class Run:
             raise InputError(
                 "the run folder has no attempts.csv", path=self.path, fix="run it again"
             )
-        return typed_attempts(pd.read_csv(path, keep_default_na=False, dtype=str))
+        raw = pd.read_csv(path, keep_default_na=False, dtype=str)
+        old = {"format_version": self.written_in}
+        return typed_attempts(migrate(old, {ATTEMPTS.file: raw})[1][ATTEMPTS.file])
 
     @property
     def scored_against(self) -> str:
@@ -84,66 +87,51 @@ def _truth(col: pd.Series) -> pd.Series:
     return col.astype(str).str.lower().eq("true")
 
 
+def _typed(frame: pd.DataFrame, dtypes: dict[str, str]) -> pd.DataFrame:
+    """`frame` (text cells) with its `dtypes` columns typed: bools, numbers, spans."""
+    frame = frame.copy()
+    for col, dtype in dtypes.items():
+        if dtype == "bool":
+            frame[col] = _truth(frame[col])
+        elif dtype in ("int", "float"):
+            frame[col] = pd.to_numeric(frame[col], errors="coerce")
+        elif dtype == "spans":
+            frame[col] = [parse_spans(cell) for cell in frame[col]]
+    return frame
+
+
 def typed_questions(q: pd.DataFrame) -> pd.DataFrame:
-    """questions.csv as read (text cells) with flags as booleans and agreement and confidence as
-    numbers; a run written before methods had a confidence takes its agreement."""
-    q = q.copy()
-    for col in q.columns:
-        if col in FLAGS or col.endswith(METHOD_FLAGS):
-            q[col] = _truth(q[col])
-    for col in [c for c in q.columns if c.endswith(".agreement")]:
-        twin = col.removesuffix(".agreement") + ".confidence"
-        if twin not in q.columns:
-            q[twin] = q[col]
-    for col in q.columns:
-        if col == "agreement" or col.endswith(METHOD_NUMBERS):
-            q[col] = pd.to_numeric(q[col], errors="coerce")
-    return q
+    """questions.csv at the current format, as read (text cells), with flags as booleans and
+    agreement and confidence as numbers (`record.columns`)."""
+    dtypes = {c: question_column(c).dtype for c in q.columns}
+    return _typed(q, {c: t for c, t in dtypes.items() if t in QUESTION_PARSE})
 
 
 def parse_spans(cell: str, text: str = "") -> tuple[Span, ...]:
-    """The `spans` cell as spans, their text from `text` when given: a JSON array of
-    [start, end] pairs, or (runs written before) `start:end` pairs separated by spaces."""
+    """The `spans` cell (a JSON array of [start, end] pairs) as spans, their text from `text`
+    when given."""
     cell = str(cell).strip()
-    if cell.startswith("["):
-        pairs = [(int(a), int(b)) for a, b in json.loads(cell)]
-    else:
-        pairs = [(int(a), int(b)) for a, _, b in (p.partition(":") for p in cell.split())]
+    pairs = [(int(a), int(b)) for a, b in json.loads(cell)] if cell else []
     return tuple(Span(a, b, text[a:b] if text else "") for a, b in pairs)
 
 
 def typed_attempts(a: pd.DataFrame) -> pd.DataFrame:
-    """attempts.csv as read, with `confirmed` a boolean and `spans` a tuple of `Span`s (every
-    confirming span; a run written before they were kept has only its first, `span_*`)."""
-    a = a.copy()
-    a["confirmed"] = _truth(a["confirmed"])
-    if "spans" not in a.columns:
-        a["spans"] = [
-            f"{s}:{e}" if str(s).strip() else ""
-            for s, e in zip(a.span_start, a.span_end, strict=True)
-        ]
-    a["spans"] = [parse_spans(cell) for cell in a["spans"]]
-    # runs written before derivations were checked have no working: nothing derived
-    a["derived"] = _truth(a["derived"]) if "derived" in a.columns else False
-    cells = a["operand_spans"] if "operand_spans" in a.columns else [""] * len(a)
-    a["operand_spans"] = [parse_spans(cell) for cell in cells]
-    # runs written before costs were kept: unknown (NaN)
-    for col in ("evaluated_tokens", "flops"):
-        a[col] = pd.to_numeric(a[col], errors="coerce") if col in a.columns else float("nan")
-    return a
+    """attempts.csv at the current format, as read, with `confirmed` and `derived` booleans,
+    `spans` and `operand_spans` tuples of `Span`s and the costs numbers (`record.columns`)."""
+    return _typed(a, {c: ATTEMPTS.dtype(c) for c in ATTEMPTS.parse})
 
 
 CACHED_FIX = "run the same command again: the answers are cached"
 
 
-def _mismatch(file: Path, recorded: dict[str, Any]) -> str:
+def _mismatch(file: Path, recorded: FileRecord) -> str:
     """How a file differs from what the manifest records of it; "" when it does not."""
     if not file.is_file():
         return "missing"
     found = file_record(file)
-    if found["bytes"] != recorded["bytes"]:
-        return f"has {found['bytes']:,} bytes, the manifest records {int(recorded['bytes']):,}"
-    if found["sha256"] != recorded["sha256"]:
+    if found["bytes"] != recorded.bytes:
+        return f"has {found['bytes']:,} bytes, the manifest records {recorded.bytes:,}"
+    if found["sha256"] != recorded.sha256:
         return "its SHA-256 is not the one the manifest records (edited)"
     return ""
 
@@ -161,17 +149,16 @@ def check_outputs(path: Path, manifest: Manifest) -> None:
             )
 
 
-def _own(path: Path, manifest: Manifest, name: str) -> Path | None:
-    """An optional output, when this run wrote it (by its manifest; by its presence in a folder
-    recorded before manifests listed their outputs)."""
-    file = path / name
-    wrote = name in manifest.outputs if manifest.outputs else file.exists()
-    return file if wrote else None
+def _read(path: Path, table: Table) -> pd.DataFrame:
+    """One table as written: text for text tables, else as pandas infers it."""
+    if table.text:
+        return pd.read_csv(path / table.file, keep_default_na=False, dtype=str)
+    return pd.read_csv(path / table.file)
 
 
 def load_run(path: Path) -> Run:
-    """A run folder written by `factqa run`; a clear error if it is not one, or if its files
-    are not the ones its manifest records."""
+    """A run folder written by `factqa run`, of any format version; a clear error if it is not
+    one, or if its files are not the ones its manifest records."""
     missing = [f for f in RUN_FILES if not (path / f).is_file()]
     if missing:
         raise InputError(
@@ -179,18 +166,39 @@ def load_run(path: Path) -> Run:
             path=path,
             fix="give a folder written by 'factqa run'",
         )
-    manifest = manifests.read(path / "manifest.json")
-    check_outputs(path, manifest)
-    spots, routing, agreement = (
-        _own(path, manifest, f) for f in ("blindspots.csv", "routing.csv", "agreement.csv")
-    )
+    file = path / "manifest.json"
+    raw = read_json(file)
+    manifest = from_json(_migrate(raw, {}, file)[0], file)
+    check_outputs(path, manifest)  # before any table is parsed: an edited file is named so
+    tables = _migrate(raw, _tables(path, manifest), file)[1]
     return Run(
         path,
         manifest,
-        pd.read_csv(path / "summary.csv"),
-        typed_questions(pd.read_csv(path / "questions.csv", keep_default_na=False, dtype=str)),
-        pd.read_csv(path / "curves.csv"),
-        pd.read_csv(spots, keep_default_na=False, dtype=str) if spots else pd.DataFrame(),
-        pd.read_csv(routing) if routing else pd.DataFrame(),
-        pd.read_csv(agreement) if agreement else pd.DataFrame(),
+        tables["summary.csv"],
+        typed_questions(tables["questions.csv"]),
+        tables["curves.csv"],
+        *(tables.get(name, pd.DataFrame()) for name in OPTIONAL),
+        written_in=version_of(raw),
     )
+
+
+def _migrate(
+    raw: dict[str, Any], tables: dict[str, pd.DataFrame], file: Path
+) -> tuple[dict[str, Any], dict[str, pd.DataFrame]]:
+    """`record.migrate`, its refusal naming the manifest."""
+    try:
+        return migrate(raw, tables)
+    except InputError as e:
+        raise InputError(e.reason, path=file, field="format_version", fix=e.fix) from None
+
+
+def _tables(path: Path, manifest: Manifest) -> dict[str, pd.DataFrame]:
+    """The folder's tables but attempts.csv (read when asked for): the optional ones this run
+    wrote (by its manifest's outputs; by their presence in a folder of format 0 that lists
+    none)."""
+    listed = manifest.outputs
+    names = [
+        *RUN_FILES[1:],
+        *(n for n in OPTIONAL if n in listed or (not listed and (path / n).exists())),
+    ]
+    return {n: _read(path, TABLES[n]) for n in names}

@@ -1,8 +1,8 @@
-"""A run's exports: attempts.csv, questions.csv and summary.csv, as rows (the manifest is
-`report/manifest.py`'s).
+"""Writing a run folder: its records as rows of the files `record.columns` declares, the
+manifest, and the Parquet copies. `report/` never imports this module.
 
 Every file goes through `experiment.files` (atomic, spreadsheet-safe); this module decides only
-which columns each file has and how a record becomes a row.
+how a record becomes a row.
 """
 
 from __future__ import annotations
@@ -15,24 +15,16 @@ from typing import Any
 
 from experiment.evaluate.registry import Answers
 from experiment.evaluate.summary import MethodSummary
+from experiment.files import atomic_write
+from experiment.record.columns import ANSWERS, ATTEMPTS, SUMMARY, question_columns
+from experiment.record.manifest import FORMAT_VERSION, Manifest, RunEntry
+from experiment.record.value_cells import value_cells
 from experiment.records import Attempt, Question, Span, span_cells
-from experiment.report.value_cells import VALUE_COLUMNS, value_cells
 
-# `cached` stays out of the export: a resumed run must write the same file as an uninterrupted
-# one, but for what was measured (seconds, and the cost: after a restart the article is read
-# again). The manifest counts the generations that came from the cache.
 _SPAN_FIELDS = ("spans", "operand_spans")
-_FIELDS = [f.name for f in fields(Attempt) if f.name not in (*_SPAN_FIELDS, "cached")]
-_AT_VALUE = _FIELDS.index("value") + 1
-ATTEMPT_COLUMNS = [
-    *_FIELDS[:_AT_VALUE],
-    *VALUE_COLUMNS,  # `value` split into typed columns (report/value_cells.py)
-    *_FIELDS[_AT_VALUE:],
-    "span_start",
-    "span_end",
-    "span_text",
-    *_SPAN_FIELDS,
-]
+ATTEMPT_COLUMNS = ATTEMPTS.names  # `cached` stays out (record.columns)
+ANSWER_COLUMNS = ANSWERS.names
+SUMMARY_COLUMNS = SUMMARY.names
 
 
 def json_list(items: Sequence[Any]) -> str:
@@ -68,32 +60,7 @@ def question_rows(
     `extra[question_id]` adds per-question cells (gold_in_text, sample counts) after the gold.
     """
     extra_columns = list(next(iter(extra.values())).keys()) if extra else []
-    columns = [
-        "question_id",
-        "article_id",
-        "cluster",
-        "kind",
-        "question",
-        "gold",
-        "unanswerable",
-        "computed",
-        *extra_columns,
-        "agreement",
-        "span_start",
-        "span_end",
-        "span_text",
-    ]
-    for m in methods:
-        columns += [
-            f"{m}.answer",
-            f"{m}.value",
-            f"{m}.correct",
-            f"{m}.abstained",
-            f"{m}.failed",
-            f"{m}.agreement",
-            f"{m}.confidence",
-            f"{m}.in_text_wrong",
-        ]
+    columns = question_columns(methods, extra_columns)
     rows = []
     for q in questions:
         per = answers[q.id]
@@ -125,26 +92,6 @@ def question_rows(
     return rows, columns
 
 
-ANSWER_COLUMNS = [
-    "question_id",
-    "article_id",
-    "kind",
-    "method",
-    "answer",
-    "value",
-    *VALUE_COLUMNS,
-    "correct",
-    "abstained",
-    "failed",
-    "agreement",
-    "confidence",
-    "in_text_wrong",
-    "span_start",
-    "span_end",
-    "span_text",
-]
-
-
 def answer_rows(
     questions: Sequence[Question], answers: Answers, methods: Sequence[str]
 ) -> Iterator[dict[str, Any]]:
@@ -171,9 +118,6 @@ def answer_rows(
                 "in_text_wrong": a.in_text_wrong,
                 **span_cells(chosen.span if chosen else None),
             }
-
-
-SUMMARY_COLUMNS = [f.name for f in fields(MethodSummary)]
 
 
 def summary_rows(summary: Sequence[MethodSummary]) -> list[dict[str, Any]]:
@@ -206,3 +150,38 @@ def parquet_copies(run_dir: Path, names: Sequence[str]) -> list[str]:
         os.replace(tmp, run_dir / target)
         written.append(target)
     return written
+
+
+def write_manifest(path: Path, manifest: Manifest) -> None:
+    """manifest.json at the current FORMAT_VERSION (sorted keys, two-space indent)."""
+    data = manifest.as_json() | {"format_version": FORMAT_VERSION}
+    atomic_write(path, json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
+
+
+def _peek(path: Path) -> dict[str, Any]:
+    """The manifest at `path` as plain JSON, leniently: {} when there is none or it is not one."""
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return old if isinstance(old, dict) else {}
+
+
+def previous_history(path: Path) -> list[RunEntry]:
+    """Earlier runs into the same folder, so a re-score keeps the time of the first full run
+    (an entry that is not one is left out)."""
+    history = _peek(path).get("history")
+    entries = []
+    for h in history if isinstance(history, list) else []:
+        try:
+            entries.append(RunEntry.of(h))
+        except (AttributeError, KeyError, TypeError, ValueError):
+            continue
+    return entries
+
+
+def recorded_fingerprint(path: Path) -> str:
+    """The fingerprint of the run recorded at `path`; "" when none is (no manifest, or one
+    recorded before runs kept it)."""
+    value = _peek(path).get("fingerprint")
+    return value if isinstance(value, str) else ""

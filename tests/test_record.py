@@ -1,0 +1,101 @@
+"""The run record: a folder written before `format_version` (tests/fixtures/run_v0, a
+`factqa run` of conftest's fake models over three questions at k=2, CSV only) still loads, with
+the figures that code gave (run_v0.expected.json, written by it)."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from experiment.errors import InputError
+from experiment.record.columns import QUESTION_FACTS, TABLES, question_columns
+from experiment.record.migrate import FORMAT_VERSION, migrate
+from experiment.report.checked import checked_attempts, checked_run
+from experiment.report.run import load_run
+
+FIXTURES = Path(__file__).parent / "fixtures"
+V0 = FIXTURES / "run_v0"
+
+
+def _figures(path: Path) -> dict[str, Any]:
+    """What the fixture's expected.json records, computed from the folder at `path`."""
+    run = checked_run(path)
+    a = checked_attempts(run)
+    q = run.questions
+    return {
+        "k": run.k,
+        "scored_against": run.scored_against,
+        "verified": run.verified,
+        "selected": run.selected,
+        "methods": run.methods,
+        "summary": {
+            r.method: [r.questions, r.accuracy, r.coverage, r.failed]
+            for r in run.summary.itertuples()
+        },
+        "correct": {m: int(q[f"{m}.correct"].sum()) for m in run.methods},
+        "confidence": {m: round(float(q[f"{m}.confidence"].sum()), 6) for m in run.methods},
+        "question_columns": list(q.columns),
+        "attempts": {
+            "rows": len(a),
+            "confirmed": int(a.confirmed.sum()),
+            "derived": int(a.derived.sum()),
+            "spans": [[[s.start, s.end] for s in spans] for spans in a.spans],
+            "flops_nan": int(a.flops.isna().sum()),
+        },
+        "curves": list(run.curves.shape),
+        "routing": list(run.routing.shape),
+        "blindspots": list(run.blindspots.shape),
+        "agreement": list(run.agreement.shape),
+        "small_samples": run.manifest.small_samples,
+        "reading": run.manifest.reading,
+    }
+
+
+def test_a_folder_written_before_format_version_gives_the_same_figures() -> None:
+    expected = json.loads((FIXTURES / "run_v0.expected.json").read_text(encoding="utf-8"))
+    found = json.loads(json.dumps(_figures(V0)))
+    assert found.keys() == expected.keys()
+    for key, value in expected.items():
+        if key == "summary":
+            for method, row in value.items():
+                assert all(
+                    math.isclose(x, y) for x, y in zip(found[key][method], row, strict=True)
+                ), method
+        else:
+            assert found[key] == value, key
+
+
+def test_the_fixture_is_read_through_migrate() -> None:
+    run = checked_run(V0)
+    assert run.written_in == 0 and run.manifest.format_version == FORMAT_VERSION
+    assert run.manifest.config.k == 2 and run.manifest.machine.cpu_count >= 1
+
+
+def test_a_new_run_writes_the_current_format_and_the_spec_s_columns(fake_run: Path) -> None:
+    data = json.loads((fake_run / "manifest.json").read_text(encoding="utf-8"))
+    assert data["format_version"] == FORMAT_VERSION
+    run = load_run(fake_run)
+    assert run.written_in == FORMAT_VERSION and migrate(data, {})[0] == data
+    for name in data["outputs"]:
+        if name in TABLES and name != "questions.csv":  # its methods vary: below
+            header = pd.read_csv(fake_run / name, nrows=0).columns
+            assert list(header) == TABLES[name].names, name
+    header = list(pd.read_csv(fake_run / "questions.csv", nrows=0).columns)
+    facts = [c.name for c in QUESTION_FACTS]
+    assert header == question_columns(run.methods, facts)
+
+
+def test_a_folder_of_a_later_format_is_refused(fake_run: Path, tmp_path: Path) -> None:
+    later = tmp_path / "later"
+    shutil.copytree(fake_run, later)
+    path = later / "manifest.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps(data | {"format_version": FORMAT_VERSION + 1}), encoding="utf-8")
+    with pytest.raises(InputError, match="update factqa"):
+        load_run(later)
