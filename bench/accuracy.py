@@ -170,6 +170,12 @@ def main() -> None:
         default=RunConfig.checks,
         help="the large model's checks ('none' skips them; the run is then named PRESET-nochecks)",
     )
+    ap.add_argument(
+        "--drafts",
+        default=RunConfig.drafts,
+        help="the models that score the pool ('small', 'large', 'small,large' or 'none'; the "
+        "run keeps its name: its folder then holds this setting's run)",
+    )
     args = ap.parse_args()
 
     p = PRESETS[args.preset]
@@ -214,6 +220,7 @@ def main() -> None:
         small_context=args.small_context,
         prompt=args.prompt,
         checks=args.checks,
+        drafts=args.drafts,
     )
     t0 = time.perf_counter()
 
@@ -238,6 +245,8 @@ def main() -> None:
         command += f" --half {half}"
     if args.checks != RunConfig.checks:
         command += f" --checks {args.checks}"
+    if args.drafts != RunConfig.drafts:
+        command += f" --drafts {args.drafts}"
     if args.limit:
         command += f" --limit {args.limit}"
     line = figures_line(args.preset, result.run_dir, questions, articles)

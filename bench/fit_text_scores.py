@@ -5,8 +5,9 @@ question's bounded text pool, and a choice of normalisation and weights ranks it
         --tatqa PATH/TO/tatqa_dataset_dev.json [--per-set 200] [--write]
 
 The fitting sets are `experiment.fitting`'s (SQuAD v1.1 and v2.0 fitting titles, TAT-QA dev's
-fitting part with its unanswerable questions), their first `--per-set` questions each (the
-sample is already random, seed 0). Nothing here reads an evaluation half or the bundled corpus.
+fitting part with its unanswerable questions), their first `--per-set` questions each (150;
+TAT-QA's first `--tatqa-per-set`, 60, in article order: its long contexts make each question
+cost several times a SQuAD one). Nothing here reads an evaluation half or the bundled corpus.
 The small model scores each question's bounded pool (`pool.bounded`, top `POOL_N` by the
 model-free rank) with "unknown" through the run's own stage (`runner.pool_scores`, the shared
 generation cache of outputs/bench); no sample is drawn.
@@ -17,8 +18,10 @@ weighing the same; an abstention is right on an unanswerable question):
 - `rank`: the model-free rank alone (text-only's, no model);
 - `logprob`, `token`: the most probable candidate, by its log-probability or per token;
 - `logistic+S`: a logistic regression of "right" on the evidence features and the score
-  features S (`drafts.SCORE_FEATURES`: margin over "unknown", gap to the best, per token).
-Every way but `rank` abstains where "unknown" is more probable than every candidate. The best
+  features S (`drafts.SCORE_FEATURES`: margin over "unknown", gap to the best, per token),
+  with its threshold, and (", unknown abstains") also abstaining where "unknown" is more
+  probable than every candidate (the selector's `fitted.unknown_abstains`).
+`logprob` and `token` abstain where "unknown" wins. The best
 by cross-validated mean accuracy is refitted on every fitting question and, with `--write`,
 saved as experiment/evaluate/text_selector.json (its `fitted` record says what it was fitted
 on and the table of ways) and printed.
@@ -58,6 +61,7 @@ VARIANTS = {
     "logistic+all": SCORE_FEATURES,
 }
 THRESHOLDS = [t / 100 for t in range(0, 100)]
+UNKNOWN_RULE = ", unknown abstains"
 
 
 @dataclass
@@ -72,11 +76,12 @@ class Item:
     unknown_won: bool
 
 
-def items(v1: Path, v2: Path, tatqa: Path, per_set: int) -> list[Item]:
+def items(v1: Path, v2: Path, tatqa: Path, per_set: int, tatqa_n: int) -> list[Item]:
     out: list[Item] = []
     for name, imp in fitting_sets(v1, v2, tatqa):
         articles = load_articles(imp.articles)
-        questions = article_order(load_questions(imp.questions, articles))[:per_set]
+        n = tatqa_n if name.startswith("tatqa") else per_set
+        questions = article_order(load_questions(imp.questions, articles))[:n]
         cfg = RunConfig(
             articles=imp.articles,
             questions=imp.questions,
@@ -184,25 +189,35 @@ def cross_validate(its: list[Item], folds: int = 5) -> dict[str, dict]:
         acc = accuracy(its, scores, threshold, rule)
         out[way] = {"sets": acc, "mean": mean_of(acc)}
     for way, names in VARIANTS.items():
-        cols = (*EVIDENCE, *names)
-        held: list[np.ndarray | None] = [None] * len(its)
-        thresholds = []
-        for train, test in split:
-            tr = [its[i] for i in train]
-            model = fit_logistic(tr, cols)
-            t = best_threshold(tr, predict(model, tr, cols), True)
-            thresholds.append(t)
-            te = [its[i] for i in test]
-            for i, s in zip(test, predict(model, te, cols), strict=True):
-                held[i] = np.where(s >= t, s, -1.0) if len(s) else s
-        scores = [h if h is not None else np.array([]) for h in held]
-        acc = accuracy(its, scores, 0.0, True)
-        out[way] = {"sets": acc, "mean": mean_of(acc), "thresholds": thresholds}
+        for rule in (True, False):
+            cols = (*EVIDENCE, *names)
+            held: list[np.ndarray | None] = [None] * len(its)
+            thresholds = []
+            for train, test in split:
+                tr = [its[i] for i in train]
+                model = fit_logistic(tr, cols)
+                t = best_threshold(tr, predict(model, tr, cols), rule)
+                thresholds.append(t)
+                te = [its[i] for i in test]
+                for i, s in zip(test, predict(model, te, cols), strict=True):
+                    held[i] = np.where(s >= t, s, -1.0) if len(s) else s
+            scores = [h if h is not None else np.array([]) for h in held]
+            acc = accuracy(its, scores, 0.0, rule)
+            name = way + (UNKNOWN_RULE if rule else "")
+            out[name] = {"sets": acc, "mean": mean_of(acc), "thresholds": thresholds}
     return out
 
 
 def selector_of(its: list[Item], way: str, table: dict, counts: dict[str, int]) -> SelectorModel:
-    fitted = {"questions": counts, "ways": table, "chosen": way, "command": COMMAND}
+    rule = way.endswith(UNKNOWN_RULE) or way in ("logprob", "token")
+    fitted = {
+        "questions": counts,
+        "ways": table,
+        "chosen": way,
+        "unknown_abstains": rule,
+        "command": COMMAND,
+    }
+    way = way.removesuffix(UNKNOWN_RULE)
     if way in ("logprob", "token"):
         name = "score_gap" if way == "logprob" else "score_token"
         return SelectorModel("text-selector", "rule", {name: 1.0}, -1e9, fitted=fitted)
@@ -214,7 +229,7 @@ def selector_of(its: list[Item], way: str, table: dict, counts: dict[str, int]) 
     cols = (*EVIDENCE, *VARIANTS[way])
     scaler, clf, impute = fit_logistic(its, cols)
     probs = predict((scaler, clf, impute), its, cols)
-    threshold = best_threshold(its, probs, True)
+    threshold = best_threshold(its, probs, rule)
     return SelectorModel(
         "text-selector",
         "logistic",
@@ -230,7 +245,7 @@ def selector_of(its: list[Item], way: str, table: dict, counts: dict[str, int]) 
 
 COMMAND = (
     "python bench/fit_text_scores.py PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json "
-    "--tatqa PATH/TO/tatqa_dataset_dev.json"
+    "--tatqa PATH/TO/tatqa_dataset_dev.json --write"
 )
 
 
@@ -239,10 +254,16 @@ def main() -> None:
     ap.add_argument("v1", type=Path)
     ap.add_argument("v2", type=Path)
     ap.add_argument("--tatqa", type=Path, required=True)
-    ap.add_argument("--per-set", type=int, default=200)
+    ap.add_argument("--per-set", type=int, default=150)
+    ap.add_argument(
+        "--tatqa-per-set",
+        type=int,
+        default=60,
+        help="TAT-QA's fitting questions (its contexts are long: 12 s a question on 2 cores)",
+    )
     ap.add_argument("--write", action="store_true", help=f"save the chosen selector to {PACKAGED}")
     args = ap.parse_args()
-    its = items(args.v1, args.v2, args.tatqa, args.per_set)
+    its = items(args.v1, args.v2, args.tatqa, args.per_set, args.tatqa_per_set)
     counts: dict[str, int] = {}
     for it in its:
         counts[it.set] = counts.get(it.set, 0) + 1

@@ -28,8 +28,11 @@ from experiment.errors import ConfigError, FactQAError, InputError, ModelError, 
 from experiment.evaluate.summary import MethodSummary
 
 if TYPE_CHECKING:
+    from rich.text import Text
+
     from experiment.evaluate.registry import QuestionSamples
     from experiment.generate.models.base import Backend, SamplingParams
+    from experiment.records import Span
     from experiment.verify.derive import Derivation
 
 app = typer.Typer(
@@ -603,7 +606,6 @@ def _print_pool(
     """The pool (the article's own candidates, bounded, merged with the confirmed samples) as
     the small model scores it after its sampling prompt, each candidate with its origin, its
     score and its evidence; then small-text@0's and small-text@k's answers."""
-    from rich.text import Text
 
     from experiment.evaluate.drafts import (
         SMALL,
@@ -635,11 +637,7 @@ def _print_pool(
     for col in ("rank", "answer", "origin", "log-prob", "vs unknown", "score", "evidence"):
         table.add_column(col)
     for rank, (c, score) in enumerate(got.ranked, start=1):
-        start, end = c.sentence
-        sentence = art.text[start:end].replace("\n", " ")
-        local = c.span.start - start
-        marked = Text(sentence[:200])
-        marked.stylize("bold", local, local + len(c.span.text))
+        marked = _marked(art.text, c.sentence, c.span, 200)
         lp, margin = drafts.logprob(c.text), feats[c.text]["score_margin"]
         table.add_row(
             str(rank),
@@ -667,9 +665,19 @@ def _print_pool(
         _out().print(f"{name}: {said}")
 
 
+def _marked(text: str, sentence: tuple[int, int], span: Span, width: int) -> Text:
+    """The evidence sentence, its first `width` characters, with the span in bold."""
+    from rich.text import Text
+
+    start, end = sentence
+    marked = Text(text[start:end].replace("\n", " ")[:width])
+    local = span.start - start
+    marked.stylize("bold", local, local + len(span.text))
+    return marked
+
+
 def _print_ranked(qs: QuestionSamples) -> None:
     """The confirmed candidates as the learned selector ranks them, with their evidence."""
-    from rich.text import Text
 
     from experiment.evaluate.selector import learned, pick
 
@@ -684,11 +692,7 @@ def _print_ranked(qs: QuestionSamples) -> None:
     for col in ("rank", "answer", "confidence", "votes", "type fit", "evidence sentence"):
         table.add_column(col)
     for rank, (c, score) in enumerate(sel.ranked, start=1):
-        start, end = c.sentence
-        sentence = art.text[start:end].replace("\n", " ")
-        local = c.span.start - start
-        marked = Text(sentence[:300])
-        marked.stylize("bold", local, local + len(c.span.text))
+        marked = _marked(art.text, c.sentence, c.span, 300)
         table.add_row(
             str(rank),
             c.canonical,

@@ -191,13 +191,14 @@ class Ranked:
 
 def rank_scored(cands: Sequence[PoolCandidate], drafts: Drafts, model: SelectorModel) -> Ranked:
     """`cands` ranked by `model` over their features and score features; the best one is
-    chosen unless "unknown" wins or it scores under the model's threshold."""
+    chosen unless it scores under the model's threshold or, where the model says so
+    (`fitted.unknown_abstains`, the default), "unknown" wins."""
     feats = score_features(cands, drafts)
     scored = [(c, model.score({**c.features, **f})) for c, f in zip(cands, feats, strict=True)]
     order = tuple(sorted(scored, key=lambda cs: (-cs[1], cs[0].span.start, cs[0].canonical)))
     if not order:
         return Ranked((), None, 0.0, False)
-    lost = unknown_wins(cands, drafts)
+    lost = unknown_wins(cands, drafts) and bool(model.fitted.get("unknown_abstains", True))
     top, score = order[0]
     chosen = None if lost or score < model.threshold else top
     return Ranked(order, chosen, score, lost)

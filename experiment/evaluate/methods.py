@@ -305,8 +305,17 @@ TEXT = frozenset({"article"})  # no model: the article alone (`pool`)
 TEXT_ONLY = REGISTRY.register(Method("text-only", TEXT, _text_only, confident=True))
 
 
-def _drafted(qs: QuestionSamples, role: str) -> Drafts | None:
-    return qs.drafts.get(role) if qs.drafts is not None else None
+def _drafted(qs: QuestionSamples, role: str) -> tuple[Article, Drafts]:
+    """The article and `role`'s scores of the question's pool, which the method needs."""
+    assert qs.article is not None, "the pool's methods read the article"
+    drafts = qs.drafts.get(role) if qs.drafts is not None else None
+    assert drafts is not None, f"this method needs the {role} model's scores of the pool"
+    return qs.article, drafts
+
+
+def _whole_call(drafts: Drafts) -> Spend:
+    """What the scoring call cost, its prompt read included."""
+    return Spend(drafts.prompt_tokens, drafts.seconds, drafts.evaluated_tokens, drafts.flops)
 
 
 def _scored_choice(
@@ -325,22 +334,17 @@ def _scored_choice(
 
 def _small_text_0(qs: QuestionSamples) -> Choice:
     """The bounded text pool ranked with the small model's scores; no sample is read."""
-    assert qs.article is not None, "small-text@0 reads the article"
-    drafts = _drafted(qs, SMALL_ROLE)
-    assert drafts is not None, "small-text@0 needs the small model's scores"
-    cands = bounded(pool(qs.question, qs.article))
-    spend = Spend(drafts.prompt_tokens, drafts.seconds, drafts.evaluated_tokens, drafts.flops)
-    return _scored_choice(qs, rank_scored(cands, drafts, text_selector()), drafts, [], spend)
+    article, drafts = _drafted(qs, SMALL_ROLE)
+    got = rank_scored(bounded(pool(qs.question, article)), drafts, text_selector())
+    return _scored_choice(qs, got, drafts, [], _whole_call(drafts))
 
 
 def _small_text_k(qs: QuestionSamples) -> Choice:
     """The pool merged with the k samples, bounded, ranked with the small model's scores and
     the sample features; it pays for the samples and the candidates' scoring (the samples read
     the prompt)."""
-    assert qs.article is not None, "small-text@k reads the article"
-    drafts = _drafted(qs, SMALL_ROLE)
-    assert drafts is not None, "small-text@k needs the small model's scores"
-    cands = merged_bounded(pool(qs.question, qs.article, qs.small))
+    article, drafts = _drafted(qs, SMALL_ROLE)
+    cands = merged_bounded(pool(qs.question, article, qs.small))
     spend = Spend(0, 0.0, drafts.answer_tokens, drafts.answer_flops)
     got = rank_scored(cands, drafts, text_selector_k())
     return replace(_scored_choice(qs, got, drafts, qs.small, spend), failed=qs.all_failed)
@@ -348,13 +352,9 @@ def _small_text_k(qs: QuestionSamples) -> Choice:
 
 def _large_text(qs: QuestionSamples) -> Choice:
     """The large model's most probable candidate of the bounded text pool."""
-    assert qs.article is not None, "large-text@1 reads the article"
-    drafts = _drafted(qs, LARGE_ROLE)
-    assert drafts is not None, "large-text@1 needs the large model's scores"
-    cands = bounded(pool(qs.question, qs.article))
-    spend = Spend(drafts.prompt_tokens, drafts.seconds, drafts.evaluated_tokens, drafts.flops)
-    choice = _scored_choice(qs, most_probable(cands, drafts), drafts, [], spend)
-    return replace(choice, large_calls=1)
+    article, drafts = _drafted(qs, LARGE_ROLE)
+    got = most_probable(bounded(pool(qs.question, article)), drafts)
+    return replace(_scored_choice(qs, got, drafts, [], _whole_call(drafts)), large_calls=1)
 
 
 DRAFTING = TEXT | {"small-text"}  # the small model's scores of the pool (`drafts`)
