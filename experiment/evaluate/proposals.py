@@ -60,7 +60,7 @@ from decimal import Decimal
 from functools import lru_cache
 from itertools import combinations, permutations
 
-from experiment.evaluate.context import cover, measure_terms, nearest
+from experiment.evaluate.context import cover, measure_terms
 from experiment.evaluate.evidence import index, terms
 from experiment.evaluate.scored import Scored
 from experiment.records import Article, Attempt, Question, Span
@@ -83,6 +83,7 @@ from experiment.verify.operation import asked_shapes
 MAX_OPERANDS = 3  # figures in one proposal
 MAX_LINES = 6  # rows, columns and sentences of each kind kept, by how well they cover the question
 MAX_FIGURES = 6  # figures of one line considered (those of the named periods and rows first)
+NEAR_CHARS = 30  # a prose figure's period is written this close to it ("1,500 in 2019")
 MAX_PROPOSALS = 120  # proposals a question keeps, best first
 KEEP_N = 10  # the proposals the model scores (bench/proposals.py fits it on the fitting parts)
 
@@ -194,6 +195,8 @@ def named_operations(question: str) -> frozenset[str]:
     named = set(asked_shapes(question) or ())
     if _SHARE.search(question) and not _CHANGE.search(question):
         named.add(RATIO)
+        if re.search(r"\bratio\b", question, re.I):
+            named.discard(PERCENT_CHANGE)
     return frozenset(named)
 
 
@@ -307,6 +310,19 @@ def _operand(
     )
 
 
+def _period_near(found: Sequence[Atom], start: int, end: int) -> tuple[str, ...]:
+    """Per kind, the period written nearest a prose figure within `NEAR_CHARS`, one after it
+    winning a tie ("from 1,200 in 2018 to 1,500 in 2019": 1,500 is 2019's)."""
+    best: dict[str, tuple[float, Atom]] = {}
+    for a in found:
+        if a.start < end and start < a.end:
+            continue
+        gap = start - a.end + 0.5 if a.end <= start else a.start - end
+        if gap <= NEAR_CHARS and (a.kind not in best or gap < best[a.kind][0]):
+            best[a.kind] = (gap, a)
+    return tuple(a.key for _, a in best.values())
+
+
 def _plain(shown: str) -> bool:
     return bool(re.fullmatch(r"-?\d[\d,]*(\.\d+)?%?|-?\.\d+%?", shown))
 
@@ -328,7 +344,7 @@ def _prose_lines(text: str, asked: Asked) -> Iterator[list[Operand]]:
         s = sentences[i]
         sentence = text[s.start : s.end]
         found = [Atom(a.kind, a.value, a.start + s.start, a.end + s.start) for a in atoms(sentence)]
-        period = tuple(a.key for a in nearest(found, m.start, m.end))
+        period = _period_near(found, m.start, m.end)
         span = Span(m.start, m.end, m.text)
         by_sentence[i].append(
             Operand(
@@ -481,6 +497,7 @@ def _proposals(question: str, article: str) -> tuple[Proposal, ...]:
     for i in picked:
         ops = _chosen(lines[i], asked)
         cue = _cue(question, ops[0].label if ops[0].line.startswith("t") else "")
+        distinct = distinct_terms(lines[i], asked.measure)
         for operation in OPERATIONS:
             for combo in _combos(ops, operation):
                 if not _units_agree(operation, combo):
@@ -494,7 +511,7 @@ def _proposals(question: str, article: str) -> tuple[Proposal, ...]:
                     derivation = f"{result} = {expression}"
                     if derivation not in seen:
                         p = Proposal(derivation, result, expression, operation, tuple(variant))
-                        seen[derivation] = score(p, asked, relevance[i], cue)
+                        seen[derivation] = score(p, asked, relevance[i], cue, distinct)
     ranked = sorted(seen.values(), key=lambda p: (-p.score, p.operands[0].span.start))
     out: list[Proposal] = []
     for p in ranked:  # the best first, each confirmed by the checker, until the bound
@@ -516,7 +533,7 @@ def _order(p: Proposal, asked: Asked) -> float:
     if len(ops) != 2 or p.operation not in (DIFFERENCE, PERCENT_CHANGE, RATIO):
         return 0.5
     a, b = ops
-    if p.operation == RATIO:
+    if p.operation == RATIO and _TOTAL.search(asked.text):
         if _TOTAL.search(b.position or b.label) and not _TOTAL.search(a.position or a.label):
             return 1.0
         if _TOTAL.search(a.position or a.label) and not _TOTAL.search(b.position or b.label):
@@ -537,46 +554,66 @@ def _year(o: Operand) -> int | None:
 
 
 def _named_first(a: Operand, b: Operand, asked: Asked) -> float:
-    """1 where the question names a's period or position before b's, 0 where after."""
-    ia, ib = _mention_at(a, asked), _mention_at(b, asked)
-    if ia is None or ib is None or ia == ib:
-        return 0.5
-    return 1.0 if ia < ib else 0.0
+    """1 where the question names a's period, else its position, before b's; 0 where after."""
+    for at in (_period_at, _words_at):
+        ia, ib = at(a, asked), at(b, asked)
+        if ia is not None and ib is not None and ia != ib:
+            return 1.0 if ia < ib else 0.0
+    return 0.5
 
 
-def _mention_at(o: Operand, asked: Asked) -> int | None:
-    for i, key in enumerate(asked.periods):
-        if key in o.period:
-            return i
+def _period_at(o: Operand, asked: Asked) -> int | None:
+    return next((i for i, key in enumerate(asked.periods) if key in o.period), None)
+
+
+def _words_at(o: Operand, asked: Asked) -> int | None:
     text = asked.text.lower()
-    found = [text.find(w) for w in (m.group().lower() for m in re.finditer(r"\w{4,}", o.position))]
-    hits = [f for f in found if f >= 0]
-    return 100 + min(hits) if hits else None
+    words = (m.group().lower() for m in re.finditer(r"[a-z]{4,}", o.position or o.label, re.I))
+    hits = [f for f in (text.find(w) for w in words) if f >= 0]
+    return min(hits) if hits else None
+
+
+def _terms(text: str) -> frozenset[str]:
+    return frozenset(t for t, _, _ in terms(text))
+
+
+def distinct_terms(ops: Sequence[Operand], measure: frozenset[str]) -> frozenset[str]:
+    """The terms of `measure` in at most half of the line's position labels (at least one)."""
+    labels = [_terms(o.position) for o in ops]
+    most = max(1, len(labels) // 2)
+    return frozenset(t for t in measure if sum(t in label for label in labels) <= most)
 
 
 def _period_match(p: Proposal, asked: Asked) -> float:
     if not asked.periods:
         return 0.0
     named = set(asked.periods)
+    years = sorted(int(k[1:]) for k in named if k.startswith("y"))
+    within = named | {f"y{y}" for y in range(years[0], years[-1] + 1)} if years else named
     stated = [set(o.period) for o in p.operands]
     covered = len(named & set().union(*stated)) / len(named)
-    other = any(s and not s & named for s in stated)
-    if len(named) == 1 and len(p.operands) == 2 and p.operation in (AVERAGE, DIFFERENCE):
-        # "the 2019 average", "the change in 2019": the named period and the one before it
-        years = [_year(o) for o in p.operands]
-        target = int(next(iter(named))[1:]) if next(iter(named)).startswith("y") else None
-        if target is not None and sorted(y or 0 for y in years) == [target - 1, target]:
+    other = any(s and not s & within for s in stated)
+    if len(years) == 1 and len(named) == 1 and len(p.operands) == 2:
+        # "the 2019 average", "the change in 2019": the named year and the one before it
+        op_years = sorted(_year(o) or 0 for o in p.operands)
+        if op_years == [years[0] - 1, years[0]] and (p.operation == AVERAGE or asked.change):
             return 1.0
+        if op_years == [years[0]] * 2 and (p.operation == AVERAGE or asked.change):
+            return 0.5
     return covered - float(other)
 
 
 def score(
-    p: Proposal, asked: Asked, line_relevance: float, cue: frozenset[str] | None = None
+    p: Proposal,
+    asked: Asked,
+    line_relevance: float,
+    cue: frozenset[str] | None = None,
+    distinct: frozenset[str] | None = None,
 ) -> Proposal:
-    """`p` with its model-free score and the terms of it (module docstring)."""
-    position = [
-        bool(asked.measure & {t for t, _, _ in terms(o.position)}) for o in p.operands if o.position
-    ]
+    """`p` with its model-free score and the terms of it (module docstring); `distinct`: the
+    question's terms that name a position of the line (not one most of its positions share)."""
+    asks = asked.measure if distinct is None else distinct
+    position = [bool(asks & _terms(o.position)) for o in p.operands if o.position]
     named = asked.named if cue is None else cue
     strength = 1.0 if p.operation in named else DEFAULT_PRIOR.get(p.operation, 0.0) / W_CUE
     parts = {
