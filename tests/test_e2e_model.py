@@ -83,6 +83,7 @@ def test_real_model_end_to_end(tiny_model: Path, two_articles, tmp_path: Path) -
         "small-selected-checked@3",
         "cascade-check@20%",
         "text-only",
+        "text-derived",
         "small-text@0",
         "small-text@3",
         "large-text@1",

@@ -31,6 +31,10 @@ from the same samples (nothing regenerated).
 - text-only          no model at all: the article's own candidate (`pool`: every value of the
                      asked kind it states) that the model-free rank puts first; abstains under
                      its threshold. What the text alone answers, beside what the models add
+- text-derived       no model at all: for a question whose wording asks for a computation, the
+                     calculation the article drafts (`proposals`: the asked operation over
+                     figures of one table row or column, or of one sentence) that the
+                     model-free rank puts first, its derivation the working; abstains otherwise
 - small-text@0       the small model writes nothing: it scores the bounded text pool after its
                      sampling prompt (`drafts`), ranked by the text selector; abstains where
                      "unknown" is more probable than every candidate
@@ -65,6 +69,8 @@ from experiment.evaluate.features import ConfirmedAnswer
 from experiment.evaluate.judge import gold_of
 from experiment.evaluate.large_check import EVIDENCE, LARGE_EVIDENCE, WHOLE, Check, evidence_score
 from experiment.evaluate.pool import as_scored, bounded, pool, ranked, text_rank
+from experiment.evaluate.proposals import as_scored as proposal_answer
+from experiment.evaluate.proposals import propose
 from experiment.evaluate.registry import (
     REGISTRY,
     Answers,
@@ -303,6 +309,20 @@ CASCADE_CHECK_20 = REGISTRY.register(
 
 TEXT = frozenset({"article"})  # no model: the article alone (`pool`)
 TEXT_ONLY = REGISTRY.register(Method("text-only", TEXT, _text_only, confident=True))
+
+
+def _text_derived(qs: QuestionSamples) -> Choice:
+    """The calculation the article drafts that the model-free rank puts first
+    (`proposals.propose`), from the text alone; abstains where the wording asks for no
+    computation or nothing is proposed."""
+    assert qs.article is not None, "text-derived reads the article"
+    found = propose(qs.question.text, qs.article.text) if qs.question.kind == "figure" else []
+    if not found:
+        return Choice(None, [], 0.0, 0.0)
+    return Choice(proposal_answer(found[0], qs.question, qs.article), [], 1.0, found[0].score)
+
+
+TEXT_DERIVED = REGISTRY.register(Method("text-derived", TEXT, _text_derived, confident=True))
 
 
 def _drafted(qs: QuestionSamples, role: str) -> tuple[Article, Drafts]:

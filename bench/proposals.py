@@ -1,0 +1,227 @@
+"""Coverage of the computed proposals (issue 40): how often the calculations the article drafts
+hold the gold of a computed question, and what `text-derived` (the first of them) answers. No
+model runs.
+
+    python bench/proposals.py PATH/TO/tatqa_dataset_dev.json PATH/TO/drop_dev.jsonl.gz
+                              [--drop-sample N] [--fit-only]
+
+Data sets are read where they are (imported into a temporary folder, never into the project),
+every question of each part:
+- **fitting parts** (every choice is made here): TAT-QA dev's fitting part and DROP dev's
+  fitting half (`importers/split.py`);
+- **evaluation parts** (reported, nothing refitted): TAT-QA dev's evaluation part, all of its
+  arithmetic questions, and DROP dev's evaluation half.
+
+Per part, over its computed questions (TAT-QA: `answer_type` arithmetic; DROP: `computed`, no
+gold stated in the passage) whose wording asks for a computation or not: the share whose gold is
+among all proposals (`evaluate/proposals.propose`), among the kept top N, ranked first (=
+`text-derived`'s accuracy on them, run through the registry); the share whose wording asks for
+no computation (`asks_computation`: no proposal is built); a candidate is the gold by
+`judge.judge`, as `text-derived` gives it (`proposals.as_scored`).
+
+Where the gold was proposed and not first, the loss, comparing the first proposal with the best
+ranked gold one: `operation` (another operation), `row` (operands of another line: a table row
+or column, a sentence), `period` (the same line, other operands), `sign` (the same operands in
+the other order). Where nothing proposed holds the gold: `scale` (a proposal holds it at a
+factor of 1000 or a million: the data set's own scale beside a table that states none),
+`unasked` (the wording asks for no computation), `missed` (the rest).
+
+N is fitted on the fitting parts: the smallest N at which every fitting part keeps the gold for
+`COVERAGE_SHARE` of the computed questions all its proposals do (the curves are printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from experiment.corpus import load_articles, load_questions
+from experiment.evaluate.judge import Gold, gold_of, judge
+from experiment.evaluate.methods import TEXT_DERIVED
+from experiment.evaluate.proposals import KEEP_N, MAX_PROPOSALS, Proposal, as_scored, propose
+from experiment.evaluate.registry import QuestionSamples
+from experiment.importers.service import import_dataset
+from experiment.records import Article, Question
+from experiment.values.canonical import Quantity
+from experiment.values.question_kind import asks_computation
+
+COVERAGE_SHARE = 0.95
+MAX_N = 40
+PARTS = [  # name, format, half, line key
+    ("tatqa-fit", "tatqa", "fit", ""),
+    ("drop-fit", "drop", "fit", ""),
+    ("tatqa-eval", "tatqa", "eval", "tatqa_arith"),
+    ("drop-eval", "drop", "eval", "drop_computed"),
+]
+LOSSES = ("operation", "row", "period", "sign")
+MISSES = ("scale", "unasked", "missed")
+
+
+@dataclass
+class Row:
+    """One computed question: the rank of its first gold proposal (None: none), the number of
+    proposals, text-derived's verdict, why the gold was not first or not proposed."""
+
+    asked: bool
+    gold_rank: int | None
+    size: int
+    text_derived: bool
+    loss: str = ""
+
+
+@dataclass
+class PartResult:
+    name: str
+    rows: list[Row] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def covered(self, n: int | None = None) -> float:
+        hit = [r for r in self.rows if r.gold_rank is not None and (n is None or r.gold_rank < n)]
+        return len(hit) / len(self.rows) if self.rows else math.nan
+
+    def accuracy(self) -> float:
+        return sum(r.text_derived for r in self.rows) / len(self.rows) if self.rows else math.nan
+
+
+def is_gold(p: Proposal, q: Question, gold: Sequence[Gold], article: Article) -> bool:
+    s = as_scored(p, q, article)
+    return judge(s.value, q, gold, s.attempt.raw_text, False, s.written)
+
+
+def _scale_kin(p: Proposal, gold: Sequence[Gold]) -> bool:
+    for g in gold:
+        if not isinstance(g.value, Quantity) or not p.value.low or not g.value.low:
+            continue
+        ratio = abs(g.value.low / p.value.low)
+        if any(math.isclose(ratio, f, rel_tol=1e-6) for f in (1e3, 1e6, 1e9, 1e-3, 1e-6)):
+            return True
+    return False
+
+
+def loss_kind(first: Proposal, gold: Proposal) -> str:
+    """What the rank put first instead of the gold proposal (module docstring)."""
+    if first.operation != gold.operation:
+        return "operation"
+    if first.lines != gold.lines:
+        return "row"
+    if {o.span for o in first.operands} != {o.span for o in gold.operands}:
+        return "period"
+    return "sign"
+
+
+def measure(name: str, articles: dict[str, Article], questions: Sequence[Question]) -> PartResult:
+    out = PartResult(name)
+    start = time.process_time()
+    for q in questions:
+        article = articles[q.article_id]
+        gold = gold_of(q)
+        proposals = propose(q.text, article.text)
+        right = [i for i, p in enumerate(proposals) if is_gold(p, q, gold, article)]
+        row = Row(
+            asks_computation(q.text),
+            right[0] if right else None,
+            len(proposals),
+            TEXT_DERIVED.run(QuestionSamples(q, [], None, 1, article)).correct,
+        )
+        if right and right[0] > 0:
+            row.loss = loss_kind(proposals[0], proposals[right[0]])
+        elif not right:
+            if not row.asked:
+                row.loss = "unasked"
+            elif any(_scale_kin(p, gold) for p in proposals):
+                row.loss = "scale"
+            else:
+                row.loss = "missed"
+        out.rows.append(row)
+    out.seconds = time.process_time() - start
+    return out
+
+
+def computed_questions(fmt: str, questions: Sequence[Question]) -> list[Question]:
+    if fmt == "tatqa":
+        return [q for q in questions if q.computed and "arithmetic" in q.notes]
+    return [q for q in questions if q.computed and q.kind == "figure"]
+
+
+def load_part(
+    fmt: str, half: str, source: Path, tmp: Path, sample: int | None
+) -> tuple[dict[str, Article], list[Question]]:
+    imp = import_dataset(fmt, source, tmp / f"{fmt}-{half}", None, 0, None, True, half)  # type: ignore[arg-type]
+    articles = load_articles(imp.articles)
+    questions = computed_questions(fmt, load_questions(imp.questions, articles))
+    if sample is not None and len(questions) > sample:
+        step = len(questions) / sample  # every n-th: a fixed sample, no seed to choose
+        questions = [questions[int(i * step)] for i in range(sample)]
+    return articles, questions
+
+
+def fit_n(results: Sequence[PartResult]) -> tuple[int, dict[str, list[float]]]:
+    curves = {s.name: [s.covered(n) for n in range(1, MAX_N + 1)] for s in results}
+
+    def enough(n: int) -> bool:
+        return all(s.covered(n) >= COVERAGE_SHARE * s.covered() - 1e-12 for s in results)
+
+    return next((n for n in range(1, MAX_N + 1) if enough(n)), MAX_N), curves
+
+
+def table(results: Sequence[PartResult], n: int) -> str:
+    lines = [
+        f"| part | computed | asks a computation | all proposals | kept top {n} | ranked first "
+        "(text-derived) | mean proposals | not first: operation/row/period/sign "
+        "| not proposed: scale/unasked/missed |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |",
+    ]
+    for s in results:
+        losses = Counter(r.loss for r in s.rows if r.loss)
+        size = sum(r.size for r in s.rows) / len(s.rows) if s.rows else math.nan
+        asked = sum(r.asked for r in s.rows) / len(s.rows) if s.rows else math.nan
+        lines.append(
+            f"| {s.name} | {len(s.rows)} | {asked:.1%} | {s.covered():.1%} | {s.covered(n):.1%} "
+            f"| {s.accuracy():.1%} | {size:.1f} | {'/'.join(str(losses[k]) for k in LOSSES)} "
+            f"| {'/'.join(str(losses[k]) for k in MISSES)} |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("tatqa", type=Path, help="TAT-QA dev (tatqa_dataset_dev.json)")
+    ap.add_argument("drop", type=Path, help="DROP dev (drop_dev.jsonl.gz)")
+    ap.add_argument("--drop-sample", type=int, help="every n-th DROP computed question, this many")
+    ap.add_argument("--fit-only", action="store_true", help="the fitting parts only")
+    args = ap.parse_args()
+    sources = {"tatqa": args.tatqa, "drop": args.drop}
+    results: list[PartResult] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, fmt, half, _ in PARTS:
+            if args.fit_only and half == "eval":
+                continue
+            sample = args.drop_sample if fmt == "drop" else None
+            results.append(measure(name, *load_part(fmt, half, sources[fmt], Path(tmp), sample)))
+    fitting = [r for r in results if r.name.endswith("-fit")]
+    n, curves = fit_n(fitting)
+    print("coverage of the computed questions against N (fitting parts):")
+    for name, curve in curves.items():
+        print(f"  {name}: " + " ".join(f"{k}:{c:.3f}" for k, c in enumerate(curve, 1)))
+    print(f"fitted N = {n} (proposals.KEEP_N = {KEEP_N}: {'holds' if n == KEEP_N else 'REFIT'})")
+    print(f"at most {MAX_PROPOSALS} proposals a question")
+    print(table(results, KEEP_N))
+    print(" ".join(f"{r.name}: {r.seconds:.0f} s CPU" for r in results))
+    keys = {name: key for name, _, _, key in PARTS if key}
+    pairs = []
+    for r in results:
+        if r.name in keys:
+            pairs += [f"{keys[r.name]}_cov={r.covered():.3f}"]
+            pairs += [f"{keys[r.name]}_text_derived={r.accuracy():.3f}"]
+    if pairs:
+        print(" ".join(pairs))
+
+
+if __name__ == "__main__":
+    main()
