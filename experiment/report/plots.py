@@ -89,21 +89,29 @@ def plot_files(run: Run, out: Path) -> list[Path]:
 
 
 def cost_figure(run: Run) -> Any:
-    """Accuracy against model FLOPs per question (when every method's is known) and against
-    model seconds: a point per method, and small-verified@k and small-selected@k for
-    k = 1..K as curves (the plot file, the HTML page and the notebook draw this one figure)."""
+    """Accuracy against model FLOPs per question (when every method's is known; a method that
+    runs no model at the left edge) and against model seconds: a point per method, and
+    small-verified@k and small-selected@k for k = 1..K as curves (the plot file, the HTML page and the notebook draw this one figure)."""
     import matplotlib.pyplot as plt
 
     cost = cost_table(run.summary)
     known = cost.flops_per_question.notna().all()
-    fig, axes = plt.subplots(  # one panel above the other, each with its label column
-        2 if known else 1, 1, figsize=(11, 9 if known else 4.8), squeeze=False, layout="constrained"
+    # one panel above the other, each with its label column, tall enough for a label a method
+    height = max(4.5, 0.24 * len(cost))
+    fig, axes = plt.subplots(
+        2 if known else 1,
+        1,
+        figsize=(11, 2 * height if known else height + 0.3),
+        squeeze=False,
+        layout="constrained",
     )
     panels = [("seconds", "model seconds (all questions)")]
     if known:  # FLOPs do not depend on the machine; seconds do
         panels.insert(0, ("flops_per_question", "model FLOPs per question (log)"))
     curves = cost_curves(run)
     for ax, (column, label) in zip(axes[:, 0], panels, strict=True):
+        if column == "flops_per_question":  # a method with no model (0 FLOPs) at the left edge
+            cost = cost.assign(**{column: at_left_edge(cost[column])})
         ax.scatter(cost[column], cost.accuracy)
         for family, part in curves.groupby("method", sort=False):
             if part[column].notna().all():
@@ -117,6 +125,12 @@ def cost_figure(run: Run) -> Any:
         if not curves.empty:
             legend_below(ax)
     return fig
+
+
+def at_left_edge(x: pd.Series) -> pd.Series:
+    """Costs for a log axis: 0 (no model ran) drawn a third of the smallest other cost."""
+    positive = x[x > 0]
+    return x.where(x > 0, positive.min() / 3 if len(positive) else 1.0)
 
 
 def same_curves(curves: dict[str, tuple[list[Any], list[Any]]]) -> list[tuple[list[str], Any]]:
@@ -174,17 +188,23 @@ def label_column(ax: Any, points: list[tuple[str, float, float]]) -> list[Any]:
         if x == x and y == y:  # not NaN
             at.setdefault((float(x), float(y)), []).append(name)
     ordered = sorted(at.items(), key=lambda item: (item[0][1], item[0][0]))
+    texts = [
+        textwrap.fill(", ".join(names), 60, break_on_hyphens=False, break_long_words=False)
+        for _, names in ordered
+    ]
+    lines = [t.count("\n") + 1 for t in texts]  # each label's slot is as tall as its lines
+    total = sum(lines)
     return [
         ax.annotate(
-            textwrap.fill(", ".join(names), 60, break_on_hyphens=False, break_long_words=False),
+            text,
             xy=point,
-            xytext=(1.03, (i + 0.5) / len(ordered)),
+            xytext=(1.03, (sum(lines[:i]) + lines[i] / 2) / total),
             textcoords="axes fraction",
             fontsize=7,
             va="center",
             arrowprops={"arrowstyle": "-", "color": "grey", "lw": 0.5, "alpha": 0.6},
         )
-        for i, (point, names) in enumerate(ordered)
+        for i, ((point, _), text) in enumerate(zip(ordered, texts, strict=True))
     ]
 
 
