@@ -91,7 +91,8 @@ def plot_files(run: Run, out: Path) -> list[Path]:
 def cost_figure(run: Run) -> Any:
     """Accuracy against model FLOPs per question (when every method's is known; a method that
     runs no model at the left edge) and against model seconds: a point per method, and
-    small-verified@k and small-selected@k for k = 1..K as curves (the plot file, the HTML page and the notebook draw this one figure)."""
+    small-verified@k and small-selected@k for k = 1..K as curves (the plot file, the HTML
+    page and the notebook draw this one figure)."""
     import matplotlib.pyplot as plt
 
     cost = cost_table(run.summary)
