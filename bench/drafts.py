@@ -59,7 +59,7 @@ def corpus_of(runs: Path, preset: str) -> tuple[dict[str, Article], list[Questio
         return articles, load_questions(cfg.questions, articles)
     data = runs / "data" / preset
     articles = load_articles(data / "articles")
-    return articles, load_questions(data / "questions.csv", articles)
+    return articles, load_questions(data / "questions", articles)
 
 
 def drafts_by_question(run: Run, role: str = SMALL) -> dict[str, Drafts]:
