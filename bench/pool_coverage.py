@@ -383,8 +383,9 @@ in every pool, but their passages state many figures of the asked kind ({drop_po
 question) and the evidence features rarely single out the asked one: its ranking is where a
 model's check must add the most.
 
-Issue 39's keys that need no model (the small and large models' scoring of the pool, and so
-`small_text0_*`, `small_text_*`, `large_text_*` and their FLOPs, are not built yet):
+Issue 39's keys that need no model (the models' scores of the pool, and so `small_text0_*`,
+`small_text_*`, `large_text_*` and their FLOPs, are in "The article drafts, the small model
+checks", from the benchmark runs: `python bench/drafts.py --write`):
 
 `{line(evaluation)}`"""
 
