@@ -262,11 +262,12 @@ def bounded(
     return [c for c, _ in ranked(cands, model)[:n]]
 
 
-def as_scored(c: PoolCandidate, q: Question) -> Scored:
-    """A text candidate as the answer a method gives: no model said it, so it costs nothing
-    (`sample_index` -1, no tokens); its evidence span shown first."""
-    others = tuple(s for s in c.spans if s != c.span)
-    attempt = Attempt(
+def text_attempt(
+    q: Question, raw_text: str, answer: str, value: str, spans: tuple[Span, ...], **more: object
+) -> Attempt:
+    """An answer the text drafted, as an attempt: no model said it, so it costs nothing
+    (`sample_index` -1, no tokens), confirmed at `spans`; `more` sets the working fields."""
+    return Attempt(
         question_id=q.id,
         article_id=q.article_id,
         role="small",
@@ -274,17 +275,25 @@ def as_scored(c: PoolCandidate, q: Question) -> Scored:
         sample_index=-1,
         seed=0,
         temperature=0.0,
-        raw_text=c.text,
+        raw_text=raw_text,
         prompt_tokens=0,
         completion_tokens=0,
         seconds=0.0,
         cached=False,
-        answer=c.text,
-        value=c.canonical,
+        answer=answer,
+        value=value,
         confirmed=True,
-        spans=(c.span, *others),
+        spans=spans,
         context="text",
         evaluated_tokens=0,
         flops=0.0,
+        **more,  # type: ignore[arg-type]
     )
+
+
+def as_scored(c: PoolCandidate, q: Question) -> Scored:
+    """A text candidate as the answer a method gives (`text_attempt`), its evidence span shown
+    first."""
+    others = tuple(s for s in c.spans if s != c.span)
+    attempt = text_attempt(q, c.text, c.text, c.canonical, (c.span, *others))
     return Scored(attempt, c.value, c.written)

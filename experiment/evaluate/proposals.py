@@ -62,8 +62,9 @@ from itertools import combinations, permutations
 
 from experiment.evaluate.context import cover, measure_terms
 from experiment.evaluate.evidence import index, terms
+from experiment.evaluate.pool import text_attempt
 from experiment.evaluate.scored import Scored
-from experiment.records import Article, Attempt, Question, Span
+from experiment.records import Article, Question, Span
 from experiment.values.canonical import DateValue, Quantity
 from experiment.values.normalize import outermost, scan
 from experiment.values.periods import Atom, atoms
@@ -692,26 +693,12 @@ def as_scored(p: Proposal, q: Question, article: Article) -> Scored:
     if scaled is not None:
         value, written = scaled, p.value
     spans = tuple(o.span for o in p.operands)
-    attempt = Attempt(
-        question_id=q.id,
-        article_id=q.article_id,
-        role="small",
-        model="",
-        sample_index=-1,
-        seed=0,
-        temperature=0.0,
-        raw_text=p.derivation,
-        prompt_tokens=0,
-        completion_tokens=0,
-        seconds=0.0,
-        cached=False,
-        answer=p.result,
-        value=value.canonical(),
-        confirmed=True,
-        spans=spans,
-        context="text",
-        evaluated_tokens=0,
-        flops=0.0,
+    attempt = text_attempt(
+        q,
+        p.derivation,
+        p.result,
+        value.canonical(),
+        spans,
         working=p.expression,
         derived=True,
         operand_spans=spans,
