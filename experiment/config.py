@@ -263,34 +263,14 @@ class RunConfig:
         """The models that score the pools, parsed from `drafts` (empty for "none")."""
         from experiment.evaluate.drafts import ROLES
 
-        said = [m.strip() for m in self.drafts.split(",") if m.strip()]
-        if said == ["none"]:
-            return ()
-        unknown = [m for m in said if m not in ROLES]
-        if unknown or not said:
-            raise ConfigError(
-                f"drafts must be 'none' or a comma-separated list of {', '.join(ROLES)}, got "
-                f"'{self.drafts}'",
-                field="drafts",
-            )
-        return tuple(m for m in ROLES if m in said)
+        return _listed(self.drafts, ROLES, "drafts")
 
     @cached_property
     def check_modes(self) -> tuple[str, ...]:
         """The large model's ways of checking, parsed from `checks` (empty for "none")."""
         from experiment.evaluate.large_check import MODES
 
-        said = [m.strip() for m in self.checks.split(",") if m.strip()]
-        if said == ["none"]:
-            return ()
-        unknown = [m for m in said if m not in MODES]
-        if unknown or not said:
-            raise ConfigError(
-                f"checks must be 'none' or a comma-separated list of {', '.join(MODES)}, got "
-                f"'{self.checks}'",
-                field="checks",
-            )
-        return tuple(m for m in MODES if m in said)
+        return _listed(self.checks, MODES, "checks")
 
     @cached_property
     def stop_rule(self) -> StopRule | None:
@@ -479,3 +459,17 @@ def _check_file_values(toml: Path, from_file: dict[str, Any]) -> None:
         if key and e.allowed:
             fix += f" to {e.allowed}"
         raise InputError(str(e), path=toml, line=line, field=key, fix=fix) from e
+
+
+def _listed(value: str, allowed: tuple[str, ...], name: str) -> tuple[str, ...]:
+    """A comma-separated setting of `allowed` names, in `allowed`'s order ("none": empty)."""
+    said = [m.strip() for m in value.split(",") if m.strip()]
+    if said == ["none"]:
+        return ()
+    if not said or any(m not in allowed for m in said):
+        raise ConfigError(
+            f"{name} must be 'none' or a comma-separated list of {', '.join(allowed)}, got "
+            f"'{value}'",
+            field=name,
+        )
+    return tuple(m for m in allowed if m in said)
