@@ -49,6 +49,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from experiment.config import RunConfig
 from experiment.corpus import load_articles, load_questions
@@ -211,14 +212,25 @@ def load_set(
     return articles, load_questions(imp.questions, articles)
 
 
-def fit_n(results: Sequence[SetResult]) -> tuple[int, dict[str, list[float]]]:
+class Covers(Protocol):
+    """A set's coverage: the share of its questions whose gold is in its top `n` candidates
+    (None: all of them); bench/proposals.py's parts have it too."""
+
+    name: str
+
+    def covered(self, n: int | None = None) -> float: ...
+
+
+def fit_n(
+    results: Sequence[Covers], share: float = COVERAGE_SHARE
+) -> tuple[int, dict[str, list[float]]]:
     """The fitted N (the smallest at which every fitting set's bounded pool holds the gold for
-    `COVERAGE_SHARE` of the stated questions its whole pool does) and each set's
-    coverage-against-N curve (N = 1..MAX_N)."""
+    `share` of the questions its whole pool does) and each set's coverage-against-N curve
+    (N = 1..MAX_N)."""
     curves = {s.name: [s.covered(n) for n in range(1, MAX_N + 1)] for s in results}
 
     def enough(n: int) -> bool:
-        return all(s.covered(n) >= COVERAGE_SHARE * s.covered() - 1e-12 for s in results)
+        return all(s.covered(n) >= share * s.covered() - 1e-12 for s in results)
 
     return next((n for n in range(1, MAX_N + 1) if enough(n)), MAX_N), curves
 

@@ -610,20 +610,18 @@ def _print_pool(
     from experiment.evaluate.drafts import (
         SMALL,
         drafts_of,
-        merged_bounded,
+        question_pools,
         rank_scored,
         score_features,
         text_selector,
         text_selector_k,
         texts_to_score,
     )
-    from experiment.evaluate.pool import bounded, pool
     from experiment.generate.sampling import prompt_of
 
     assert qs.article is not None
     art, q = qs.article, qs.question
-    own = bounded(pool(q, art))
-    merged = merged_bounded(pool(q, art, qs.small))
+    own, merged = question_pools(q, art, qs.small)
     texts = texts_to_score(own, merged)
     messages = prompt_of(backend, art, q, qs.k, params, cfg.reading)[0]
     try:

@@ -47,7 +47,7 @@ from experiment.evaluate.drafts import (
     as_rows,
     drafts_of,
     failed_drafts,
-    merged_bounded,
+    question_pools,
     texts_to_score,
 )
 from experiment.evaluate.features import ConfirmedAnswer, candidates
@@ -64,7 +64,6 @@ from experiment.evaluate.methods import (
     question_facts,
     routing_curve,
 )
-from experiment.evaluate.pool import bounded, pool
 from experiment.evaluate.registry import REGISTRY, Answers, known_sum
 from experiment.evaluate.scored import Scored
 from experiment.evaluate.stopping import adaptive_facts, sample_stopper
@@ -81,7 +80,7 @@ from experiment.generate.sampling import (
     prompt_of,
     sample_all,
 )
-from experiment.generate.windows import WHOLE_ARTICLE
+from experiment.generate.windows import WHOLE_ARTICLE, Reading
 from experiment.record import write as record
 from experiment.record.columns import CHECKS, DRAFTS, PARQUET, ROUTING
 from experiment.record.manifest import (
@@ -298,6 +297,27 @@ def _cache(cfg: RunConfig) -> GenerationCache:
     return GenerationCache(cfg.out / ".cache" / "generations.sqlite")
 
 
+def _answering(cfg: RunConfig, small: bool) -> tuple[SamplingParams, int, Reading]:
+    """How a model answers, which its prompt depends on: the small model's sampling settings,
+    k and reading, or the large model's greedy answer of the whole article."""
+    if small:
+        return (
+            SamplingParams(cfg.temperature, cfg.top_p, cfg.top_k, cfg.max_tokens),
+            cfg.k,
+            cfg.reading,
+        )
+    greedy = SamplingParams(GREEDY.temperature, GREEDY.top_p, GREEDY.top_k, cfg.max_tokens)
+    return greedy, 1, WHOLE_ARTICLE
+
+
+def _tell_failed(failed: Counter[str], head: str) -> None:
+    """One warning for a stage's failed calls: `head` (what failed, how many), then the
+    commonest error and its count."""
+    if failed:
+        error, times = failed.most_common(1)[0]
+        log.warning("%s; the commonest error (%d times): %s", head, times, error)
+
+
 def _sample_role(
     factory: BackendFactory,
     cfg: RunConfig,
@@ -316,13 +336,7 @@ def _sample_role(
     if small and cfg.stop_rule is not None:
         rounds = cfg.round_sizes
         stop = sample_stopper(cfg.stop_rule, articles, cfg.temperature)
-    params = (
-        SamplingParams(cfg.temperature, cfg.top_p, cfg.top_k, cfg.max_tokens)
-        if small
-        else SamplingParams(GREEDY.temperature, GREEDY.top_p, GREEDY.top_k, cfg.max_tokens)
-    )
-    reading = cfg.reading if small else WHOLE_ARTICLE
-    k = cfg.k if small else 1
+    params, k, reading = _answering(cfg, small)
     done, drawn = 0, 0  # questions finished; samples finished since (where the backend says)
     lock = threading.Lock()  # a server's samples finish on its threads
 
@@ -453,7 +467,7 @@ def large_checks(
         return replace(got, checks=checks)
     backend = factory(cfg.large, cfg)
     cache = _cache(cfg)
-    params = SamplingParams(GREEDY.temperature, GREEDY.top_p, GREEDY.top_k, cfg.max_tokens)
+    params = _answering(cfg, small=False)[0]
     failed: Counter[str] = Counter()
 
     def calls_of(
@@ -494,16 +508,11 @@ def large_checks(
         cache.close()
         del backend
         gc.collect()
-    if failed:
-        error, times = failed.most_common(1)[0]
-        log.warning(
-            "the large model's checks failed on %d of %d checks (each one a failed answer); "
-            "the commonest error (%d times): %s",
-            failed.total(),
-            len(todo) * len(modes),
-            times,
-            error,
-        )
+    _tell_failed(
+        failed,
+        f"the large model's checks failed on {failed.total()} of {len(todo) * len(modes)} "
+        "checks (each one a failed answer)",
+    )
     return replace(got, checks=checks)
 
 
@@ -525,9 +534,7 @@ def pool_scores(
     order = article_order(questions)
     texts: dict[str, dict[str, tuple[str, ...]]] = {}
     for q in order:
-        article = articles[q.article_id]
-        own = bounded(pool(q, article))
-        merged = merged_bounded(pool(q, article, got.small.get(q.id, [])[: cfg.k]))
+        own, merged = question_pools(q, articles[q.article_id], got.small.get(q.id, [])[: cfg.k])
         texts[q.id] = {SMALL_ROLE: texts_to_score(own, merged), LARGE_ROLE: texts_to_score(own)}
     drafts: dict[str, dict[str, Drafts]] = {q.id: {} for q in questions}
     left_out: list[str] = []
@@ -566,13 +573,7 @@ def _score_pools(
 ) -> str:
     """One model's scores of every question's pool into `drafts`; why it cannot score ("" when
     it did)."""
-    small = role == SMALL_ROLE
-    params = (
-        SamplingParams(cfg.temperature, cfg.top_p, cfg.top_k, cfg.max_tokens)
-        if small
-        else SamplingParams(GREEDY.temperature, GREEDY.top_p, GREEDY.top_k, cfg.max_tokens)
-    )
-    k, reading = (cfg.k, cfg.reading) if small else (1, WHOLE_ARTICLE)
+    params, k, reading = _answering(cfg, role == SMALL_ROLE)
 
     def probe_of(q: Question) -> Probe:
         messages = prompt_of(backend, articles[q.article_id], q, k, params, reading, cfg.prompt)
@@ -596,16 +597,7 @@ def _score_pools(
             drafts[q.id][role] = failed_drafts(role, str(e))
         if progress:
             progress(label, done, len(order))
-    if failed:
-        error, times = failed.most_common(1)[0]
-        log.warning(
-            "the %s model failed to score %d of %d pools; the commonest error (%d times): %s",
-            role,
-            failed.total(),
-            len(order),
-            times,
-            error,
-        )
+    _tell_failed(failed, f"the {role} model failed to score {failed.total()} of {len(order)} pools")
     return ""
 
 

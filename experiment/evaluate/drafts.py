@@ -34,10 +34,12 @@ from pathlib import Path
 
 from experiment.evaluate.features import FEATURES
 from experiment.evaluate.large_check import UNKNOWN
-from experiment.evaluate.pool import POOL_N, SAMPLE_FEATURES, PoolCandidate, ranked
+from experiment.evaluate.pool import POOL_N, SAMPLE_FEATURES, PoolCandidate, bounded, pool, ranked
+from experiment.evaluate.scored import Scored
 from experiment.evaluate.selector import SelectorModel, learned
 from experiment.generate.models.base import CandidateScores
 from experiment.generate.models.cost import ModelShape
+from experiment.records import Article, Question
 
 PACKAGED = Path(__file__).with_name("text_selector.json")
 SCORE_FEATURES = ("score_margin", "score_gap", "score_token")
@@ -112,6 +114,14 @@ def merged_bounded(cands: Sequence[PoolCandidate], n: int = POOL_N) -> list[Pool
     candidate a confirmed sample gave (the samples are never cut), in rank order."""
     order = ranked(cands)
     return [c for i, (c, _) in enumerate(order) if i < n or c.origin != "text"]
+
+
+def question_pools(
+    q: Question, article: Article, small: Sequence[Scored] = ()
+) -> tuple[list[PoolCandidate], list[PoolCandidate]]:
+    """What the models score for a question: the bounded text pool, and the pool merged with
+    `small`'s confirmed samples, bounded (`merged_bounded`)."""
+    return bounded(pool(q, article)), merged_bounded(pool(q, article, small))
 
 
 def texts_to_score(*pools: Sequence[PoolCandidate]) -> tuple[str, ...]:

@@ -246,7 +246,7 @@ def _text_only(qs: QuestionSamples) -> Choice:
     text alone (no sample is read, none is paid for); abstains under the rank's threshold."""
     assert qs.article is not None, "text-only reads the article"
     model = text_rank()
-    top = ranked(pool(qs.question, qs.article), model)[:1]
+    top = ranked(qs.text_pool, model)[:1]
     if not top or top[0][1] < model.threshold:
         return Choice(None, [], 0.0, top[0][1] if top else 0.0)
     best, score = top[0]
@@ -325,12 +325,11 @@ def _text_derived(qs: QuestionSamples) -> Choice:
 TEXT_DERIVED = REGISTRY.register(Method("text-derived", TEXT, _text_derived, confident=True))
 
 
-def _drafted(qs: QuestionSamples, role: str) -> tuple[Article, Drafts]:
-    """The article and `role`'s scores of the question's pool, which the method needs."""
-    assert qs.article is not None, "the pool's methods read the article"
+def _drafted(qs: QuestionSamples, role: str) -> Drafts:
+    """`role`'s scores of the question's pool, which the method needs."""
     drafts = qs.drafts.get(role) if qs.drafts is not None else None
     assert drafts is not None, f"this method needs the {role} model's scores of the pool"
-    return qs.article, drafts
+    return drafts
 
 
 def _whole_call(drafts: Drafts) -> Spend:
@@ -354,8 +353,8 @@ def _scored_choice(
 
 def _small_text_0(qs: QuestionSamples) -> Choice:
     """The bounded text pool ranked with the small model's scores; no sample is read."""
-    article, drafts = _drafted(qs, SMALL_ROLE)
-    got = rank_scored(bounded(pool(qs.question, article)), drafts, text_selector())
+    drafts = _drafted(qs, SMALL_ROLE)
+    got = rank_scored(bounded(qs.text_pool), drafts, text_selector())
     return _scored_choice(qs, got, drafts, [], _whole_call(drafts))
 
 
@@ -363,8 +362,9 @@ def _small_text_k(qs: QuestionSamples) -> Choice:
     """The pool merged with the k samples, bounded, ranked with the small model's scores and
     the sample features; it pays for the samples and the candidates' scoring (the samples read
     the prompt)."""
-    article, drafts = _drafted(qs, SMALL_ROLE)
-    cands = merged_bounded(pool(qs.question, article, qs.small))
+    assert qs.article is not None, "small-text@k reads the article"
+    drafts = _drafted(qs, SMALL_ROLE)
+    cands = merged_bounded(pool(qs.question, qs.article, qs.small))
     spend = Spend(0, 0.0, drafts.answer_tokens, drafts.answer_flops)
     got = rank_scored(cands, drafts, text_selector_k())
     return replace(_scored_choice(qs, got, drafts, qs.small, spend), failed=qs.all_failed)
@@ -372,8 +372,8 @@ def _small_text_k(qs: QuestionSamples) -> Choice:
 
 def _large_text(qs: QuestionSamples) -> Choice:
     """The large model's most probable candidate of the bounded text pool."""
-    article, drafts = _drafted(qs, LARGE_ROLE)
-    got = most_probable(bounded(pool(qs.question, article)), drafts)
+    drafts = _drafted(qs, LARGE_ROLE)
+    got = most_probable(bounded(qs.text_pool), drafts)
     return replace(_scored_choice(qs, got, drafts, [], _whole_call(drafts)), large_calls=1)
 
 

@@ -19,6 +19,7 @@ from experiment.evaluate.drafts import Drafts
 from experiment.evaluate.features import ConfirmedAnswer, candidates
 from experiment.evaluate.judge import Gold, gold_of, judge, sample_right
 from experiment.evaluate.large_check import Check
+from experiment.evaluate.pool import PoolCandidate, pool
 from experiment.evaluate.scored import Scored
 from experiment.evaluate.selector import SelectorModel
 from experiment.records import Article, Question, known_sum
@@ -115,6 +116,13 @@ class QuestionSamples:
         """The distinct confirmed answers with their evidence features (the selectors')."""
         assert self.article is not None, "the selectors need the article"
         return candidates(self.question, self.article, self.small)
+
+    @cached_property
+    def text_pool(self) -> list[PoolCandidate]:
+        """Every value of the asked kind the article states (`pool.pool`, no sample), which the
+        text-only and the pool's methods rank."""
+        assert self.article is not None, "the pool's methods read the article"
+        return pool(self.question, self.article)
 
     @property
     def large_answer(self) -> Scored:
