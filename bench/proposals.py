@@ -3,7 +3,7 @@ hold the gold of a computed question, and what `text-derived` (the first of them
 model runs.
 
     python bench/proposals.py PATH/TO/tatqa_dataset_dev.json PATH/TO/drop_dev.jsonl.gz
-                              [--drop-sample N] [--fit-only]
+                              [--drop-sample N] [--fit-only] [--write]
 
 Data sets are read where they are (imported into a temporary folder, never into the project),
 every question of each part:
@@ -28,6 +28,8 @@ factor of 1000 or a million: the data set's own scale beside a table that states
 
 N is fitted on the fitting parts: the smallest N at which every fitting part keeps the gold for
 `COVERAGE_SHARE` of the computed questions all its proposals do (the curves are printed).
+
+`--write` rewrites the `proposals` section of docs/RESULTS.md (the table and the line).
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pool_coverage import ROOT, fit_n
+
 from experiment.corpus import load_articles, load_questions
 from experiment.evaluate.judge import Gold, gold_of, judge
 from experiment.evaluate.methods import TEXT_DERIVED
@@ -48,11 +52,12 @@ from experiment.evaluate.proposals import KEEP_N, MAX_PROPOSALS, Proposal, as_sc
 from experiment.evaluate.registry import QuestionSamples
 from experiment.importers.service import import_dataset
 from experiment.records import Article, Question
+from experiment.report.markdown import update_section
 from experiment.values.canonical import Quantity
 from experiment.values.question_kind import asks_computation
 
 COVERAGE_SHARE = 0.95
-MAX_N = 40
+RESULTS = ROOT / "docs" / "RESULTS.md"
 PARTS = [  # name, format, half, line key
     ("tatqa-fit", "tatqa", "fit", ""),
     ("drop-fit", "drop", "fit", ""),
@@ -161,15 +166,6 @@ def load_part(
     return articles, questions
 
 
-def fit_n(results: Sequence[PartResult]) -> tuple[int, dict[str, list[float]]]:
-    curves = {s.name: [s.covered(n) for n in range(1, MAX_N + 1)] for s in results}
-
-    def enough(n: int) -> bool:
-        return all(s.covered(n) >= COVERAGE_SHARE * s.covered() - 1e-12 for s in results)
-
-    return next((n for n in range(1, MAX_N + 1) if enough(n)), MAX_N), curves
-
-
 def table(results: Sequence[PartResult], n: int) -> str:
     lines = [
         f"| part | computed | asks a computation | all proposals | kept top {n} | ranked first "
@@ -195,6 +191,7 @@ def main() -> None:
     ap.add_argument("drop", type=Path, help="DROP dev (drop_dev.jsonl.gz)")
     ap.add_argument("--drop-sample", type=int, help="every n-th DROP computed question, this many")
     ap.add_argument("--fit-only", action="store_true", help="the fitting parts only")
+    ap.add_argument("--write", action="store_true", help="rewrite the proposals section")
     args = ap.parse_args()
     sources = {"tatqa": args.tatqa, "drop": args.drop}
     results: list[PartResult] = []
@@ -205,7 +202,7 @@ def main() -> None:
             sample = args.drop_sample if fmt == "drop" else None
             results.append(measure(name, *load_part(fmt, half, sources[fmt], Path(tmp), sample)))
     fitting = [r for r in results if r.name.endswith("-fit")]
-    n, curves = fit_n(fitting)
+    n, curves = fit_n(fitting, COVERAGE_SHARE)
     print("coverage of the computed questions against N (fitting parts):")
     for name, curve in curves.items():
         print(f"  {name}: " + " ".join(f"{k}:{c:.3f}" for k, c in enumerate(curve, 1)))
@@ -219,8 +216,30 @@ def main() -> None:
         if r.name in keys:
             pairs += [f"{keys[r.name]}_cov={r.covered():.3f}"]
             pairs += [f"{keys[r.name]}_text_derived={r.accuracy():.3f}"]
+    line = " ".join(pairs)
     if pairs:
-        print(" ".join(pairs))
+        print(line)
+    if args.write:
+        if args.fit_only or args.drop_sample:
+            raise SystemExit("--write needs every part, whole")
+        update_section(RESULTS, "proposals", section(table(results, KEEP_N), n, line))
+
+
+def section(body: str, n: int, line: str) -> str:
+    """docs/RESULTS.md's `proposals` section."""
+    return f"""## Computed answers drafted from the text (issue 40)
+
+Command: `python bench/proposals.py PATH/TO/tatqa_dataset_dev.json PATH/TO/drop_dev.jsonl.gz
+--write` (no model runs). Every computed question of each part (TAT-QA: arithmetic; DROP:
+computed, figure); the columns are this script's docstring's. N fitted on the fitting parts:
+{n} (shipped `proposals.KEEP_N` = {KEEP_N}).
+
+{body}
+
+Issue 40's keys that need no model (the models' scores of the proposals, and so
+`*_small_text_derived`, `*_large` and `computed_flops_ratio_tatqa`, are not built yet):
+
+`{line}`"""
 
 
 if __name__ == "__main__":
