@@ -170,7 +170,26 @@ def test_a_run_scores_the_pools_and_reports_the_methods(  # type: ignore[no-unty
     assert result.exit_code == 0, result.output
     run = tmp_path / "drafted"
     summary = pd.read_csv(run / "summary.csv")
-    assert {"small-text@0", "small-text@4", "large-text@1"} <= set(summary.method)
+    assert {"small-text@0", "small-text@4", "large-text@1", "cascade-text@30%"} <= set(
+        summary.method
+    )
+    # the routed cascade keeps small-text@4's answer or takes large@1's, and sends
+    # the 30 % (rounded down) it is least sure of
+    answers = pd.read_csv(run / "answers.csv", keep_default_na=False).set_index(
+        ["question_id", "method"]
+    )
+    qids = sorted({q for q, _ in answers.index})
+    sent = [
+        q
+        for q in qids
+        if answers.loc[(q, "cascade-text@30%"), "answer"]
+        != answers.loc[(q, "small-text@4"), "answer"]
+    ]
+    assert len(sent) <= int(0.3 * len(qids))
+    for q in sent:
+        assert (
+            answers.loc[(q, "cascade-text@30%"), "answer"] == answers.loc[(q, "large@1"), "answer"]
+        )
     rows = pd.read_csv(run / "drafts.csv", keep_default_na=False)
     assert set(rows.role) == {"small", "large"}
     assert (rows.groupby(["question_id", "role"]).text.last() == "unknown").all()

@@ -42,6 +42,8 @@ from the same samples (nothing regenerated).
                      features weighted as the shipped selector weights them
 - large-text@1       the large model scores the same bounded text pool after its large@1
                      prompt; its most probable candidate, "unknown" abstains
+- cascade-text@30%   small-text@k, except that the 30 % of questions with its lowest confidence
+                     get large@1's answer instead
 
 An abstention (the model said "not stated", or the method declined) is wrong on an answerable
 question and right on an unanswerable one; a failure (empty or repetitive output, an error, no
@@ -386,6 +388,16 @@ SMALL_TEXT = REGISTRY.register(
 )
 LARGE_TEXT = REGISTRY.register(
     Method("large-text@1", TEXT | {"large-text"}, _large_text, confident=True)
+)
+# small-text@k, except that the 30 % of questions it is least sure of go to large@1
+CASCADE_TEXT_30 = REGISTRY.register(
+    Method(
+        "cascade-text@30%",
+        DRAFTING | BOTH | {"all-questions"},
+        route=_routed,
+        base=SMALL_TEXT,
+        share=0.3,
+    )
 )
 
 
