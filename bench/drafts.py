@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -37,7 +38,7 @@ from experiment.evaluate.judge import gold_of, judge
 from experiment.evaluate.pool import POOL_N, bounded, pool
 from experiment.records import Article, Question
 from experiment.report.analysis import stated_computed
-from experiment.report.markdown import update_section
+from experiment.report.markdown import section_text, update_section
 from experiment.report.run import Run, load_run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -167,19 +168,46 @@ def main() -> None:
                     pairs.append(f"{line_key}_{key}_stated={fig[name]['stated']:.3f}")
         if "small_text" in fig:
             pairs.append(f"small_text_flops_{key}={fig['small_text']['flops']:.3f}")
-    text = section(rows, " ".join(pairs))
+    present = {preset for preset, *_ in rows}
+    kept_rows, kept_pairs = kept(section_text(args.results, "drafts"), present)
+    text = section(rows, " ".join(pairs + kept_pairs), kept_rows)
     print(text)
     if args.write:
         update_section(args.results, "drafts", text)
 
 
-def section(rows: list, line: str) -> str:  # type: ignore[type-arg]
+def _data_set_of(pair: str) -> str:
+    """The data set a line pair (`large_squad_v2=0.690`) is about: its longest key suffix."""
+    name = pair.split("=", 1)[0].removesuffix("_stated")
+    return max((k for k in PRESETS.values() if name.endswith(f"_{k}")), key=len, default="")
+
+
+def kept(previous: str, present: set[str]) -> tuple[dict[str, str], list[str]]:
+    """The table rows and line pairs that the recorded section holds for the data sets whose
+    run folder is absent here (outputs/ is not committed: a machine without a run keeps the
+    figures measured before, until that run is made again), by preset."""
+    absent = {preset: key for preset, key in PRESETS.items() if preset not in present}
+    rows = {
+        preset: line
+        for line in previous.splitlines()
+        for preset in absent
+        if line.startswith(f"| {preset} (k=")
+    }
+    recorded = re.findall(r"^`(text_cov_.*)`$", previous, flags=re.MULTILINE)
+    pairs = [
+        p for p in (recorded[-1].split() if recorded else []) if _data_set_of(p) in absent.values()
+    ]
+    return rows, pairs
+
+
+def section(rows: list, line: str, kept_rows: dict[str, str]) -> str:  # type: ignore[type-arg]
     head = (
         "| data set | stated | sampled (pass@k) | bounded pool | whole pool | text-only "
         "| small-text@0 | small-text@k | large-text@1 | small-selected@k | large@1 "
         "| small-text@0 loss (scale/period/row/entity/abstained) |"
     )
     lines = [head, "| --- |" + " ---: |" * 10 + " --- |"]
+    made: dict[str, str] = dict(kept_rows)
     for preset, k, cov, fig in rows:
 
         def cell(key: str, fig: dict = fig) -> str:  # type: ignore[type-arg]
@@ -190,12 +218,13 @@ def section(rows: list, line: str) -> str:  # type: ignore[type-arg]
 
         losses = "/".join(str(cov["losses"][k_]) for k_ in LOSSES)
         sampled = fig["pass"]["stated"] if "pass" in fig else math.nan
-        lines.append(
+        made[preset] = (
             f"| {preset} (k={k}) | {cov['stated']} | {sampled:.3f} | {cov['bounded']:.3f} "
             f"| {cov['whole']:.3f} | {cell('text_only')} | {cell('small_text0')} "
             f"| {cell('small_text')} | {cell('large_text')} | {cell('selected')} "
             f"| {cell('large')} | {losses} |"
         )
+    lines += [made[preset] for preset in PRESETS if preset in made]
     table = "\n".join(lines)
     fitted = text_selector().fitted
     ways = "\n".join(f"| {w} | {m:.3f} |" for w, m in fitted.get("ways", {}).items())

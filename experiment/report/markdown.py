@@ -61,6 +61,15 @@ def _results_text(path: Path) -> str:
         ) from None
 
 
+def section_text(path: Path, name: str) -> str:
+    """The text between `<!-- name:start -->` and `<!-- name:end -->` ("" where there is none)."""
+    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+    text = _results_text(path) if path.exists() else ""
+    if start not in text or end not in text.split(start, 1)[1]:
+        return ""
+    return text.split(start, 1)[1].split(end, 1)[0].strip()
+
+
 def update_section(path: Path, name: str, body: str) -> None:
     """Replace the text between `<!-- name:start -->` and `<!-- name:end -->`, or append it."""
     start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
