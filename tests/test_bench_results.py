@@ -233,3 +233,44 @@ def test_bench_help_lists_the_subcommands() -> None:
     assert res.exit_code == 0
     for name in ("run", "rescore", "report"):
         assert name in res.output
+
+
+def test_the_replay_serves_its_record_and_raises_on_anything_else() -> None:
+    from experiment.generate.models.base import SamplingParams
+    from experiment.generate.models.replay import RecordedScores, ReplayBackend, Unrecorded
+    from experiment.records import Generation
+
+    said = Generation("40", 10, 1, 0.1)
+    b = ReplayBackend(
+        "m",
+        "fp",
+        generations={7: [("q1", said)]},
+        scores={("q1", "whole"): RecordedScores({"40": 1.5, "unknown": 0.0}, flops=3.0)},
+        asked=lambda _m: (["q1"], "whole"),
+    )
+    msgs = [{"role": "user", "content": "x"}]
+    assert b.generate(msgs, SamplingParams(), [7]) == [said]
+    first = b.score(msgs, ["40", "unknown"])
+    assert first.logprobs == (1.5, 0.0) and first.flops == 3.0
+    assert b.score(msgs, ["40", "unknown"]).flops == 0.0  # a question's cost is charged once
+    with pytest.raises(Unrecorded):
+        b.generate(msgs, SamplingParams(), [8])
+    with pytest.raises(Unrecorded):
+        b.score(msgs, ["41", "unknown"])
+    assert len(b.misses) == 2
+
+
+def test_a_format_1_folder_s_scores_get_unknown_call_costs() -> None:
+    import pandas as pd
+
+    from experiment.record.columns import CHECKS, DRAFTS
+    from experiment.record.migrate import migrate
+
+    old = {
+        "checks.csv": pd.DataFrame({c: ["x"] for c in CHECKS.names[:6]}),
+        "drafts.csv": pd.DataFrame({c: ["x"] for c in DRAFTS.names[:5]}),
+    }
+    _, tables = migrate({"format_version": 1}, old)
+    assert list(tables["checks.csv"].columns) == CHECKS.names
+    assert list(tables["drafts.csv"].columns) == DRAFTS.names
+    assert tables["checks.csv"].flops.tolist() == [""]
