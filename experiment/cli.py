@@ -48,6 +48,12 @@ import_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(import_app, name="import")
+bench_app = typer.Typer(
+    help="The benchmarks: run a preset, rescore its committed results with no model, and "
+    "write the results' sections of docs/RESULTS.md and the README.",
+    no_args_is_help=True,
+)
+app.add_typer(bench_app, name="bench")
 err = Console(stderr=True)
 
 
@@ -1057,6 +1063,132 @@ def import_tatqa(
     _import("tatqa", source, out, sample, seed, None, overwrite, half)
 
 
+PresetArg = Annotated[
+    str,
+    typer.Argument(
+        help="squad-v1, squad-v2, drop, tatqa-dev or bundled (experiment/bench/presets.py)."
+    ),
+]
+DataArg = Annotated[
+    Path | None,
+    typer.Argument(help="The data set's file (none for the bundled corpus)."),
+]
+ResultsOpt = Annotated[
+    Path | None, typer.Option("--results-dir", help="The committed results (default: results/).")
+]
+
+
+def _preset(name: str) -> str:
+    from experiment.bench.presets import PRESETS
+
+    if name not in PRESETS:
+        raise ConfigError(f"unknown preset '{name}'; known: {', '.join(PRESETS)}", field="preset")
+    return name
+
+
+@bench_app.command("run")
+def bench_run(
+    preset: PresetArg,
+    data: DataArg = None,
+    small: Annotated[str | None, typer.Option(help="Small model (default: the run's).")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the sample and the samples.")] = 0,
+    limit: Annotated[int, typer.Option(help="Only the first N questions (a smoke test).")] = 0,
+    adaptive: Annotated[str, typer.Option(help="Sample adaptively with this stop rule.")] = "off",
+    small_context: Annotated[
+        str, typer.Option(help="What the small model reads: 'article' or 'excerpt:N'.")
+    ] = "article",
+    prompt: Annotated[str, typer.Option(help="figure, derive, calc or auto.")] = "figure",
+    half: HalfOpt = None,
+    checks: Annotated[str, typer.Option(help="The large model's checks, or 'none'.")] = (
+        RunConfig.checks
+    ),
+    drafts: Annotated[str, typer.Option(help="The models that score the pools.")] = (
+        RunConfig.drafts
+    ),
+    sample: Annotated[
+        int | None, typer.Option(help="Questions to import (default: the preset's).")
+    ] = None,
+    out: Annotated[Path | None, typer.Option(help="Run folders (default: outputs/bench/).")] = None,
+    results_dir: ResultsOpt = None,
+    results_md: Annotated[
+        Path | None, typer.Option("--results-md", help="default: docs/RESULTS.md")
+    ] = None,
+    readme: Annotated[Path | None, typer.Option(help="default: README.md")] = None,
+    write: Annotated[
+        bool, typer.Option(help="Write docs/RESULTS.md, the README and results/PRESET/.")
+    ] = True,
+) -> None:
+    """Import the preset's sample, run every method, and write its section of docs/RESULTS.md,
+    the README's tables (the default runs) and its committed results (results/PRESET/)."""
+    from experiment.bench.results import RESULTS
+    from experiment.bench.run import OUT, README, RESULTS_MD, BenchOptions, run_preset
+
+    with _errors():
+        options = BenchOptions(
+            _preset(preset),
+            data,
+            small=small,
+            seed=seed,
+            limit=limit,
+            out=out or OUT,
+            results=results_dir or RESULTS,
+            results_md=results_md or RESULTS_MD,
+            readme=readme or README,
+            write=write,
+            adaptive=adaptive,
+            small_context=small_context,
+            prompt=prompt,
+            half=half,  # type: ignore[arg-type]
+            checks=checks,
+            drafts=drafts,
+            sample=sample,
+        )
+        run_preset(options, _factory(), say=lambda line: _out().print(line, highlight=False))
+
+
+@bench_app.command("rescore")
+def bench_rescore(
+    preset: PresetArg,
+    data: DataArg = None,
+    results_dir: ResultsOpt = None,
+    out: Annotated[
+        Path | None, typer.Option(help="The rescored run (default: outputs/bench/rescore/).")
+    ] = None,
+) -> None:
+    """Run the preset's committed samples again through the current code, with no model: the
+    questions and gold are imported again from the data file, every model call is served from
+    results/PRESET/, and the rescored summary is compared with the committed one."""
+    from experiment.bench.rescore import rescore, rescored_line
+    from experiment.bench.results import RESULTS
+    from experiment.bench.run import OUT
+
+    with _errors():
+        folder = (results_dir or RESULTS) / _preset(preset)
+        done = rescore(folder, data, out or OUT / "rescore")
+        _out().print(done.report(), highlight=False)
+        _out().print(rescored_line(preset, done), highlight=False)
+        _out().print(f"rescored run: {done.run.path}", highlight=False)
+
+
+@bench_app.command("report")
+def bench_report(
+    results_dir: ResultsOpt = None,
+    results_md: Annotated[
+        Path | None, typer.Option("--results-md", help="default: docs/RESULTS.md")
+    ] = None,
+    readme: Annotated[Path | None, typer.Option(help="default: README.md")] = None,
+) -> None:
+    """Write each preset's section of docs/RESULTS.md and the README's tables from results/
+    alone, with no model and no run folder."""
+    from experiment.bench.report import write_report
+    from experiment.bench.results import RESULTS
+    from experiment.bench.run import README, RESULTS_MD
+
+    with _errors():
+        written = write_report(results_dir or RESULTS, results_md or RESULTS_MD, readme or README)
+        _out().print(f"wrote {len(written)} sections: {', '.join(written)}", highlight=False)
+
+
 def _flowing(doc: str) -> str:
     """A docstring's paragraphs each on one line, as text (not rich markup): Typer keeps the line
     breaks of the paragraphs after the first, which cuts sentences where the source wraps them."""
@@ -1073,7 +1205,7 @@ def _tidy_help() -> None:
     ('<bool>') on a flag, which takes no value."""
     from typer.core import TyperOption
 
-    for group in (app, models_app, import_app):
+    for group in (app, models_app, import_app, bench_app):
         for command in group.registered_commands:
             if command.callback is not None and command.callback.__doc__:
                 command.callback.__doc__ = _flowing(command.callback.__doc__)

@@ -10,6 +10,7 @@ that read as numbers stay numbers.
 from __future__ import annotations
 
 import csv
+import gzip
 import hashlib
 import io
 import os
@@ -62,19 +63,20 @@ def _umask_mode() -> int:
     return 0o666 & ~mask
 
 
-def atomic_write(path: Path, data: str) -> None:
-    """Write `data` to `path` all at once; an OSError names `path`, whatever step failed."""
+def atomic_write(path: Path, data: str | bytes) -> None:
+    """Write `data` (text as UTF-8, or bytes) to `path` all at once; an OSError names `path`,
+    whatever step failed."""
     try:
-        _write_then_rename(path, data)
+        _write_then_rename(path, data.encode("utf-8") if isinstance(data, str) else data)
     except OSError as e:
         raise OSError(e.errno, e.strerror or str(e), str(path)) from e
 
 
-def _write_then_rename(path: Path, data: str) -> None:
+def _write_then_rename(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+        with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
@@ -105,13 +107,24 @@ def file_record(path: Path) -> dict[str, Any]:
     return {"bytes": path.stat().st_size, "sha256": h.hexdigest()}
 
 
-def write_csv(path: Path, rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> None:
+def csv_text(rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> str:
+    """`rows` as spreadsheet-safe CSV text, in `columns` (a missing cell is empty)."""
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=list(columns), lineterminator="\n")
     writer.writeheader()
     for row in rows:
         writer.writerow({c: safe_cell(_cell(row.get(c, ""))) for c in columns})
-    atomic_write(path, buf.getvalue())
+    return buf.getvalue()
+
+
+def write_csv(path: Path, rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> None:
+    """`rows` as CSV at `path`, gzip-compressed (reproducibly: no name or time in the header)
+    where the name ends in `.gz`."""
+    text = csv_text(rows, columns)
+    if path.suffix == ".gz":
+        atomic_write(path, gzip.compress(text.encode("utf-8"), mtime=0))
+    else:
+        atomic_write(path, text)
 
 
 def _cell(v: Any) -> Any:

@@ -160,6 +160,20 @@ def llama_factory(spec: str, cfg: RunConfig) -> Backend:
 
 
 @dataclass(frozen=True)
+class Factories:
+    """The backend factory of each stage that calls a model: a replay (`factqa bench rescore`)
+    serves each stage from its own record; a run uses one factory for all three."""
+
+    sample: BackendFactory = llama_factory
+    checks: BackendFactory = llama_factory
+    drafts: BackendFactory = llama_factory
+
+    @classmethod
+    def of(cls, factory: BackendFactory | Factories) -> Factories:
+        return factory if isinstance(factory, Factories) else cls(factory, factory, factory)
+
+
+@dataclass(frozen=True)
 class Sampled:
     """Both models' raw samples per question id, and what each model was."""
 
@@ -841,6 +855,11 @@ def check_rows(
                     "margin": round(c.margins[i], 4) if c.texts else "",
                     "picked": c.pick == i,
                     "error": c.error,
+                    "prompt_tokens": c.prompt_tokens,
+                    "seconds": round(c.seconds, 4),
+                    "evaluated_tokens": c.evaluated_tokens,
+                    "flops": c.flops,
+                    "calls": c.calls,
                 }
 
 
@@ -902,21 +921,25 @@ def _writing(cfg: RunConfig, fingerprint: str) -> Iterator[None]:
 
 
 def run_experiment(
-    cfg: RunConfig, factory: BackendFactory = llama_factory, progress: Progress | None = None
+    cfg: RunConfig,
+    factory: BackendFactory | Factories = llama_factory,
+    progress: Progress | None = None,
 ) -> RunResult:
     """One run end to end: sample, check, score, export; the manifest last. A run id that holds
     a run of another configuration is refused (`check_owner`, before sampling and again while
     the folder is held); a run where too many of a model's generations failed (`health`) is
-    written whole, then raises `RunFailed`."""
+    written whole, then raises `RunFailed`. `factory` makes every stage's backends, or each
+    stage's its own (`Factories`)."""
+    stages = Factories.of(factory)
     started = dt.datetime.now(dt.timezone.utc)
     t0, cpu0, load_start = time.perf_counter(), time.process_time(), load_average()
     articles, questions = load_corpus(cfg)
     fingerprint = cfg.fingerprint()
     check_owner(cfg, fingerprint)  # before any model loads
-    drawn = sample(cfg, articles, questions, factory, progress)
+    drawn = sample(cfg, articles, questions, stages.sample, progress)
     got = check(cfg, articles, questions, drawn)
-    got = large_checks(cfg, articles, questions, got, factory, progress)
-    got = pool_scores(cfg, articles, questions, got, factory, progress)
+    got = large_checks(cfg, articles, questions, got, stages.checks, progress)
+    got = pool_scores(cfg, articles, questions, got, stages.drafts, progress)
     result = score(cfg, articles, questions, got)
     fit = health(drawn, cfg.max_failed)
     with _writing(cfg, fingerprint):

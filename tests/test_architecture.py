@@ -13,8 +13,8 @@ from experiment.config import PROJECT_ROOT
 PACKAGE = PROJECT_ROOT / "experiment"
 SHARED = {"records", "errors", "files", "groups"}
 # group -> the groups it may import (besides itself and SHARED); top-level orchestration
-# (cli, runner, config, command, progress, fitting, fitting_rows, outputs, __main__) may import
-# anything.
+# (cli, runner, config, command, progress, fitting, fitting_rows, outputs, __main__, and the
+# benchmark tool bench/) may import anything.
 ALLOWED = {
     "values": set(),
     "corpus": {"values"},
@@ -30,7 +30,7 @@ ALLOWED = {
 WRITER = "experiment.record.write"
 WRITER_ALIAS = "experiment.report.manifest"
 TOP = {"cli", "runner", "config", "command", "progress", "fitting", "fitting_rows", "outputs"}
-TOP |= {"__main__", "__init__"}
+TOP |= {"__main__", "__init__", "bench"}  # bench/: the benchmark tool, orchestration like cli
 
 
 def _module(path: Path) -> str:

@@ -227,11 +227,20 @@ def most_probable(cands: Sequence[PoolCandidate], drafts: Drafts) -> Ranked:
     return Ranked(order, None if lost else top, 1.0 / (1.0 + math.exp(-margin)), lost)
 
 
-def as_rows(
-    qid: str, drafts: Mapping[str, Drafts]
-) -> list[dict[str, object]]:  # drafts.csv: one row per question, model and scored text
+def as_rows(qid: str, drafts: Mapping[str, Drafts]) -> list[dict[str, object]]:
+    """drafts.csv: one row per question, model and scored text, with the call's cost."""
     return [
-        {"question_id": qid, "role": d.role, "text": t, "logprob": lp, "tokens": n}
+        {
+            "question_id": qid,
+            "role": d.role,
+            "text": t,
+            "logprob": lp,
+            "tokens": n,
+            "prompt_tokens": d.prompt_tokens,
+            "seconds": round(d.seconds, 4),
+            "evaluated_tokens": d.evaluated_tokens,
+            "flops": d.flops,
+        }
         for d in drafts.values()
         for t, lp, n in zip(d.texts, d.logprobs, d.tokens, strict=True)
     ]

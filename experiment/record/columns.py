@@ -191,6 +191,14 @@ ROUTING = Table(
     (Column("selector"), *_cols("float", "share_sent", "sent", "accuracy")),
 )
 BLINDSPOTS = Table("blindspots.csv", _cols("str", *SPOT_NAMES), text=True)
+# What a question's scoring calls cost, on each of its rows of checks.csv (the mode's calls
+# together) and drafts.csv (the role's one call): blank where unknown (format 1 kept none)
+CALL_COST = (
+    Column("prompt_tokens", "int", False, True),
+    Column("seconds", "float", False, True),
+    Column("evaluated_tokens", "int", False, True),
+    Column("flops", "float", False, True),
+)
 CHECKS = Table(
     "checks.csv",
     (
@@ -198,6 +206,8 @@ CHECKS = Table(
         Column("margin", "float", blank=True),
         Column("picked", "bool"),
         Column("error"),
+        *CALL_COST,
+        Column("calls", "int", False, True),
     ),
 )
 DRAFTS = Table(
@@ -206,6 +216,7 @@ DRAFTS = Table(
         *_cols("str", "question_id", "role", "text"),
         Column("logprob", "float"),
         Column("tokens", "int"),
+        *CALL_COST,
     ),
 )
 
@@ -230,4 +241,75 @@ TABLES = {
         CHECKS,
         DRAFTS,
     )
+}
+
+
+# The committed results of a benchmark run (`results/PRESET/`, `record.results`): what every
+# figure is computed from, without the data set's own text for a public data set (ids, model
+# outputs, offsets and outcomes only). The large tables are gzip-compressed CSV.
+RESULT_QUESTIONS = Table(
+    "questions.csv.gz",
+    (
+        *_cols("str", "question_id", "article_id"),
+        *_cols("str", "cluster", "kind"),
+        *_cols("str", "question", "gold", required=False),  # the bundled corpus only
+        *_cols("bool", "unanswerable", "computed"),
+        *QUESTION_FACTS,
+        Column("agreement", "float", False),
+        *SPAN,
+    ),
+    text=True,
+)
+RESULT_ANSWERS = Table(
+    "answers.csv.gz",
+    (
+        *_cols("str", "question_id", "method", "answer", "value"),
+        *_cols("bool", "correct", "abstained", "failed"),
+        *_cols("float", "agreement", "confidence"),
+        Column("in_text_wrong", "bool"),
+        *_cols("float", "em", "f1"),  # SQuAD's exact match and F1, computed with the gold
+    ),
+    text=True,
+)
+RESULT_SAMPLES = Table(
+    "samples.csv.gz",
+    (
+        *_cols("str", "question_id", "role"),
+        *_cols("int", "sample_index", "seed"),
+        Column("raw_text"),
+        *_cols("str", "answer", "value"),
+        Column("confirmed", "bool"),
+        Column("spans", "spans"),
+        Column("derived", "bool"),
+        Column("operand_spans", "spans"),
+        Column("reason"),
+        Column("context"),
+        *_cols("int", "prompt_tokens", "completion_tokens"),
+        Column("seconds", "float"),
+        Column("logprob", "float", blank=True),
+        Column("evaluated_tokens", "int", blank=True),
+        Column("flops", "float", blank=True),
+        *_cols("int", "round", "drawn"),
+    ),
+    text=True,
+)
+RESULT_CHECKS = Table(
+    "checks.csv.gz", tuple(c for c in CHECKS.columns if c.name != "picked"), text=True
+)
+# a scored text is kept whole for the bundled corpus only; its SHA-256 (`text_key`) always,
+# so a replay finds the score of the text the current code asks for
+RESULT_DRAFTS = Table(
+    "drafts.csv.gz",
+    (
+        *_cols("str", "question_id", "role"),
+        Column("text", required=False),
+        Column("text_sha256"),
+        *DRAFTS.columns[3:],
+    ),
+    text=True,
+)
+RESULT_COPIES = ("summary.csv", "agreement.csv", "curves.csv", "routing.csv")  # as the run wrote
+RESULT_TABLES = {
+    t.file: t
+    for t in (RESULT_QUESTIONS, RESULT_ANSWERS, RESULT_SAMPLES, RESULT_CHECKS, RESULT_DRAFTS)
 }

@@ -8,6 +8,7 @@ Format 0 (no `format_version`; folders written before this module) lacked, in fo
 still: the data set's name (those runs were of the bundled corpus), the outputs' digests, a
 method's confidence (its agreement), every confirming span (only the first, and `start:end`
 pairs before JSON), an answer's working, the samples' cost, and the curves' cost.
+Format 1 lacked the scoring calls' cost in checks.csv and drafts.csv (unknown: blank).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import pandas as pd
 from experiment.errors import InputError
 from experiment.records import BUNDLED
 
-FORMAT_VERSION = 1  # the run folder's format, written by every new run
+FORMAT_VERSION = 2  # the run folder's format, written by every new run
 Tables = dict[str, pd.DataFrame]
 
 
@@ -67,7 +68,22 @@ def _v0(manifest: dict[str, Any], tables: Tables) -> tuple[dict[str, Any], Table
     return manifest, {n: fixes[n](t) if n in fixes else t for n, t in tables.items()}
 
 
-STEPS = [_v0]  # STEPS[v] takes a folder of format v to v + 1
+def _v1(manifest: dict[str, Any], tables: Tables) -> tuple[dict[str, Any], Tables]:
+    """Format 1 to 2: the scoring calls' cost unknown where it was not kept."""
+    manifest["format_version"] = 2
+    cost = {
+        "checks.csv": ("prompt_tokens", "seconds", "evaluated_tokens", "flops", "calls"),
+        "drafts.csv": ("prompt_tokens", "seconds", "evaluated_tokens", "flops"),
+    }
+    out = dict(tables)
+    for name, columns in cost.items():
+        if name in out:
+            missing = [c for c in columns if c not in out[name].columns]
+            out[name] = out[name].assign(**dict.fromkeys(missing, "")) if missing else out[name]
+    return manifest, out
+
+
+STEPS = [_v0, _v1]  # STEPS[v] takes a folder of format v to v + 1
 
 
 def _confidences(q: pd.DataFrame) -> pd.DataFrame:

@@ -20,7 +20,7 @@ import pandas as pd
 from experiment.evaluate.methods import PASS, REFERENCE, VERIFIED
 from experiment.evaluate.summary import ALPHA, MIN_CLUSTERS
 from experiment.report.console import SHORT_VERDICT, is_cascade
-from experiment.report.run import load_run
+from experiment.report.results import load_any
 from experiment.report.tables import is_missing, markdown_table
 
 BLOCK = "answer"  # the README section's name
@@ -49,12 +49,12 @@ def best(summary: pd.DataFrame, k: int) -> tuple[Any, Any]:
 
 
 def answer_rows(runs: dict[str, Path]) -> tuple[int, list[list[str]]]:
-    """The table's rows over the runs present (label -> run folder), and their k."""
+    """The table's rows over the runs present (label -> run or results folder), and their k."""
     rows, k = [], 10
     for label, path in runs.items():
         if not (path / "summary.csv").exists():
             continue
-        run = load_run(path)
+        run = load_any(path)
         k = run.k
         by = {r.method: r for r in run.summary.itertuples()}
         alone, cascade = best(run.summary, run.k)

@@ -36,6 +36,7 @@ from experiment.report.analysis import (
 )
 from experiment.report.machine import cores_phrase, cpu_phrase
 from experiment.report.plots import CURVE_FAMILIES, cost_curves
+from experiment.report.results import load_any
 from experiment.report.run import Run, load_run
 from experiment.report.tables import (
     COLUMNS,
@@ -486,10 +487,11 @@ def _fmt(x: float, digits: int = 3) -> str:
     return "—" if x != x else f"{x:.{digits}f}"  # NaN shows as a dash
 
 
-def benchmark_section(run_dir: Path, title: str, command: str) -> str:
-    """Markdown for a benchmark run: the method table with intervals and p-values, SQuAD EM/F1,
-    AUROC, cost per correct, risk-coverage, accuracy against k and the error analysis."""
-    run = load_run(run_dir)
+def benchmark_section(run_dir: Path | Run, title: str, command: str) -> str:
+    """Markdown for a benchmark run (a run or results folder, or a loaded run): the method
+    table with intervals and p-values, SQuAD EM/F1, AUROC, cost per correct, risk-coverage,
+    accuracy against k and the error analysis."""
+    run = load_any(run_dir)
     m, s, q, k = run.manifest, run.summary, run.questions, run.k
     unanswerable = int(q.unanswerable.sum())
     cost = cost_table(s).set_index("method")
@@ -567,7 +569,8 @@ def benchmark_section(run_dir: Path, title: str, command: str) -> str:
 
 
 def _loaded(runs: dict[str, Path]) -> list[tuple[str, Run]]:
-    return [(label, load_run(d)) for label, d in runs.items() if (d / "summary.csv").exists()]
+    """The runs (run or results folders) that exist, by label."""
+    return [(label, load_any(d)) for label, d in runs.items() if (d / "summary.csv").exists()]
 
 
 def benchmark_summary(runs: dict[str, Path]) -> str:

@@ -22,7 +22,15 @@ import pandas as pd
 from experiment.errors import InputError
 from experiment.evaluate.methods import SELECTED, VERIFIED
 from experiment.files import file_record
-from experiment.record.columns import ATTEMPTS, QUESTION_PARSE, TABLES, Table, question_column
+from experiment.record.columns import (
+    ATTEMPTS,
+    CHECKS,
+    DRAFTS,
+    QUESTION_PARSE,
+    TABLES,
+    Table,
+    question_column,
+)
 from experiment.record.manifest import FileRecord, Manifest, from_json, read_json
 from experiment.record.migrate import migrate, version_of
 from experiment.records import Span
@@ -54,6 +62,25 @@ class Run:
         raw = pd.read_csv(path, keep_default_na=False, dtype=str)
         old = {"format_version": self.written_in}
         return typed_attempts(migrate(old, {ATTEMPTS.file: raw})[1][ATTEMPTS.file])
+
+    @cached_property
+    def checks(self) -> pd.DataFrame:
+        """checks.csv at the current format, typed (empty where the run made no checks)."""
+        return self._scores(CHECKS)
+
+    @cached_property
+    def drafts(self) -> pd.DataFrame:
+        """drafts.csv at the current format, typed (empty where no model scored the pools)."""
+        return self._scores(DRAFTS)
+
+    def _scores(self, table: Table) -> pd.DataFrame:
+        path = self.path / table.file
+        if not path.is_file():
+            return pd.DataFrame(columns=table.names)
+        raw = pd.read_csv(path, keep_default_na=False, dtype=str)
+        old = {"format_version": self.written_in}
+        frame = migrate(old, {table.file: raw})[1][table.file]
+        return _typed(frame, {c: table.dtype(c) for c in table.names})
 
     @property
     def scored_against(self) -> str:

@@ -1,0 +1,210 @@
+"""`factqa bench run PRESET DATA_PATH`: import the preset's sample, run every method, write its
+section of docs/RESULTS.md (and, for the default runs, the README's tables) and its committed
+results (`results/PRESET/`).
+
+A variant (another small model, adaptive sampling, an excerpt, another prompt, part, checks or
+seed) is named after what differs (`squad-v1-adaptive-window2`) and writes its section only.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from experiment.bench.presets import BUNDLED_PRESET, PRESETS, figures_line, import_preset
+from experiment.bench.results import RESULTS, save_results
+from experiment.config import PROJECT_ROOT, RunConfig
+from experiment.generate.windows import ARTICLE
+from experiment.importers.split import Half
+from experiment.record.results_index import Source
+from experiment.report.first_screen import update_answer
+from experiment.report.markdown import benchmark_section, benchmark_summary, update_section
+from experiment.report.run import load_run
+from experiment.runner import BackendFactory, Factories, llama_factory, run_experiment
+
+OUT = PROJECT_ROOT / "outputs" / "bench"
+RESULTS_MD = PROJECT_ROOT / "docs" / "RESULTS.md"
+README = PROJECT_ROOT / "README.md"
+
+
+@dataclass(frozen=True)
+class BenchOptions:
+    """One `factqa bench run`'s options (`bench/accuracy.py` takes the same)."""
+
+    preset: str
+    data: Path | None
+    small: str | None = None
+    seed: int = 0
+    limit: int = 0
+    out: Path = OUT
+    results_md: Path = RESULTS_MD
+    readme: Path = README
+    results: Path = RESULTS
+    write: bool = True
+    adaptive: str = "off"
+    small_context: str = ARTICLE
+    prompt: str = "figure"
+    half: Half | None = None
+    checks: str = RunConfig.checks
+    drafts: str = RunConfig.drafts
+    sample: int | None = None  # the preset's sample size, unless given (a test's small file)
+
+    @property
+    def part(self) -> Half | None:
+        return self.half or PRESETS[self.preset].half
+
+    @property
+    def variant(self) -> bool:
+        """A run other than the preset's default models' or another small model's (its section
+        only: no README table, no results folder)."""
+        return (
+            self.adaptive != "off"
+            or self.small_context != ARTICLE
+            or self.prompt != "figure"
+            or self.part != PRESETS[self.preset].half
+            or self.checks != RunConfig.checks
+            or bool(self.seed)
+        )
+
+
+def run_name(o: BenchOptions) -> tuple[str, str]:
+    """The run's name and title: the preset's, and what differs from it."""
+    p = PRESETS[o.preset]
+    name, title = o.preset + (f"-{o.small}" if o.small else ""), p.title
+    title += f", small model {o.small}" if o.small else ""
+    if o.adaptive != "off":
+        name += f"-adaptive-{o.adaptive.replace(':', '')}"
+        title += f", adaptive sampling {o.adaptive}"
+    if o.small_context != ARTICLE:
+        name += f"-{o.small_context.replace(':', '')}"
+        title += f", small model reads {o.small_context}"
+    if o.prompt != "figure":
+        name += f"-{o.prompt}"
+        title += f", {o.prompt} prompt"
+    if o.part != p.half:
+        name += f"-{o.part}"
+        title += f", {o.part} part"
+    if o.checks != RunConfig.checks:
+        name += "-nochecks" if o.checks == "none" else f"-checks-{o.checks}"
+    if o.seed:  # another sample of the data set and other seeds: another run
+        name += f"-seed{o.seed}"
+    return name, title
+
+
+def command_of(o: BenchOptions) -> str:
+    """The command that makes this run, the data file as PATH/TO/<its name>."""
+    where = "" if o.preset == BUNDLED_PRESET or o.data is None else f" PATH/TO/{o.data.name}"
+    flags = [
+        ("--small", o.small, None),
+        ("--adaptive", o.adaptive, "off"),
+        ("--small-context", o.small_context, ARTICLE),
+        ("--prompt", o.prompt, "figure"),
+        ("--half", o.half if o.part != PRESETS[o.preset].half else None, None),
+        ("--checks", o.checks, RunConfig.checks),
+        ("--drafts", o.drafts, RunConfig.drafts),
+        ("--seed", o.seed or None, None),
+        ("--limit", o.limit or None, None),
+    ]
+    said = "".join(f" {flag} {value}" for flag, value, default in flags if value != default)
+    return f"factqa bench run {o.preset}{where}{said}"
+
+
+def config_of(o: BenchOptions, out: Path | None = None) -> tuple[RunConfig, str, str]:
+    """The run's configuration (the sample imported first), its name and title."""
+    p = PRESETS[o.preset]
+    name, title = run_name(o)
+    data_dir = o.out / "data" / (o.preset + (f"-{o.part}" if o.part != p.half else ""))
+    corpus = import_preset(o.preset, o.data, data_dir, o.seed, o.part, o.sample)
+    cfg = RunConfig(
+        articles=corpus.articles,
+        questions=corpus.questions,
+        small=o.small or RunConfig.small,
+        out=out or o.out,
+        run_id=name + (f"-limit{o.limit}" if o.limit else ""),
+        limit=o.limit,
+        seed=o.seed,
+        label=title,
+        adaptive=o.adaptive,
+        small_context=o.small_context,
+        prompt=o.prompt,
+        checks=o.checks,
+        drafts=o.drafts,
+    )
+    return cfg, name, title
+
+
+def source_of(o: BenchOptions, title: str, line: str) -> Source:
+    """What the preset's results are of, so a rescore imports the same sample again."""
+    p = PRESETS[o.preset]
+    return Source(
+        preset=o.preset,
+        public=p.public,
+        data_file=o.data.name if p.public and o.data is not None else "",
+        fmt=p.fmt,
+        sample=o.sample or p.sample,
+        unanswerable=p.unanswerable,
+        half=o.part,
+        seed=o.seed,
+        title=title,
+        command=command_of(o),
+        line=line,
+    )
+
+
+def default_runs(out: Path, results: Path) -> tuple[dict[str, Path], dict[str, Path]]:
+    """The runs the README's tables show: the public table's and the first screen's (a run
+    folder where there is one, else the committed results)."""
+
+    def where(name: str) -> Path:
+        return out / name if (out / name / "summary.csv").exists() else results / name
+
+    public = {
+        "SQuAD v1.1, evaluation titles (small qwen2.5-coder-0.5b)": where("squad-v1"),
+        "SQuAD v1.1, evaluation titles (small smollm2-135m)": where("squad-v1-smollm2-135m"),
+        "SQuAD v2.0, evaluation titles (100 unanswerable)": where("squad-v2"),
+        "DROP, evaluation passages": where("drop"),
+    }
+    first = {  # the default models on each data set, short labels for the first screen
+        "bundled OrigoTech corpus": where("bundled"),
+        "SQuAD v1.1": where("squad-v1"),
+        "SQuAD v2.0, half unanswerable": where("squad-v2"),
+        "DROP, evaluation passages": where("drop"),
+    }
+    return public, first
+
+
+def run_preset(
+    o: BenchOptions,
+    factory: BackendFactory | Factories = llama_factory,
+    say: Callable[[str], None] = print,
+) -> str:
+    """One preset run end to end; returns its figures line."""
+    cfg, name, title = config_of(o)
+    t0 = time.perf_counter()
+
+    def progress(role: str, done: float, total: int) -> None:
+        if int(done) == done and (done % 25 == 0 or done == total):
+            say(f"[{time.perf_counter() - t0:7.1f}s] {role}: {int(done)}/{total}")
+
+    result = run_experiment(cfg, factory, progress=progress)
+    run = load_run(result.run_dir)
+    line = figures_line(o.preset, run)
+    text = benchmark_section(run, title, command_of(o)) + f"\n\n`{line}`\n"
+    say(text)
+    if o.write and not o.limit:
+        update_section(o.results_md, f"bench-{name}", text)
+        if not o.variant:
+            files = save_results(result.run_dir, o.results / name, source_of(o, title, line))
+            size = sum(int(r["bytes"]) for r in files.values())
+            say(f"wrote {o.results / name} ({len(files)} files, {size:,} bytes)")
+        if not o.variant and o.preset not in (BUNDLED_PRESET, "tatqa-dev"):
+            public, first = default_runs(o.out, o.results)
+            summary = benchmark_summary(public)
+            update_section(o.results_md, "bench-summary", summary)
+            update_section(o.readme, "public", summary)  # the README states the same table
+            update_answer(o.readme, first)  # the README's first screen
+            say(f"updated {o.results_md} and {o.readme}")
+    say(line)
+    return line

@@ -1,0 +1,193 @@
+"""Writing a benchmark's committed results (`results/PRESET/`) from a finished run's tables.
+
+What every published figure is computed from, small enough to commit: the summary and the
+other method tables as the run wrote them, the manifest (paths made relative), one row per
+question (ids and facts), per question and method (the answer and its outcome), per sample
+(the model's raw text, what was read from it, its evidence as offsets, its cost), and the
+large model's checks and the pools' scores with their calls' cost. The large tables are
+gzip-compressed CSV (`record.columns.RESULT_TABLES`).
+
+A public data set's own text stays out: no question, no gold, no passage. Evidence is kept as
+offsets into the passage (`span_start`, `spans`), never as its text, and a scored pool text (the
+article's own figure as written) only as its SHA-256 (`text_key`). The bundled corpus is the
+project's own, so its questions, gold and scored texts are kept whole. `results.json` says what
+the results are of (the preset and how its sample is imported again) and each file's size and
+SHA-256. `report/results.py` reads them back.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from experiment.files import atomic_write, file_record, read_cell, write_csv
+from experiment.record.columns import (
+    QUESTION_FACTS,
+    RESULT_ANSWERS,
+    RESULT_CHECKS,
+    RESULT_COPIES,
+    RESULT_DRAFTS,
+    RESULT_QUESTIONS,
+    RESULT_SAMPLES,
+)
+from experiment.record.manifest import Manifest, Settings
+from experiment.record.results_index import INDEX, MANIFEST, RESULTS_FORMAT, Source, text_key
+from experiment.record.write import write_manifest
+
+PATH_SETTINGS = ("articles", "questions", "out")
+OUTSIDE = "DATA"  # a path outside the repository, in a committed manifest: DATA/<its name>
+
+
+def portable(path: str, root: Path) -> str:
+    """A path as a committed file may state it: relative to `root` (the repository) where it
+    is inside it, else `DATA/<its name>`."""
+    if not path:
+        return path
+    p = Path(path)
+    if not p.is_absolute():
+        return path
+    try:
+        return p.resolve().relative_to(root.resolve()).as_posix() or "."
+    except ValueError:
+        return f"{OUTSIDE}/{p.name}"
+
+
+def portable_manifest(m: Manifest, root: Path) -> Manifest:
+    """The manifest with its settings' paths and its command made `portable`."""
+    values = dict(m.config.values)
+    command = m.command
+    for name in PATH_SETTINGS:
+        given = str(values.get(name, ""))
+        values[name] = portable(given, root)
+        if given and given != values[name]:
+            command = command.replace(given, values[name])
+    command = command.replace(str(root.resolve()) + "/", "")
+    return replace(m, config=Settings(values), command=command)
+
+
+def _text(value: Any) -> str:
+    """A text cell as the run meant it (the spreadsheet guard of `files.safe_cell` undone)."""
+    return read_cell(str(value)) if value is not None and value == value else ""
+
+
+def _spans(cell: Any) -> str:
+    """Typed spans (tuples of `Span`) or a JSON cell as a JSON array of [start, end] pairs."""
+    if isinstance(cell, tuple | list):
+        return json.dumps([[s.start, s.end] for s in cell])
+    return str(cell or "[]")
+
+
+def question_rows(questions: pd.DataFrame, public: bool) -> Iterator[dict[str, Any]]:
+    """questions.csv.gz: ids and facts; the question and gold only where not `public`."""
+    facts = [c.name for c in QUESTION_FACTS if c.name in questions.columns]
+    for r in questions.to_dict("records"):
+        row = {c: r.get(c, "") for c in ("question_id", "article_id", "cluster", "kind")}
+        row |= {"unanswerable": r.get("unanswerable", False), "computed": r.get("computed", "")}
+        row |= {f: r[f] for f in facts}
+        row |= {"agreement": r.get("agreement", ""), "span_start": r.get("span_start", "")}
+        row["span_end"] = r.get("span_end", "")
+        if not public:
+            row |= {"question": _text(r["question"]), "gold": _text(r["gold"])}
+        yield row
+
+
+def answer_rows(questions: pd.DataFrame, methods: Sequence[str]) -> Iterator[dict[str, Any]]:
+    """answers.csv.gz: one row per question and method (the answer as the model wrote it), from
+    questions.csv's wide layout with each method's `.em` and `.f1` added."""
+    names = RESULT_ANSWERS.names[2:]
+    for r in questions.to_dict("records"):
+        for m in methods:
+            row = {"question_id": r["question_id"], "method": m}
+            row |= {c: r.get(f"{m}.{c}", "") for c in names}
+            row["answer"] = _text(row["answer"])
+            yield row
+
+
+def sample_rows(attempts: pd.DataFrame) -> Iterator[dict[str, Any]]:
+    """samples.csv.gz: one row per sample; evidence as offsets only."""
+    keep = [c for c in RESULT_SAMPLES.names if c not in ("spans", "operand_spans")]
+    for r in attempts.to_dict("records"):
+        row = {c: r.get(c, "") for c in keep}
+        for c in ("raw_text", "answer", "reason", "context"):
+            row[c] = _text(row[c])
+        row["spans"], row["operand_spans"] = _spans(r["spans"]), _spans(r["operand_spans"])
+        yield row
+
+
+def check_rows(checks: pd.DataFrame) -> Iterator[dict[str, Any]]:
+    """checks.csv.gz: each candidate's margin by question and mode (a candidate's text is the
+    small model's own), and the mode's calls' cost."""
+    for r in checks.to_dict("records"):
+        yield {c: r.get(c, "") for c in RESULT_CHECKS.names} | {"candidate": _text(r["candidate"])}
+
+
+def draft_rows(drafts: pd.DataFrame, public: bool) -> Iterator[dict[str, Any]]:
+    """drafts.csv.gz: each scored text's log-probability and the call's cost; the text itself
+    only where not `public` (always its `text_key`)."""
+    for r in drafts.to_dict("records"):
+        text = _text(r["text"])
+        row = {c: r.get(c, "") for c in RESULT_DRAFTS.names}
+        yield row | {"text": "" if public else text, "text_sha256": text_key(text)}
+
+
+@dataclass(frozen=True)
+class RunTables:
+    """A finished run's tables as its reader typed them (`report.run.Run`)."""
+
+    manifest: Manifest
+    methods: list[str]
+    questions: pd.DataFrame
+    attempts: pd.DataFrame
+    checks: pd.DataFrame
+    drafts: pd.DataFrame
+
+
+def write_results(
+    dest: Path, run_dir: Path, tables: RunTables, source: Source, root: Path
+) -> dict[str, dict[str, Any]]:
+    """`dest` (results/PRESET/) from the run at `run_dir`: every file replaced, then the index
+    (`results.json`); returns each file's size and SHA-256, by name."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for old in dest.iterdir():
+        if old.is_file():
+            old.unlink()
+    written: list[str] = []
+    for name in RESULT_COPIES:
+        if (run_dir / name).is_file():
+            atomic_write(dest / name, (run_dir / name).read_bytes())
+            written.append(name)
+    public = source.public
+    parts = (
+        (RESULT_QUESTIONS, question_rows(tables.questions, public)),
+        (RESULT_ANSWERS, answer_rows(tables.questions, tables.methods)),
+        (RESULT_SAMPLES, sample_rows(tables.attempts)),
+        (RESULT_CHECKS, check_rows(tables.checks)),
+        (RESULT_DRAFTS, draft_rows(tables.drafts, public)),
+    )
+    for table, rows in parts:
+        if (
+            table in (RESULT_CHECKS, RESULT_DRAFTS)
+            and (tables.checks if table is RESULT_CHECKS else tables.drafts).empty
+        ):
+            continue
+        columns = [c for c in table.names if not (public and c in ("question", "gold"))]
+        write_csv(dest / table.file, _known(rows), columns)
+        written.append(table.file)
+    m = portable_manifest(tables.manifest, root)
+    write_manifest(dest / MANIFEST, m)
+    written.append(MANIFEST)
+    files = {n: file_record(dest / n) for n in sorted(written)}
+    index = {"format_version": RESULTS_FORMAT, "source": asdict(source), "files": files}
+    atomic_write(dest / INDEX, json.dumps(index, indent=2, sort_keys=True) + "\n")
+    return files
+
+
+def _known(rows: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Rows with an unknown number (NaN) as an empty cell, as the run folder writes it."""
+    for row in rows:
+        yield {k: "" if isinstance(v, float) and v != v else v for k, v in row.items()}

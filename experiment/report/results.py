@@ -1,0 +1,155 @@
+"""A committed results folder (`results/PRESET/`, written by `record.results`) read back.
+
+`load_results` checks every file against the size and SHA-256 its index records, brings the
+run's manifest to the current format (`record.migrate`) and returns the tables typed as
+`record.columns` declares them, with the run as a `Run`, so every report that reads a run
+folder reads the results the same way: its questions in questions.csv's wide layout (one
+`{method}.{column}` group per method; a public data set's question and gold empty) and its
+samples as its attempts.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from experiment.errors import InputError
+from experiment.files import file_record, read_cell
+from experiment.record.columns import (
+    RESULT_ANSWERS,
+    RESULT_CHECKS,
+    RESULT_DRAFTS,
+    RESULT_QUESTIONS,
+    RESULT_SAMPLES,
+    TABLES,
+    Table,
+)
+from experiment.record.manifest import from_json, read_json
+from experiment.record.migrate import migrate, version_of
+from experiment.record.results_index import INDEX, MANIFEST, RESULTS_FORMAT, Source
+from experiment.report.run import Run, _typed, load_run, typed_questions
+
+FIX = "write the results again (factqa bench run), or restore the folder from git"
+
+
+@dataclass(frozen=True)
+class Results:
+    """A results folder: what it is of, the run it records, and its per-sample tables."""
+
+    path: Path
+    source: Source
+    run: Run  # its `attempts` are the samples; `checks` and `drafts` the recorded scores
+    samples: pd.DataFrame
+    checks: pd.DataFrame
+    drafts: pd.DataFrame
+
+
+def _index(path: Path) -> dict[str, object]:
+    file = path / INDEX
+    if not file.is_file():
+        raise InputError("not a results folder (no results.json)", path=path, fix=FIX)
+    data = read_json(file)
+    if data.get("format_version") != RESULTS_FORMAT:
+        raise InputError(
+            f"results format {data.get('format_version')!r}; this factqa reads {RESULTS_FORMAT}",
+            path=file,
+            fix="update factqa",
+        )
+    for name, recorded in dict(data.get("files") or {}).items():  # type: ignore[call-overload]
+        where = path / name
+        if not where.is_file() or file_record(where) != recorded:
+            raise InputError(
+                "missing, or not the file results.json records (edited)", path=where, fix=FIX
+            )
+    return data
+
+
+def read_table(path: Path, table: Table) -> pd.DataFrame:
+    """A results table (gzip CSV) typed as `table` declares (empty where the file is not
+    there: a run without checks or pool scores)."""
+    file = path / table.file
+    if not file.is_file():
+        return pd.DataFrame(columns=table.names)
+    text = gzip.decompress(file.read_bytes()).decode("utf-8")
+    frame = pd.read_csv(io.StringIO(text), keep_default_na=False, dtype=str)
+    for col in frame.columns:
+        if col not in table.names or table.dtype(col) == "str":
+            frame[col] = frame[col].map(read_cell)
+    known = {c: table.dtype(c) for c in table.names if c in frame.columns}
+    return _typed(frame, known)
+
+
+def wide_questions(
+    questions: pd.DataFrame, answers: pd.DataFrame, methods: list[str]
+) -> pd.DataFrame:
+    """questions.csv's wide layout from the results' questions and per-method answers (cells
+    as text, then typed as `report.run.typed_questions` types them)."""
+    q = questions.copy()
+    for col in ("question", "gold"):
+        if col not in q.columns:
+            q[col] = ""
+    by = answers.set_index(["question_id", "method"])
+    for m in methods:
+        mine = by.xs(m, level="method")
+        for c in RESULT_ANSWERS.names[2:]:
+            q[f"{m}.{c}"] = q.question_id.map(mine[c]).map(_as_text)
+    return typed_questions(q.astype({c: str for c in q.columns}))
+
+
+def _as_text(v: object) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return "" if v != v else f"{v:.6g}"
+    return "" if v is None else str(v)
+
+
+def load_results(path: Path) -> Results:
+    """The results folder at `path`; an `InputError` if it is not one or a file was edited."""
+    index = _index(path)
+    raw = read_json(path / MANIFEST)
+    data = migrate(raw, {})[0]
+    manifest = from_json(data, path / MANIFEST)
+    source = Source.of(dict(index["source"]))  # type: ignore[call-overload]
+    summary = pd.read_csv(path / "summary.csv")
+    methods = list(summary.method)
+    answers = read_table(path, RESULT_ANSWERS).astype({"answer": str, "value": str})
+    questions = wide_questions(read_table(path, RESULT_QUESTIONS), answers, methods)
+    optional = {
+        name: pd.read_csv(path / name) if (path / name).is_file() else pd.DataFrame()
+        for name in ("agreement.csv", "routing.csv")
+    }
+    curves = pd.read_csv(path / TABLES["curves.csv"].file)
+    run = Run(
+        path,
+        manifest,
+        summary,
+        questions,
+        curves,
+        pd.DataFrame(),
+        optional["routing.csv"],
+        optional["agreement.csv"],
+        written_in=version_of(raw),
+    )
+    samples = read_table(path, RESULT_SAMPLES)
+    checks, drafts = read_table(path, RESULT_CHECKS), read_table(path, RESULT_DRAFTS)
+    # the run's lazily read tables are the results' own (no attempts.csv here)
+    run.__dict__.update(attempts=samples, checks=checks, drafts=drafts)
+    return Results(path, source, run, samples, checks, drafts)
+
+
+def source_of(path: Path) -> Source:
+    """What the results folder at `path` is of, from its index alone."""
+    return Source.of(dict(json.loads((path / INDEX).read_text(encoding="utf-8"))["source"]))
+
+
+def load_any(where: Path | Run) -> Run:
+    """A run folder or a results folder (by its results.json) as a `Run`; a `Run` as it is."""
+    if isinstance(where, Run):
+        return where
+    return load_results(where).run if (where / INDEX).is_file() else load_run(where)

@@ -1,0 +1,276 @@
+"""`factqa bench`: a preset run's committed results (no data set text), read back, rescored with
+no model call from a data file written here, and the reports written from them alone."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from experiment import cli
+from experiment.errors import ModelError
+from experiment.generate.models.base import Messages
+from experiment.importers.split import half_of
+from experiment.record.results_index import INDEX
+from experiment.report.results import load_results
+
+from .conftest import FakeBackend
+
+# A tiny SQuAD v1.1 file: towns of the evaluation half, each a passage with two figure questions
+TOWNS = [t for t in (f"Velden {chr(65 + i)}" for i in range(26)) if half_of(t) == "eval"][:4]
+
+
+def _passage(i: int, town: str) -> str:
+    return (
+        f"In 1950 {town} had {8 + i},{i}00 inhabitants; its bridge opened on 4 May {1931 + i} "
+        f"after {20 + i} months of work. The bridge is {400 + i} metres long."
+    )
+
+
+def _qa(qid: str, question: str, answer: str, context: str) -> dict[str, object]:
+    return {
+        "id": qid,
+        "question": question,
+        "answers": [{"text": answer, "answer_start": context.find(answer)}],
+    }
+
+
+def squad_file(path: Path) -> Path:
+    data = []
+    for i, town in enumerate(TOWNS):
+        context = _passage(i, town)
+        qas = [
+            _qa(
+                f"q{i}a",
+                f"How many inhabitants did {town} have in 1950?",
+                f"{8 + i},{i}00",
+                context,
+            ),
+            _qa(f"q{i}b", f"How long is the bridge of {town}?", f"{400 + i} metres", context),
+        ]
+        data.append({"title": town, "paragraphs": [{"context": context, "qas": qas}]})
+    path.write_text(json.dumps({"version": "1.1", "data": data}), encoding="utf-8")
+    return path
+
+
+def _said(messages: Messages, index: int, small: bool) -> str:
+    """The fakes read the passage: the figure asked for, and now and then a wrong one."""
+    content = messages[-1]["content"]
+    if "inhabitants" in content.rpartition("Question:")[2]:
+        found = re.search(r"had ([\d,]+) inhabitants", content)
+    else:
+        found = re.search(r"is (\d+ metres) long", content)
+    right = found[1] if found else "unknown"
+    return "17" if small and index % 3 == 2 else right
+
+
+def fakes(flops: float = 1e9) -> dict[str, FakeBackend]:
+    return {
+        "s": FakeBackend("s", lambda m, seed, n: _said(m, n, True), flops=flops),
+        "l": FakeBackend("l", lambda m, seed, n: _said(m, n, False), flops=flops * 10),
+    }
+
+
+class Refused:
+    """A factory that fails any test which reaches a model."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def __call__(self, spec: str, _cfg: object) -> FakeBackend:
+        self.calls.append(spec)
+        raise ModelError(f"a model was asked for: {spec}")
+
+
+@pytest.fixture
+def bench_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
+    """`factqa bench run squad-v1 FILE` over the tiny file with the fakes (small model 's'),
+    its results in tmp_path/results."""
+    models = fakes()  # the large model is the run default's name, played by the fake "l"
+    monkeypatch.setattr(cli, "_factory", lambda: lambda spec, _cfg: models.get(spec, models["l"]))
+    data = squad_file(tmp_path / "dev-v1.1.json")
+    paths = {
+        "data": data,
+        "out": tmp_path / "out",
+        "results": tmp_path / "results",
+        "md": tmp_path / "RESULTS.md",
+        "readme": tmp_path / "README.md",
+    }
+    args = ["bench", "run", "squad-v1", str(data), "--sample", "8", "--out", str(paths["out"])]
+    args += ["--results-dir", str(paths["results"]), "--small", "s"]
+    args += ["--results-md", str(paths["md"]), "--readme", str(paths["readme"])]
+    res = CliRunner().invoke(cli.app, args)
+    assert res.exit_code == 0, res.output
+    return paths
+
+
+def _all_text(folder: Path) -> str:
+    out = []
+    for f in sorted(folder.iterdir()):
+        data = f.read_bytes()
+        out.append((gzip.decompress(data) if f.suffix == ".gz" else data).decode("utf-8"))
+    return "\n".join(out)
+
+
+def test_results_hold_no_question_or_passage_text(bench_run: dict[str, Path]) -> None:
+    folder = bench_run["results"] / "squad-v1-s"
+    assert (folder / INDEX).is_file()
+    text = _all_text(folder)
+    source = json.loads(bench_run["data"].read_text(encoding="utf-8"))
+    for article in source["data"]:
+        context = article["paragraphs"][0]["context"]
+        for sentence in context.split("; "):
+            assert sentence not in text
+        for qa in article["paragraphs"][0]["qas"]:
+            assert qa["question"] not in text
+    assert str(bench_run["data"].parent) not in text  # no machine path either
+    assert sum(f.stat().st_size for f in folder.iterdir()) < 60_000
+
+
+def test_results_read_back_as_the_run_reads(bench_run: dict[str, Path]) -> None:
+    from experiment.report.run import load_run
+
+    res = load_results(bench_run["results"] / "squad-v1-s")
+    run = load_run(bench_run["out"] / "squad-v1-s")
+    assert res.source.preset == "squad-v1" and res.source.public and res.source.line
+    assert list(res.run.summary.method) == run.methods
+    assert len(res.samples) == len(run.attempts) and len(res.run.questions) == len(run.questions)
+    for m in run.methods:
+        assert list(res.run.questions[f"{m}.correct"]) == list(run.questions[f"{m}.correct"])
+    assert not res.checks.empty and not res.drafts.empty
+    assert set(res.drafts.text) == {""}  # a public data set's pool texts: keys only
+
+
+def test_an_edited_results_file_is_refused(bench_run: dict[str, Path]) -> None:
+    from experiment.errors import InputError
+
+    folder = bench_run["results"] / "squad-v1-s"
+    (folder / "summary.csv").write_text("method\n", encoding="utf-8")
+    with pytest.raises(InputError, match="edited"):
+        load_results(folder)
+
+
+def test_rescore_gives_the_committed_figures_with_no_model_call(
+    bench_run: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from experiment import runner
+    from experiment.bench.rescore import rescore
+
+    refused = Refused()
+    monkeypatch.setattr(runner, "llama_factory", refused)
+    monkeypatch.setattr(cli, "_factory", lambda: refused)
+    # the results folder is named after the run; rescore reads it by the preset's name
+    folder = bench_run["results"] / "squad-v1-s"
+    done = rescore(folder, bench_run["data"], tmp_path / "rescore")
+    assert refused.calls == []
+    assert done.misses == []
+    assert done.changed == {}, done.report()
+    summary = done.run.summary.set_index("method")
+    checked = [m for m in summary.index if "check" in m or "text" in m]
+    assert len(checked) >= 4 and summary.loc[checked, "flops"].notna().all()  # their cost too
+    res = load_results(folder)
+    for m in done.run.methods:
+        assert list(done.run.questions[f"{m}.correct"]) == list(res.run.questions[f"{m}.correct"])
+
+
+def test_rescore_with_a_changed_judge_moves_the_figures(
+    bench_run: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from experiment.bench.rescore import rescore
+    from experiment.evaluate import methods
+
+    monkeypatch.setattr(methods, "judge", lambda *a, **k: False, raising=False)
+    import experiment.evaluate.judge as judge_module
+
+    monkeypatch.setattr(judge_module, "judge", lambda *a, **k: False)
+    done = rescore(bench_run["results"] / "squad-v1-s", bench_run["data"], tmp_path / "r")
+    assert done.changed  # every accuracy falls to 0
+    assert "committed accuracy" in done.report()
+
+
+def test_rescore_command_and_a_foreign_data_file(
+    bench_run: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    refused = Refused()
+    monkeypatch.setattr(cli, "_factory", lambda: refused)
+    results = bench_run["results"]
+    (results / "squad-v1-s").rename(results / "squad-v1")
+    args = ["bench", "rescore", "squad-v1", str(bench_run["data"]), "--results-dir", str(results)]
+    res = CliRunner().invoke(cli.app, [*args, "--out", str(tmp_path / "rs")])
+    assert res.exit_code == 0, res.output
+    assert "methods give the committed figures" in res.output and refused.calls == []
+    other = tmp_path / "other.json"
+    data = json.loads(bench_run["data"].read_text(encoding="utf-8"))
+    data["data"] = data["data"][:2]
+    other.write_text(json.dumps(data), encoding="utf-8")
+    args[3] = str(other)
+    res = CliRunner().invoke(cli.app, [*args, "--out", str(tmp_path / "rs2")])
+    assert res.exit_code == 2 and "the results hold" in res.output
+
+
+def test_report_writes_sections_from_results_alone(
+    bench_run: dict[str, Path], tmp_path: Path
+) -> None:
+    import shutil
+
+    shutil.rmtree(bench_run["out"])  # no run folder: the results alone
+    md, readme = tmp_path / "R.md", tmp_path / "READ.md"
+    readme.write_text("<!-- answer:start -->\n<!-- answer:end -->\n", encoding="utf-8")
+    args = ["bench", "report", "--results-dir", str(bench_run["results"])]
+    res = CliRunner().invoke(cli.app, [*args, "--results-md", str(md), "--readme", str(readme)])
+    assert res.exit_code == 0, res.output
+    text = md.read_text(encoding="utf-8")
+    assert "<!-- bench-squad-v1-s:start -->" in text and "squad_v1_stated_large=" in text
+    assert "factqa bench run squad-v1 PATH/TO/dev-v1.1.json" in text
+
+
+def test_bench_help_lists_the_subcommands() -> None:
+    res = CliRunner().invoke(cli.app, ["bench", "--help"])
+    assert res.exit_code == 0
+    for name in ("run", "rescore", "report"):
+        assert name in res.output
+
+
+def test_the_replay_serves_its_record_and_raises_on_anything_else() -> None:
+    from experiment.generate.models.base import SamplingParams
+    from experiment.generate.models.replay import RecordedScores, ReplayBackend, Unrecorded
+    from experiment.records import Generation
+
+    said = Generation("40", 10, 1, 0.1)
+    b = ReplayBackend(
+        "m",
+        "fp",
+        generations={7: [("q1", said)]},
+        scores={("q1", "whole"): RecordedScores({"40": 1.5, "unknown": 0.0}, flops=3.0)},
+        asked=lambda _m: (["q1"], "whole"),
+    )
+    msgs = [{"role": "user", "content": "x"}]
+    assert b.generate(msgs, SamplingParams(), [7]) == [said]
+    first = b.score(msgs, ["40", "unknown"])
+    assert first.logprobs == (1.5, 0.0) and first.flops == 3.0
+    assert b.score(msgs, ["40", "unknown"]).flops == 0.0  # a question's cost is charged once
+    with pytest.raises(Unrecorded):
+        b.generate(msgs, SamplingParams(), [8])
+    with pytest.raises(Unrecorded):
+        b.score(msgs, ["41", "unknown"])
+    assert len(b.misses) == 2
+
+
+def test_a_format_1_folder_s_scores_get_unknown_call_costs() -> None:
+    import pandas as pd
+
+    from experiment.record.columns import CHECKS, DRAFTS
+    from experiment.record.migrate import migrate
+
+    old = {
+        "checks.csv": pd.DataFrame({c: ["x"] for c in CHECKS.names[:6]}),
+        "drafts.csv": pd.DataFrame({c: ["x"] for c in DRAFTS.names[:5]}),
+    }
+    _, tables = migrate({"format_version": 1}, old)
+    assert list(tables["checks.csv"].columns) == CHECKS.names
+    assert list(tables["drafts.csv"].columns) == DRAFTS.names
+    assert tables["checks.csv"].flops.tolist() == [""]
