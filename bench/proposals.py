@@ -1,9 +1,10 @@
 """Coverage of the computed proposals (issue 40): how often the calculations the article drafts
-hold the gold of a computed question, and what `text-derived` (the first of them) answers. No
-model runs.
+hold the gold of a computed question, and what `text-derived` (the first of them) answers; with
+run folders, what the models that score the proposals answer. No model runs.
 
     python bench/proposals.py PATH/TO/tatqa_dataset_dev.json PATH/TO/drop_dev.jsonl.gz
                               [--drop-sample N] [--fit-only] [--write]
+                              [--run tatqa-eval=RUN] [--run drop-eval=RUN] [--run bundled=RUN]
 
 Data sets are read where they are (imported into a temporary folder, never into the project),
 every question of each part:
@@ -29,6 +30,15 @@ factor of 1000 or a million: the data set's own scale beside a table that states
 N is fitted on the fitting parts: the smallest N at which every fitting part keeps the gold for
 `COVERAGE_SHARE` of the computed questions all its proposals do (the curves are printed).
 
+**The models** (`--run PART=RUN`, a run folder made with `python bench/accuracy.py PRESET DATA
+--prompt auto`: `tatqa-dev` for `tatqa-eval`, `drop` for `drop-eval`, `bundled`): over the
+run's computed questions (its `computed` column, as bench/accuracy.py's `*_computed_*` and
+`tatqa_arith_*` figures), the accuracy of large@1, text-derived, small-text-derived@k and
+large-text-derived@1, and small-text-derived@k's FLOPs over large@1's on the questions it
+answers for (those `auto` routes to the calculation prompt: it pays nothing elsewhere, so its
+FLOPs are the summary's, and large@1's are its answers' on the same questions, attempts.csv).
+A run's questions are its preset's sample, not the whole part the coverage is measured on.
+
 `--write` rewrites the `proposals` section of docs/RESULTS.md (the table and the line).
 """
 
@@ -43,16 +53,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pandas as pd
 from pool_coverage import ROOT, fit_n
 
 from experiment.corpus import load_articles, load_questions
 from experiment.evaluate.judge import Gold, gold_of, judge
-from experiment.evaluate.methods import TEXT_DERIVED
+from experiment.evaluate.methods import (
+    LARGE_1,
+    LARGE_TEXT_DERIVED,
+    SMALL_TEXT_DERIVED,
+    TEXT_DERIVED,
+)
+from experiment.evaluate.proposal_pool import is_computed
 from experiment.evaluate.proposals import KEEP_N, MAX_PROPOSALS, Proposal, as_scored, propose
 from experiment.evaluate.registry import QuestionSamples
 from experiment.importers.service import import_dataset
 from experiment.records import Article, Question
+from experiment.report.analysis import stated_computed
 from experiment.report.markdown import update_section
+from experiment.report.run import Run, load_run
 from experiment.values.canonical import Quantity
 from experiment.values.question_kind import asks_computation
 
@@ -66,6 +85,11 @@ PARTS = [  # name, format, half, line key
 ]
 LOSSES = ("operation", "row", "period", "sign")
 MISSES = ("scale", "unasked", "missed")
+RUN_KEYS = {
+    "drop-eval": "drop_computed",
+    "tatqa-eval": "tatqa_arith",
+    "bundled": "bundled_computed",
+}
 
 
 @dataclass
@@ -92,6 +116,59 @@ class PartResult:
 
     def accuracy(self) -> float:
         return sum(r.text_derived for r in self.rows) / len(self.rows) if self.rows else math.nan
+
+
+@dataclass
+class ModelResult:
+    """A run's computed questions: how many, each method's accuracy on them (by its
+    registered family: `large`, `text-derived`, `small-text-derived`, `large-text-derived`),
+    and small-text-derived@k's FLOPs over large@1's where it answers (None: unknown)."""
+
+    run: str
+    k: int
+    n: int
+    accuracy: dict[str, float]
+    flops_ratio: float | None
+
+
+def model_result(run_dir: Path) -> ModelResult:
+    """The models' figures of a run folder (module docstring)."""
+    run = load_run(run_dir)
+    k = run.k
+    names = {
+        "large": LARGE_1.name(k),
+        "text-derived": TEXT_DERIVED.name(k),
+        "small-text-derived": SMALL_TEXT_DERIVED.name(k),
+        "large-text-derived": LARGE_TEXT_DERIVED.name(k),
+    }
+    present = {key: m for key, m in names.items() if run.has(m)}
+    split = stated_computed(run.questions, list(present.values())).set_index("method")
+    accuracy = {key: float(split.loc[m, "computed"]) for key, m in present.items()}
+    return ModelResult(
+        run_dir.name, k, split.attrs["n_computed"], accuracy, _flops_ratio(run, names)
+    )
+
+
+def _flops_ratio(run: Run, names: dict[str, str]) -> float | None:
+    """small-text-derived@k's FLOPs over large@1's on the questions it answers for."""
+    if not run.has(names["small-text-derived"]):
+        return None
+    prompt = str(run.manifest.config.get("prompt", "figure"))
+    q = run.questions
+    routed = {
+        row.question_id
+        for row in q.itertuples()
+        if is_computed(
+            Question(row.question_id, row.article_id, row.question, (), row.kind), prompt
+        )
+    }
+    summary = run.summary.set_index("method")
+    mine = summary.loc[names["small-text-derived"], "flops"]
+    large = run.attempts[(run.attempts.role == "large") & run.attempts.question_id.isin(routed)]
+    flops = pd.to_numeric(large.flops, errors="coerce")
+    if not routed or flops.isna().any() or not flops.sum() or mine != mine:
+        return None
+    return float(mine) / float(flops.sum())
 
 
 def is_gold(p: Proposal, q: Question, gold: Sequence[Gold], article: Article) -> bool:
@@ -166,13 +243,30 @@ def load_part(
     return articles, questions
 
 
-def table(results: Sequence[PartResult], n: int) -> str:
-    lines = [
+MODEL_COLUMNS = ("large", "text-derived", "small-text-derived", "large-text-derived")
+
+
+def table(
+    results: Sequence[PartResult], n: int, models: dict[str, ModelResult] | None = None
+) -> str:
+    """The coverage table; with `models` (by part), the runs' columns: the run's computed
+    questions, large@1, text-derived, small-text-derived@k and large-text-derived@1 on them,
+    and small-text-derived@k's FLOPs over large@1's ("—" where a part has no run)."""
+    models = models or {}
+    head = (
         f"| part | computed | asks a computation | all proposals | kept top {n} | ranked first "
         "(text-derived) | mean proposals | not first: operation/row/period/sign "
-        "| not proposed: scale/unasked/missed |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |",
-    ]
+        "| not proposed: scale/unasked/missed |"
+    )
+    rule = "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"
+    if models:
+        k = next(iter(models.values())).k
+        head += (
+            f" run: computed | large@1 | text-derived | small-text-derived@{k} "
+            f"| large-text-derived@1 | FLOPs / large@1 |"
+        )
+        rule += " ---: | ---: | ---: | ---: | ---: | ---: |"
+    lines = [head, rule]
     for s in results:
         losses = Counter(r.loss for r in s.rows if r.loss)
         size = sum(r.size for r in s.rows) / len(s.rows) if s.rows else math.nan
@@ -180,9 +274,40 @@ def table(results: Sequence[PartResult], n: int) -> str:
         lines.append(
             f"| {s.name} | {len(s.rows)} | {asked:.1%} | {s.covered():.1%} | {s.covered(n):.1%} "
             f"| {s.accuracy():.1%} | {size:.1f} | {'/'.join(str(losses[k]) for k in LOSSES)} "
-            f"| {'/'.join(str(losses[k]) for k in MISSES)} |"
+            f"| {'/'.join(str(losses[k]) for k in MISSES)} |" + _model_cells(models, s.name)
         )
+    for part in (p for p in models if p not in {s.name for s in results}):
+        lines.append(f"| {part} |" + " — |" * 8 + _model_cells(models, part))
     return "\n".join(lines)
+
+
+def _model_cells(models: dict[str, ModelResult], part: str) -> str:
+    if not models:
+        return ""
+    m = models.get(part)
+    if m is None:
+        return " — |" * (len(MODEL_COLUMNS) + 2)
+    cells = [str(m.n)]
+    cells += [f"{m.accuracy[c]:.3f}" if c in m.accuracy else "—" for c in MODEL_COLUMNS]
+    cells.append("—" if m.flops_ratio is None else f"{m.flops_ratio:.2f}x")
+    return "".join(f" {c} |" for c in cells)
+
+
+def model_pairs(models: dict[str, ModelResult]) -> dict[str, list[str]]:
+    """Issue 40's keys that need a model, by part's key: `*_large`, `*_small_text_derived`;
+    and `computed_flops_ratio_tatqa`."""
+    out: dict[str, list[str]] = {}
+    for part, m in models.items():
+        key = RUN_KEYS[part]
+        pairs = [
+            f"{key}_{name}={m.accuracy[family]:.3f}"
+            for name, family in (("large", "large"), ("small_text_derived", "small-text-derived"))
+            if family in m.accuracy and m.accuracy[family] == m.accuracy[family]
+        ]
+        if part == "tatqa-eval" and m.flops_ratio is not None:
+            pairs.append(f"computed_flops_ratio_tatqa={m.flops_ratio:.3f}")
+        out[key] = pairs
+    return out
 
 
 def main() -> None:
@@ -192,7 +317,21 @@ def main() -> None:
     ap.add_argument("--drop-sample", type=int, help="every n-th DROP computed question, this many")
     ap.add_argument("--fit-only", action="store_true", help="the fitting parts only")
     ap.add_argument("--write", action="store_true", help="rewrite the proposals section")
+    ap.add_argument(
+        "--run",
+        action="append",
+        default=[],
+        metavar="PART=RUN",
+        help="a run folder made with bench/accuracy.py PRESET DATA --prompt auto, for the part "
+        f"PART ({', '.join(RUN_KEYS)}); repeatable",
+    )
     args = ap.parse_args()
+    models: dict[str, ModelResult] = {}
+    for given in args.run:
+        part, _, folder = given.partition("=")
+        if part not in RUN_KEYS or not folder:
+            raise SystemExit(f"--run {given}: give PART=RUN, PART one of {', '.join(RUN_KEYS)}")
+        models[part] = model_result(Path(folder))
     sources = {"tatqa": args.tatqa, "drop": args.drop}
     results: list[PartResult] = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -208,36 +347,57 @@ def main() -> None:
         print(f"  {name}: " + " ".join(f"{k}:{c:.3f}" for k, c in enumerate(curve, 1)))
     print(f"fitted N = {n} (proposals.KEEP_N = {KEEP_N}: {'holds' if n == KEEP_N else 'REFIT'})")
     print(f"at most {MAX_PROPOSALS} proposals a question")
-    print(table(results, KEEP_N))
+    print(table(results, KEEP_N, models))
     print(" ".join(f"{r.name}: {r.seconds:.0f} s CPU" for r in results))
-    keys = {name: key for name, _, _, key in PARTS if key}
-    pairs = []
-    for r in results:
-        if r.name in keys:
-            pairs += [f"{keys[r.name]}_cov={r.covered():.3f}"]
-            pairs += [f"{keys[r.name]}_text_derived={r.accuracy():.3f}"]
-    line = " ".join(pairs)
-    if pairs:
+    line = key_line(results, models)
+    if line:
         print(line)
     if args.write:
         if args.fit_only or args.drop_sample:
             raise SystemExit("--write needs every part, whole")
-        update_section(RESULTS, "proposals", section(table(results, KEEP_N), n, line))
+        body = table(results, KEEP_N, models)
+        update_section(RESULTS, "proposals", section(body, n, line, bool(models)))
 
 
-def section(body: str, n: int, line: str) -> str:
+def key_line(results: Sequence[PartResult], models: dict[str, ModelResult]) -> str:
+    """Issue 40's line, in its order: per part (DROP, TAT-QA, the bundled corpus) large@1,
+    text-derived, small-text-derived@k and the coverage where measured; then the FLOPs ratio."""
+    keys = {name: key for name, _, _, key in PARTS if key}
+    free = {keys[r.name]: r for r in results if r.name in keys}
+    given = model_pairs(models)
+    pairs: list[str] = []
+    for key in ("drop_computed", "tatqa_arith", "bundled_computed"):
+        own = [p for p in given.get(key, []) if not p.startswith("computed_flops")]
+        large = [p for p in own if p.startswith(f"{key}_large=")]
+        small = [p for p in own if p.startswith(f"{key}_small_text_derived=")]
+        r = free.get(key)
+        pairs += large
+        pairs += [f"{key}_text_derived={r.accuracy():.3f}"] if r is not None else []
+        pairs += small
+        pairs += [f"{key}_cov={r.covered():.3f}"] if r is not None else []
+    pairs += [p for v in given.values() for p in v if p.startswith("computed_flops")]
+    return " ".join(pairs)
+
+
+def section(body: str, n: int, line: str, models: bool = False) -> str:
     """docs/RESULTS.md's `proposals` section."""
+    runs = " --run PART=RUN ..." if models else ""
+    said = (
+        "Issue 40's keys (the models' from the runs given, over their computed questions):"
+        if models
+        else "Issue 40's keys that need no model (`*_large`, `*_small_text_derived` and "
+        "`computed_flops_ratio_tatqa` come from run folders: `--run PART=RUN`):"
+    )
     return f"""## Computed answers drafted from the text (issue 40)
 
 Command: `python bench/proposals.py PATH/TO/tatqa_dataset_dev.json PATH/TO/drop_dev.jsonl.gz
---write` (no model runs). Every computed question of each part (TAT-QA: arithmetic; DROP:
+--write{runs}` (no model runs). Every computed question of each part (TAT-QA: arithmetic; DROP:
 computed, figure); the columns are this script's docstring's. N fitted on the fitting parts:
 {n} (shipped `proposals.KEEP_N` = {KEEP_N}).
 
 {body}
 
-Issue 40's keys that need no model (the models' scores of the proposals, and so
-`*_small_text_derived`, `*_large` and `computed_flops_ratio_tatqa`, are not built yet):
+{said}
 
 `{line}`"""
 

@@ -345,7 +345,9 @@ def run(
         typer.Option(
             help="Which models score each question's bounded pool of the article's own "
             "candidates (the article drafts, the model checks): 'small,large', 'small', "
-            "'large' or 'none'. Methods small-text@0, small-text@k, large-text@1.",
+            "'large' or 'none'. Methods small-text@0, small-text@k, large-text@1; under the "
+            "calculation prompt (--prompt auto, calc) the kept calculations the article drafts "
+            "instead: small-text-derived@k, large-text-derived@1.",
         ),
     ] = RunConfig.drafts,
     label: Annotated[
@@ -530,18 +532,27 @@ def ask(
         str,
         typer.Option(help="What the model reads: 'article' or 'excerpt:N' (as in `run`)."),
     ] = RunConfig.small_context,
+    prompt: Annotated[
+        str,
+        typer.Option(
+            help="The prompt (as in `run`): 'figure', 'derive', 'calc' or 'auto' (calc for a "
+            "question whose wording asks for a computation)."
+        ),
+    ] = RunConfig.prompt,
     pool_scores: Annotated[
         bool,
         typer.Option(
             "--pool/--no-pool",
             help="Also show the pool (every figure or date the article states, merged with the "
             "confirmed answers) as the model scores it, and small-text@0's and small-text@k's "
-            "answers.",
+            "answers; for a question that asks for a computation, also the calculations the "
+            "article drafts (their working, model-free score and the model's score) and "
+            "small-text-derived@k's answer.",
         ),
     ] = True,
 ) -> None:
     """Answer one question k times and show which answers the article confirms, and where;
-    then the article's own candidates as the model scores them."""
+    then the article's own candidates (and calculations) as the model scores them."""
     from experiment.corpus import read_given_article
     from experiment.evaluate.check import checked
     from experiment.evaluate.methods import VERIFIED
@@ -558,7 +569,12 @@ def ask(
             raise ConfigError("the question is empty", field="question")
         # k, temperature and --small-context checked as a run checks them, before the model loads
         cfg = RunConfig(
-            small=model, k=k, temperature=temperature, seed=seed, small_context=small_context
+            small=model,
+            k=k,
+            temperature=temperature,
+            seed=seed,
+            small_context=small_context,
+            prompt=prompt,
         )
         art = read_given_article(article)
         q = Question("ask", art.id, question, ("unanswerable",), kind)  # type: ignore[arg-type]
@@ -572,6 +588,7 @@ def ask(
             seed,
             None,
             reading=cfg.reading,
+            prompt=cfg.prompt,
         )
         if samples and samples[0].context != WHOLE_NOTE:
             _out().print(f"the model read: {samples[0].context}")
@@ -603,7 +620,9 @@ def ask(
             _out().print(f"verified answer: {a.answer} ({a.value}), {votes}/{k} votes")
         _print_ranked(qs)
         if pool_scores:
-            _print_pool(qs, backend, SamplingParams(temperature=temperature), cfg)
+            params = SamplingParams(temperature=temperature)
+            _print_pool(qs, backend, params, cfg)
+            _print_proposals(qs, backend, params, cfg)
 
 
 def _print_pool(
@@ -627,9 +646,9 @@ def _print_pool(
 
     assert qs.article is not None
     art, q = qs.article, qs.question
-    own, merged = question_pools(q, art, qs.small)
+    own, merged = question_pools(q, art, qs.small)  # the stated pool, whatever the prompt
     texts = texts_to_score(own, merged)
-    messages = prompt_of(backend, art, q, qs.k, params, cfg.reading)[0]
+    messages = prompt_of(backend, art, q, qs.k, params, cfg.reading, cfg.prompt)[0]
     try:
         drafts = drafts_of(SMALL, texts, backend.score(messages, texts), backend.shape)
     except ModelError as e:
@@ -667,6 +686,73 @@ def _print_pool(
             else f"{pick.chosen.text} (score {pick.confidence:.2f})"
         )
         _out().print(f"{name}: {said}")
+
+
+def _print_proposals(
+    qs: QuestionSamples, backend: Backend, params: SamplingParams, cfg: RunConfig
+) -> None:
+    """For a question that asks for a computation: the calculations the article drafts (the
+    kept proposals, merged with the small model's checked calculations), each with its working,
+    its model-free score and its score by the small model after the question's prompt (the
+    calculation prompt under `auto`), ranked by small-text-derived@k's rule; then its answer."""
+    from experiment.evaluate.drafts import (
+        COMPUTED,
+        SMALL,
+        derived_pick,
+        drafts_of,
+        texts_to_score,
+    )
+    from experiment.evaluate.methods import SMALL_TEXT_DERIVED
+    from experiment.evaluate.proposal_pool import proposal_pool
+    from experiment.generate.prompts import prompt_for
+    from experiment.generate.sampling import prompt_of
+
+    assert qs.article is not None
+    art, q = qs.article, qs.question
+    merged = proposal_pool(q, art, qs.small)
+    if not merged:
+        return
+    texts = texts_to_score(merged)
+    messages = prompt_of(backend, art, q, qs.k, params, cfg.reading, cfg.prompt)[0]
+    try:
+        got = backend.score(messages, texts)
+    except ModelError as e:
+        _out().print(f"the proposals are not scored: {e}")
+        return
+    drafts = drafts_of(SMALL, texts, got, backend.shape, COMPUTED)
+    pick = derived_pick(merged, drafts)
+    title = (
+        f"the calculations the article drafts ({len(merged)}), scored by {backend.name} "
+        f"after the {prompt_for(q, cfg.prompt)} prompt"
+    )
+    table = Table(title=title)
+    for col in ("rank", "answer", "working", "origin", "model-free", "votes", "log-prob",
+                "vs unknown"):  # fmt: skip
+        table.add_column(col)
+    for rank, (c, lp) in enumerate(pick.ranked, start=1):
+        working = c.proposal.derivation if c.proposal is not None else ""
+        if not working and c.index is not None:
+            working = qs.small[c.index].attempt.working
+        table.add_row(
+            str(rank),
+            c.text,
+            working,
+            c.origin,
+            "—" if c.proposal is None else f"{c.proposal.score:.2f}",
+            str(len(c.samples)),
+            f"{lp:.2f}",
+            f"{lp - drafts.unknown:+.2f}",
+        )
+    _out().print(table)
+    _out().print(f'"unknown" scores {drafts.unknown:.2f}')
+    said = (
+        'abstain ("unknown" is more probable)'
+        if pick.unknown_won
+        else "abstain (nothing scored)"
+        if pick.chosen is None
+        else f"{pick.chosen.text} (confidence {pick.confidence:.2f})"
+    )
+    _out().print(f"{SMALL_TEXT_DERIVED.name(qs.k)}: {said}")
 
 
 def _marked(text: str, sentence: tuple[int, int], span: Span, width: int) -> Text:

@@ -193,8 +193,9 @@ class RunConfig:
     # (experiment/evaluate/large_check.py): "whole,evidence" (default), one of them, or "none".
     checks: str = "whole,evidence"
     # Which models score each question's bounded pool of the article's own candidates
-    # (experiment/evaluate/drafts.py; methods small-text@0, small-text@k, large-text@1):
-    # "small,large" (default), one of them, or "none".
+    # (experiment/evaluate/drafts.py; methods small-text@0, small-text@k, large-text@1), or
+    # under the calculation prompt its kept proposals (small-text-derived@k,
+    # large-text-derived@1): "small,large" (default), one of them, or "none".
     drafts: str = "small,large"
     label: str = ""  # what the data set is called in reports (default: from the articles folder)
     # The share of one model's generations that may fail (the model or server raised) before the

@@ -47,6 +47,7 @@ from experiment.evaluate.drafts import (
     as_rows,
     drafts_of,
     failed_drafts,
+    pool_of,
     question_pools,
     texts_to_score,
 )
@@ -541,14 +542,17 @@ def pool_scores(
     """Step 2c: each model of `cfg.draft_roles` scores each question's bounded pool
     (`evaluate.drafts`), in article order, through the cache: the small model after its
     sampling prompt (the bounded text pool and the pool merged with its k samples, one call),
-    the large model after its large@1 prompt (the bounded text pool). A model error on a
-    question is that question's failed scores; a backend that cannot score makes none."""
+    the large model after its large@1 prompt (the bounded text pool). A question routed to the
+    calculation prompt has its kept proposals scored instead (`drafts.question_pools`; with
+    the small model's calculations for the small model). A model error on a question is that
+    question's failed scores; a backend that cannot score makes none."""
     if not cfg.draft_roles or not questions:
         return got
     order = article_order(questions)
     texts: dict[str, dict[str, tuple[str, ...]]] = {}
     for q in order:
-        own, merged = question_pools(q, articles[q.article_id], got.small.get(q.id, [])[: cfg.k])
+        small = got.small.get(q.id, [])[: cfg.k]
+        own, merged = question_pools(q, articles[q.article_id], small, cfg.prompt)
         texts[q.id] = {SMALL_ROLE: texts_to_score(own, merged), LARGE_ROLE: texts_to_score(own)}
     drafts: dict[str, dict[str, Drafts]] = {q.id: {} for q in questions}
     left_out: list[str] = []
@@ -605,10 +609,11 @@ def _score_pools(
         probe = probe_of(q)
         try:
             found = cached_scores(backend, cache, probe)
-            drafts[q.id][role] = drafts_of(role, probe.texts, found, backend.shape)
+            of = pool_of(q, cfg.prompt)
+            drafts[q.id][role] = drafts_of(role, probe.texts, found, backend.shape, of)
         except ModelError as e:
             failed[str(e)] += 1
-            drafts[q.id][role] = failed_drafts(role, str(e))
+            drafts[q.id][role] = failed_drafts(role, str(e), pool_of(q, cfg.prompt))
         if progress:
             progress(label, done, len(order))
     _tell_failed(failed, f"the {role} model failed to score {failed.total()} of {len(order)} pools")

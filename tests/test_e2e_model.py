@@ -88,6 +88,8 @@ def test_real_model_end_to_end(tiny_model: Path, two_articles, tmp_path: Path) -
         "small-text@3",
         "large-text@1",
         "cascade-text@30%",
+        "small-text-derived@3",
+        "large-text-derived@1",
     ]
     assert summary.accuracy.between(0, 1).all()
     # both models scored every question's pool through llama.cpp, "unknown" last: real
@@ -120,6 +122,44 @@ def test_real_model_end_to_end(tiny_model: Path, two_articles, tmp_path: Path) -
     again = pd.read_csv(tmp_path / "b" / "e2e" / "attempts.csv", keep_default_na=False)
     cols = ["question_id", "sample_index", "seed", "raw_text", "value", "confirmed"]
     assert attempts[cols].equals(again[cols])
+
+
+COMPUTED_QUESTION = (
+    "id,article_id,question,answers,kind,notes,computed\n"
+    "c1,a01-origins,How many more employees did OrigoTech have at the end of 2024 than a year "
+    "before?,450,figure,,true\n"
+)
+
+
+def test_real_model_scores_a_computed_questions_proposals_under_auto(
+    tiny_model: Path, tmp_path: Path
+) -> None:
+    """One computed question under `--prompt auto`: both models score its kept proposals
+    (issue 40) through llama.cpp, and the computed methods answer it with their cost."""
+    arts = tmp_path / "articles"
+    arts.mkdir()
+    shutil.copy(PROJECT_ROOT / "articles" / f"{ARTICLES[0]}.md", arts)
+    qs = tmp_path / "questions.csv"
+    qs.write_text(COMPUTED_QUESTION, encoding="utf-8")
+    extra = ("--prompt", "auto", "--checks", "none")
+    args = run_args(arts, qs, TEST_MODEL, TEST_MODEL, 2, tmp_path / "o", "calc", *extra)
+    res = CliRunner().invoke(cli.app, args)
+    assert res.exit_code == 0, res.output
+    folder = tmp_path / "o" / "calc"
+    summary = pd.read_csv(folder / "summary.csv").set_index("method")
+    for method in ("small-text-derived@2", "large-text-derived@1"):
+        assert summary.loc[method, "flops"] > 0 and summary.loc[method, "evaluated_tokens"] > 0
+    assert summary.loc["large-text-derived@1", "large_calls"] == 1
+    assert summary.loc["small-text-derived@2", "mean_samples"] == 2
+    drafts = pd.read_csv(folder / "drafts.csv", keep_default_na=False)
+    assert set(drafts.role) == {"small", "large"}
+    assert (drafts.groupby("role").text.last() == "unknown").all()
+    assert "450" in set(drafts[drafts.role == "large"].text)  # the kept proposal 4,800 - 4,350
+    assert (drafts.logprob < 0).all() and (drafts.tokens > 0).all()
+    questions = pd.read_csv(folder / "questions.csv", keep_default_na=False)
+    assert {"small-text-derived@2.confidence", "large-text-derived@1.confidence"} <= set(
+        questions.columns
+    )
 
 
 def test_real_model_on_plain_text_articles_and_questions_without_gold(tmp_path: Path) -> None:

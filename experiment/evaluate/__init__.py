@@ -12,6 +12,9 @@ question, one summary row per method, accuracy against k, and the confirmed-but-
 - `pool`: every value of the asked kind the article states, merged with the confirmed samples
   (origin sampled, text or both), ranked without a model and bounded; `text-only` answers from
   it with no model at all;
+- `proposals`, `proposal_pool`: a computed question's calculations the article drafts (ranked
+  without a model; `text-derived`), and the kept ones merged with the small model's checked
+  calculations; `drafts`: a model's scores of either pool, and the picks from them;
 - `methods`: large@1, small@1, small-maj@k, small-verified@k, small-pass@k, cascade, all from
   the same samples;
 - `summary`, `stats`: accuracy with cluster-bootstrap intervals (the questions' unit of

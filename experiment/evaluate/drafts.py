@@ -21,6 +21,15 @@ selector's terms for the sample features (votes, support, share, rivals, logprob
 `selector.json`, fitted on the same fitting sets), so nothing is fitted twice and no sample
 weight is fitted on a reported set. `large-text@1` takes the large model's most probable
 candidate, abstaining where "unknown" is more probable (as `large-checks@k` does).
+
+**Computed questions** (issue 40): a question a run routes to the calculation prompt
+(`proposal_pool.is_computed`) has the kept proposals scored instead (`question_pools`: the
+proposals, and the proposals merged with the small model's calculations), so its `Drafts` are
+of the `COMPUTED` pool and the stated methods abstain on it, paying nothing (and the computed
+ones on a question of the `STATED` pool). `small-text-derived@k` picks by `derived_pick`, a
+hand-set rule (no weight is fitted: a later fit on the fitting parts passes its
+`SelectorModel` over the same features, `DERIVED_FEATURES`); `large-text-derived@1` takes the
+large model's most probable proposal (`most_probable`).
 """
 
 from __future__ import annotations
@@ -35,16 +44,22 @@ from pathlib import Path
 from experiment.evaluate.features import FEATURES
 from experiment.evaluate.large_check import UNKNOWN
 from experiment.evaluate.pool import POOL_N, SAMPLE_FEATURES, PoolCandidate, bounded, pool, ranked
+from experiment.evaluate.proposal_pool import ProposedCandidate, is_computed, proposal_pool
 from experiment.evaluate.scored import Scored
 from experiment.evaluate.selector import SelectorModel, learned
 from experiment.generate.models.base import CandidateScores
 from experiment.generate.models.cost import ModelShape
+from experiment.generate.prompts import FIGURE
 from experiment.records import Article, Question
 
 PACKAGED = Path(__file__).with_name("text_selector.json")
 SCORE_FEATURES = ("score_margin", "score_gap", "score_token")
 SMALL, LARGE = "small", "large"
 ROLES = (SMALL, LARGE)
+STATED, COMPUTED = "stated", "computed"  # which pool a question's scores are of
+# small-text-derived@k's features (a later fit's; the hand-set rule reads the first and `votes`)
+DERIVED_FEATURES = (*SCORE_FEATURES, "votes", "share", "proposal_score", "proposal_rank")
+NEAR_TIE = math.log(2)  # nats: within a factor of two, the votes and the rank decide
 
 
 @dataclass(frozen=True)
@@ -65,6 +80,7 @@ class Drafts:
     answer_tokens: int = 0
     answer_flops: float | None = 0.0
     error: str = ""  # why the model could not score ("" when it did)
+    pool: str = STATED  # the pool scored: the stated values, or the computed proposals
 
     @property
     def unknown(self) -> float:
@@ -85,10 +101,15 @@ class Drafts:
 
 
 def drafts_of(
-    role: str, texts: Sequence[str], got: CandidateScores, shape: ModelShape | None
+    role: str,
+    texts: Sequence[str],
+    got: CandidateScores,
+    shape: ModelShape | None,
+    of: str = STATED,
 ) -> Drafts:
-    """`got`, one scoring call of `texts`, as `Drafts`; the candidates' own cost from the
-    model's `shape` (each candidate's tokens but its last, after the prompt's positions)."""
+    """`got`, one scoring call of `texts` (the pool `of`), as `Drafts`; the candidates' own cost
+    from the model's `shape` (each candidate's tokens but its last, after the prompt's
+    positions)."""
     positions = [got.prompt_tokens + i for n in got.tokens for i in range(max(0, n - 1))]
     answer_flops = shape.flops(positions, len(positions)) if shape is not None else None
     return Drafts(
@@ -102,11 +123,12 @@ def drafts_of(
         got.flops,
         len(positions),
         answer_flops,
+        pool=of,
     )
 
 
-def failed_drafts(role: str, error: str) -> Drafts:
-    return Drafts(role, (), (), (), error=error)
+def failed_drafts(role: str, error: str, of: str = STATED) -> Drafts:
+    return Drafts(role, (), (), (), error=error, pool=of)
 
 
 def merged_bounded(cands: Sequence[PoolCandidate], n: int = POOL_N) -> list[PoolCandidate]:
@@ -116,11 +138,20 @@ def merged_bounded(cands: Sequence[PoolCandidate], n: int = POOL_N) -> list[Pool
     return [c for i, (c, _) in enumerate(order) if i < n or c.origin != "text"]
 
 
+def pool_of(q: Question, prompt: str = FIGURE) -> str:
+    """Which pool a run with the `prompt` setting scores for `q`: `COMPUTED` (its proposals)
+    where it routes `q` to the calculation prompt, else `STATED`."""
+    return COMPUTED if is_computed(q, prompt) else STATED
+
+
 def question_pools(
-    q: Question, article: Article, small: Sequence[Scored] = ()
+    q: Question, article: Article, small: Sequence[Scored] = (), prompt: str = FIGURE
 ) -> tuple[list[PoolCandidate], list[PoolCandidate]]:
-    """What the models score for a question: the bounded text pool, and the pool merged with
-    `small`'s confirmed samples, bounded (`merged_bounded`)."""
+    """What the models score for a question (`pool_of`): the bounded text pool, and the pool
+    merged with `small`'s confirmed samples, bounded (`merged_bounded`); for a computed one the
+    kept proposals, and the proposals merged with `small`'s calculations."""
+    if pool_of(q, prompt) == COMPUTED:
+        return list(proposal_pool(q, article)), list(proposal_pool(q, article, small))
     return bounded(pool(q, article)), merged_bounded(pool(q, article, small))
 
 
@@ -224,6 +255,49 @@ def most_probable(cands: Sequence[PoolCandidate], drafts: Drafts) -> Ranked:
     top, lp = order[0]
     margin = max(-50.0, min(50.0, lp - drafts.unknown))
     lost = margin < 0
+    return Ranked(order, None if lost else top, 1.0 / (1.0 + math.exp(-margin)), lost)
+
+
+def derived_features(
+    cands: Sequence[ProposedCandidate], drafts: Drafts
+) -> list[dict[str, float | None]]:
+    """Each candidate's `DERIVED_FEATURES`: its score features within `cands`, its votes and
+    share, its best proposal's model-free score and rank."""
+    return [
+        {**f, **{name: c.features.get(name) for name in DERIVED_FEATURES if name in c.features}}
+        for c, f in zip(cands, score_features(cands, drafts), strict=True)
+    ]
+
+
+def derived_pick(
+    cands: Sequence[ProposedCandidate], drafts: Drafts, model: SelectorModel | None = None
+) -> Ranked:
+    """small-text-derived@k's pick among a computed question's candidates (the kept proposals
+    merged with the small model's calculations, `proposal_pool`), the one place its rule lives.
+
+    The rule is hand-set, nothing fitted: the candidates within `NEAR_TIE` nats of the most
+    probable by the small model's score (a factor of two) come first, ordered by their votes
+    (the samples that reached the value), then by their best proposal's model-free rank (a
+    value no proposal gives last), then by the score; the rest by the score. The first is
+    chosen unless "unknown" is more probable than every candidate. A `model` (a later fit on
+    the fitting parts, over `derived_features`) replaces the rule (`rank_scored`)."""
+    if model is not None:
+        return rank_scored(cands, drafts, model)
+    scored = [(c, lp) for c in cands if (lp := drafts.logprob(c.text)) is not None]
+    if not scored:
+        return Ranked((), None, 0.0, False)
+    best = max(lp for _, lp in scored)
+
+    def key(cs: tuple[ProposedCandidate, float]) -> tuple[float, ...]:
+        c, lp = cs
+        if lp < best - NEAR_TIE:
+            return (1.0, 0.0, 0.0, -lp)
+        return (0.0, -float(len(c.samples)), math.inf if c.rank is None else c.rank, -lp)
+
+    order = tuple(sorted(scored, key=key))
+    top, lp = order[0]
+    margin = max(-50.0, min(50.0, lp - drafts.unknown))
+    lost = best < drafts.unknown
     return Ranked(order, None if lost else top, 1.0 / (1.0 + math.exp(-margin)), lost)
 
 

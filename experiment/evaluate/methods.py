@@ -44,6 +44,14 @@ from the same samples (nothing regenerated).
                      prompt; its most probable candidate, "unknown" abstains
 - cascade-text@30%   small-text@k, except that the 30 % of questions with its lowest confidence
                      get large@1's answer instead
+- small-text-derived@k  for a question the run routes to the calculation prompt (`auto`,
+                     `calc`): the small model scores the kept proposals' results after its
+                     sampling prompt; over them merged with its own checked calculations, the
+                     most probable, near ties by votes then the model-free rank
+                     (`drafts.derived_pick`); "unknown" abstains. The stated pool's three
+                     methods abstain on such a question, and these two on every other
+- large-text-derived@1  the large model scores the same proposals after its large@1 prompt;
+                     its most probable, "unknown" abstains
 
 An abstention (the model said "not stated", or the method declined) is wrong on an answerable
 question and right on an unanswerable one; a failure (empty or repetitive output, an error, no
@@ -56,21 +64,25 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from experiment.evaluate.drafts import LARGE as LARGE_ROLE
-from experiment.evaluate.drafts import SMALL as SMALL_ROLE
 from experiment.evaluate.drafts import (
+    COMPUTED,
+    STATED,
     Drafts,
     Ranked,
+    derived_pick,
     merged_bounded,
     most_probable,
     rank_scored,
     text_selector,
     text_selector_k,
 )
+from experiment.evaluate.drafts import LARGE as LARGE_ROLE
+from experiment.evaluate.drafts import SMALL as SMALL_ROLE
 from experiment.evaluate.features import ConfirmedAnswer
 from experiment.evaluate.judge import gold_of
 from experiment.evaluate.large_check import EVIDENCE, LARGE_EVIDENCE, WHOLE, Check, evidence_score
-from experiment.evaluate.pool import as_scored, bounded, pool, ranked, text_rank
+from experiment.evaluate.pool import PoolCandidate, as_scored, bounded, pool, ranked, text_rank
+from experiment.evaluate.proposal_pool import ProposedCandidate, proposal_pool
 from experiment.evaluate.proposals import as_scored as proposal_answer
 from experiment.evaluate.proposals import propose
 from experiment.evaluate.registry import (
@@ -334,21 +346,33 @@ def _drafted(qs: QuestionSamples, role: str) -> Drafts:
     return drafts
 
 
+NOT_ITS_POOL = Choice(None, [], 0.0, 0.0)  # the scores are of the other pool: abstain, unpaid
+
+
 def _whole_call(drafts: Drafts) -> Spend:
     """What the scoring call cost, its prompt read included."""
     return Spend(drafts.prompt_tokens, drafts.seconds, drafts.evaluated_tokens, drafts.flops)
+
+
+def _text_answer(qs: QuestionSamples, c: PoolCandidate) -> Scored:
+    """A candidate no sample gives, as the answer: a proposal's derivation, its working shown
+    (`proposals.as_scored`), or the article's own form of a stated value (`pool.as_scored`)."""
+    if isinstance(c, ProposedCandidate) and c.proposal is not None:
+        assert qs.article is not None
+        return proposal_answer(c.proposal, qs.question, qs.article)
+    return as_scored(c, qs.question)
 
 
 def _scored_choice(
     qs: QuestionSamples, got: Ranked, drafts: Drafts, paid: Sequence[Scored], spend: Spend
 ) -> Choice:
     """A scored pool's pick as a method's choice: a sampled candidate is given as its shown
-    sample, a text one as the article's own form (`as_scored`)."""
+    sample, a text one as the text drafts it (`_text_answer`)."""
     failed = bool(drafts.error)
     if got.chosen is None:
         return Choice(None, paid, 0.0, got.confidence, failed=failed, extra=spend)
     c = got.chosen
-    chosen = qs.small[c.index] if c.index is not None else as_scored(c, qs.question)
+    chosen = qs.small[c.index] if c.index is not None else _text_answer(qs, c)
     share = len(c.samples) / len(qs.small) if qs.small else 0.0
     return Choice(chosen, paid, share, got.confidence, extra=spend)
 
@@ -356,6 +380,8 @@ def _scored_choice(
 def _small_text_0(qs: QuestionSamples) -> Choice:
     """The bounded text pool ranked with the small model's scores; no sample is read."""
     drafts = _drafted(qs, SMALL_ROLE)
+    if drafts.pool != STATED:
+        return NOT_ITS_POOL
     got = rank_scored(bounded(qs.text_pool), drafts, text_selector())
     return _scored_choice(qs, got, drafts, [], _whole_call(drafts))
 
@@ -366,6 +392,8 @@ def _small_text_k(qs: QuestionSamples) -> Choice:
     the prompt)."""
     assert qs.article is not None, "small-text@k reads the article"
     drafts = _drafted(qs, SMALL_ROLE)
+    if drafts.pool != STATED:
+        return NOT_ITS_POOL
     cands = merged_bounded(pool(qs.question, qs.article, qs.small))
     spend = Spend(0, 0.0, drafts.answer_tokens, drafts.answer_flops)
     got = rank_scored(cands, drafts, text_selector_k())
@@ -375,6 +403,8 @@ def _small_text_k(qs: QuestionSamples) -> Choice:
 def _large_text(qs: QuestionSamples) -> Choice:
     """The large model's most probable candidate of the bounded text pool."""
     drafts = _drafted(qs, LARGE_ROLE)
+    if drafts.pool != STATED:
+        return NOT_ITS_POOL
     got = most_probable(bounded(qs.text_pool), drafts)
     return replace(_scored_choice(qs, got, drafts, [], _whole_call(drafts)), large_calls=1)
 
@@ -398,6 +428,37 @@ CASCADE_TEXT_30 = REGISTRY.register(
         base=SMALL_TEXT,
         share=0.3,
     )
+)
+
+
+def _small_text_derived(qs: QuestionSamples) -> Choice:
+    """A computed question's kept proposals merged with the small model's calculations, picked
+    by `drafts.derived_pick` over the small model's scores; it pays for the samples and the
+    candidates' scoring (the samples read the prompt)."""
+    assert qs.article is not None, "small-text-derived@k reads the article"
+    drafts = _drafted(qs, SMALL_ROLE)
+    if drafts.pool != COMPUTED:
+        return NOT_ITS_POOL
+    got = derived_pick(proposal_pool(qs.question, qs.article, qs.small), drafts)
+    spend = Spend(0, 0.0, drafts.answer_tokens, drafts.answer_flops)
+    return _scored_choice(qs, got, drafts, qs.small, spend)
+
+
+def _large_text_derived(qs: QuestionSamples) -> Choice:
+    """The large model's most probable of a computed question's kept proposals."""
+    assert qs.article is not None, "large-text-derived@1 reads the article"
+    drafts = _drafted(qs, LARGE_ROLE)
+    if drafts.pool != COMPUTED:
+        return NOT_ITS_POOL
+    got = most_probable(proposal_pool(qs.question, qs.article), drafts)
+    return replace(_scored_choice(qs, got, drafts, [], _whole_call(drafts)), large_calls=1)
+
+
+SMALL_TEXT_DERIVED = REGISTRY.register(
+    Method("small-text-derived@{k}", DRAFTING | SMALL, _small_text_derived, confident=True)
+)
+LARGE_TEXT_DERIVED = REGISTRY.register(
+    Method("large-text-derived@1", TEXT | {"large-text"}, _large_text_derived, confident=True)
 )
 
 

@@ -134,6 +134,7 @@ def text_values(text: str, kind: str) -> tuple[Stated, ...]:
 
 
 _SYMBOL_OF = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "INR": "₹"}
+CURRENCIES = frozenset(_SYMBOL_OF)  # the currencies `scaled_form` writes with their symbol
 _FACTOR_WORDS = {1e3: "thousand", 1e6: "million", 1e9: "billion"}
 _NOT_FIGURE = re.compile(r"[()\s]|" + "|".join(re.escape(s) for s in CURRENCY_SYMBOLS), re.I)
 
@@ -144,7 +145,13 @@ def written_form(span: Span, value: Value, written: Value | None) -> str:
     "(120.5)" there: "-$120.5 million"; under "%": "12.5%")."""
     if written is None or not isinstance(value, Quantity) or not isinstance(written, Quantity):
         return span.text
-    figure = _NOT_FIGURE.sub("", span.text).lstrip("-−")
+    return scaled_form(_NOT_FIGURE.sub("", span.text), value, written)
+
+
+def scaled_form(figure: str, value: Quantity, written: Quantity) -> str:
+    """`figure` (the written figure, `written`'s) with the scale of `value` written out:
+    "22.4" read as $22.4 million is "$22.4 million"; its sign is `value`'s."""
+    figure = figure.lstrip("-−")
     sign = "-" if value.low < 0 else ""
     if value.unit == "%":
         return f"{sign}{figure}%"
