@@ -201,10 +201,14 @@ def run_preset(
             say(f"wrote {o.results / name} ({len(files)} files, {size:,} bytes)")
         if not o.variant and o.preset not in (BUNDLED_PRESET, "tatqa-dev"):
             public, first = default_runs(o.out, o.results)
-            summary = benchmark_summary(public)
-            update_section(o.results_md, "bench-summary", summary)
-            update_section(o.readme, "public", summary)  # the README states the same table
-            update_answer(o.readme, first)  # the README's first screen
+            missing = [label for label, d in public.items() if not (d / "summary.csv").exists()]
+            if missing:  # the table over fewer runs would drop their rows: keep it as it is
+                say(f"the public table is left as it is: no run or results of {', '.join(missing)}")
+            else:
+                summary = benchmark_summary(public)
+                update_section(o.results_md, "bench-summary", summary)
+                update_section(o.readme, "public", summary)  # the README states the same table
+            update_answer(o.readme, first)  # the README's first screen (rows without a run stay)
             say(f"updated {o.results_md} and {o.readme}")
     say(line)
     return line
