@@ -1,0 +1,41 @@
+"""What the benchmark subcommands share: the repository's paths, the options that name them,
+and a section of docs/RESULTS.md written or left alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from experiment.config import PROJECT_ROOT
+from experiment.report.markdown import update_section
+
+ROOT = PROJECT_ROOT
+RESULTS_MD = ROOT / "docs" / "RESULTS.md"
+README = ROOT / "README.md"
+OUT = ROOT / "outputs" / "bench"  # the benchmark runs' folders (not committed)
+
+ResultsMdOpt = Annotated[
+    Path,
+    typer.Option(
+        "--results",
+        "--results-md",
+        help="The results document to write.",
+        show_default="docs/RESULTS.md",
+    ),
+]
+RunsOpt = Annotated[
+    Path,
+    typer.Option(help="The benchmark runs' folders.", show_default="outputs/bench"),
+]
+NoWriteOpt = Annotated[
+    bool, typer.Option("--no-write", help="Print only; leave docs/RESULTS.md as it is.")
+]
+WriteOpt = Annotated[bool, typer.Option("--write", help="Rewrite the section in docs/RESULTS.md.")]
+
+
+def write_section(results_md: Path, name: str, text: str, write: bool = True) -> None:
+    """Replace the section `name` of the results document with `text` (nothing if not `write`)."""
+    if write:
+        update_section(results_md, name, text)
