@@ -39,3 +39,14 @@ def write_section(results_md: Path, name: str, text: str, write: bool = True) ->
     """Replace the section `name` of the results document with `text` (nothing if not `write`)."""
     if write:
         update_section(results_md, name, text)
+
+
+# the fitting halves' data files (experiment/fitting.py reads their fitting titles only)
+SquadV1Arg = Annotated[Path, typer.Argument(help="SQuAD v1.1 dev (dev-v1.1.json).")]
+SquadV2Arg = Annotated[Path, typer.Argument(help="SQuAD v2.0 dev (dev-v2.0.json).")]
+TatqaOpt = Annotated[
+    Path | None, typer.Option(help="TAT-QA dev (tatqa_dataset_dev.json): add its fitting part.")
+]
+LargeEvidenceOpt = Annotated[
+    bool, typer.Option("--large-evidence", help="Add the large model's evidence check.")
+]
