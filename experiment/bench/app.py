@@ -43,7 +43,14 @@ def load() -> typer.Typer:
     package = importlib.import_module(__package__ or "experiment.bench")
     for info in pkgutil.iter_modules(package.__path__):
         importlib.import_module(f"{package.__name__}.{info.name}")
+    for _, group in groups():  # those registered elsewhere (cli's) first, then by name
+        group.registered_commands.sort(key=_listed)
     return bench_app
+
+
+def _listed(info: typer.models.CommandInfo) -> tuple[bool, str]:
+    mine = getattr(info.callback, "__module__", "").startswith(f"{__package__}.")
+    return mine, (info.name or "") if mine else ""
 
 
 def groups() -> Iterator[tuple[tuple[str, ...], typer.Typer]]:

@@ -31,10 +31,16 @@ from pathlib import Path
 import pandas as pd
 
 from experiment.bench.app import command
-from experiment.bench.harness import OUT, RESULTS_MD, ResultsMdOpt, RunsOpt, WriteOpt, write_section
+from experiment.bench.harness import (
+    OUT,
+    RESULTS_MD,
+    ResultsMdOpt,
+    RunsOpt,
+    WriteOpt,
+    corpus,
+    write_section,
+)
 from experiment.bench.pool_coverage import loss_kind
-from experiment.config import RunConfig
-from experiment.corpus import load_articles, load_questions
 from experiment.evaluate.drafts import SMALL, Drafts, rank_scored, text_selector
 from experiment.evaluate.judge import gold_of, judge
 from experiment.evaluate.pool import POOL_N, bounded, pool
@@ -56,12 +62,9 @@ LOSSES = ("scale", "period", "row", "entity", "abstained")
 
 def corpus_of(runs: Path, preset: str) -> tuple[dict[str, Article], list[Question]]:
     if preset == "bundled":
-        cfg = RunConfig()
-        articles = load_articles(cfg.articles)
-        return articles, load_questions(cfg.questions, articles)
+        return corpus()
     data = runs / "data" / preset
-    articles = load_articles(data / "articles")
-    return articles, load_questions(data / "questions", articles)
+    return corpus(data / "articles", data / "questions")
 
 
 def drafts_by_question(run: Run, role: str = SMALL) -> dict[str, Drafts]:

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from experiment.config import PROJECT_ROOT
+from experiment.records import Article, Question
 from experiment.report.markdown import update_section
 
 ROOT = PROJECT_ROOT
@@ -50,3 +51,15 @@ TatqaOpt = Annotated[
 LargeEvidenceOpt = Annotated[
     bool, typer.Option("--large-evidence", help="Add the large model's evidence check.")
 ]
+
+
+def corpus(
+    articles: Path | None = None, questions: Path | None = None
+) -> tuple[dict[str, Article], list[Question]]:
+    """A corpus's articles by id and its questions, validated (default: the bundled corpus)."""
+    from experiment.config import RunConfig
+    from experiment.corpus import load_articles, load_questions
+
+    base = RunConfig() if articles is None or questions is None else None
+    read = load_articles(articles or base.articles)  # type: ignore[union-attr]
+    return read, load_questions(questions or base.questions, read)  # type: ignore[union-attr]

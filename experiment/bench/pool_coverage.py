@@ -53,9 +53,7 @@ from typing import Annotated, Protocol
 import typer
 
 from experiment.bench.app import command
-from experiment.bench.harness import RESULTS_MD, ResultsMdOpt, WriteOpt, write_section
-from experiment.config import RunConfig
-from experiment.corpus import load_articles, load_questions
+from experiment.bench.harness import RESULTS_MD, ResultsMdOpt, WriteOpt, corpus, write_section
 from experiment.errors import ConfigError
 from experiment.evaluate.context import cell_at, context_of
 from experiment.evaluate.judge import gold_of, judge
@@ -210,8 +208,7 @@ def load_set(
         other_years=tatqa_fit,
         stated_only=tatqa_fit,
     )
-    articles = load_articles(imp.articles)
-    return articles, load_questions(imp.questions, articles)
+    return corpus(imp.articles, imp.questions)
 
 
 class Covers(Protocol):
@@ -330,9 +327,7 @@ def pool_coverage(
             for spec in EVAL
             if sources[spec[5]] is not None
         ]
-    cfg = RunConfig()
-    articles = load_articles(cfg.articles)
-    evaluation.append(measure("bundled", articles, load_questions(cfg.questions, articles)))
+    evaluation.append(measure("bundled", *corpus()))
 
     if fitting:
         n, curves = fit_n(fitting)

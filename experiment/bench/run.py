@@ -28,7 +28,7 @@ from experiment.runner import BackendFactory, Factories, llama_factory, run_expe
 
 @dataclass(frozen=True)
 class BenchOptions:
-    """One `factqa bench run`'s options (`bench/accuracy.py` takes the same)."""
+    """One `factqa bench run`'s options."""
 
     preset: str
     data: Path | None
