@@ -25,7 +25,7 @@ from rich.table import Table
 
 from experiment.bench.app import bench_app
 from experiment.bench.app import groups as bench_groups
-from experiment.bench.app import load as load_bench
+from experiment.bench.app import on_load as on_bench_load
 from experiment.config import RunConfig, build_config
 from experiment.errors import ConfigError, FactQAError, InputError, ModelError, RunFailed
 from experiment.evaluate.summary import MethodSummary
@@ -51,7 +51,7 @@ import_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(import_app, name="import")
-app.add_typer(bench_app, name="bench")  # its modules add their subcommands: `load_bench` below
+app.add_typer(bench_app, name="bench")  # its modules add their subcommands when it is used
 err = Console(stderr=True)
 
 
@@ -1292,8 +1292,9 @@ def _tidy_help() -> None:
 
     for group in (app, models_app, import_app, *(g for _, g in bench_groups())):
         for command in group.registered_commands:
-            if command.callback is not None and command.callback.__doc__:
-                command.callback.__doc__ = _flowing(command.callback.__doc__)
+            callback = command.callback
+            if callback is not None and callback.__doc__ and callback.__module__ == __name__:
+                callback.__doc__ = _flowing(callback.__doc__)
     if not getattr(TyperOption, "_factqa_flags", False):
         shown = TyperOption.display_type_rich
 
@@ -1316,17 +1317,18 @@ def _handled(callback: Callable[..., T]) -> Callable[..., T]:
     return handled
 
 
-def _handle_bench_errors() -> None:
+def _adopt_bench_commands() -> None:
     """The benchmark modules' subcommands (registered in experiment/bench/) run inside
-    `_errors`, as this module's own commands do."""
+    `_errors` and show their help as this module's own commands do."""
     for _, group in bench_groups():
         for command in group.registered_commands:
             callback = command.callback
-            mine = callback is None or callback.__module__ == __name__
-            if not mine and not hasattr(callback, "__wrapped__"):
-                command.callback = _handled(callback)  # type: ignore[arg-type]
+            if callback is None or callback.__module__ == __name__:
+                continue
+            if callback.__doc__:
+                callback.__doc__ = _flowing(callback.__doc__)
+            command.callback = _handled(callback)
 
 
-load_bench()  # after this module's own `bench run`, `rescore` and `report`, listed first
-_handle_bench_errors()
 _tidy_help()
+on_bench_load(_adopt_bench_commands)  # once `factqa bench` first loads its modules

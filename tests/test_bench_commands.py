@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import ast
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -94,3 +97,27 @@ def test_bench_keeps_only_thin_wrappers_of_registered_subcommands(script: Path) 
     assert words is not None, f"{script.name} is a script, not a wrapper of a subcommand"
     assert words[0] == "bench" and tuple(words[1:]) in SUBCOMMANDS, words
     assert len(script.read_text(encoding="utf-8").splitlines()) <= 10
+
+
+def test_other_commands_do_not_import_the_benchmarks() -> None:
+    code = (
+        "import sys, experiment.cli; "
+        "print(sorted(m for m in sys.modules if m.startswith('experiment.bench.')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=PROJECT_ROOT
+    )
+    assert done.stdout.strip() == "['experiment.bench.app']"
+
+
+def test_a_wrapper_runs_its_subcommand() -> None:
+    done = subprocess.run(
+        [sys.executable, "bench/accuracy.py", "--help"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=PROJECT_ROOT,
+        env={**os.environ, "COLUMNS": "200", "PYTHONPATH": str(PROJECT_ROOT)},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "factqa bench run [OPTIONS]" in done.stdout
