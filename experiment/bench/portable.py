@@ -36,7 +36,7 @@ import typer
 
 from experiment.bench.app import command
 from experiment.bench.harness import corpus
-from experiment.errors import ConfigError
+from experiment.errors import ConfigError, ModelError
 
 
 def draw(questions: int, threads: int) -> dict[str, object]:
@@ -77,7 +77,8 @@ def _child(build: str | None, args: SimpleNamespace) -> dict[str, object]:
     cmd += ["--threads", str(args.threads)]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        sys.exit(f"the {'other' if build else 'installed'} build failed:\n{done.stderr[-2000:]}")
+        failed = f"the {'other' if build else 'installed'} build failed:\n{done.stderr[-2000:]}"
+        raise ModelError(failed)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 

@@ -34,7 +34,7 @@ import typer
 from experiment.bench.app import command
 from experiment.bench.harness import RESULTS_MD, ROOT, NoWriteOpt, corpus
 from experiment.config import RunConfig
-from experiment.errors import ConfigError
+from experiment.errors import ConfigError, ModelError
 from experiment.evaluate.methods import REFERENCE
 from experiment.files import read_cell
 from experiment.generate.models.base import GREEDY, SamplingParams
@@ -81,7 +81,7 @@ def start(
             return proc, url
         except OSError:
             if proc.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit(f"server did not start; see {log}") from None
+                raise ModelError(f"server did not start; see {log}") from None
             time.sleep(0.5)
 
 
