@@ -23,6 +23,9 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from experiment.bench.app import bench_app
+from experiment.bench.app import groups as bench_groups
+from experiment.bench.app import on_load as on_bench_load
 from experiment.config import RunConfig, build_config
 from experiment.errors import ConfigError, FactQAError, InputError, ModelError, RunFailed
 from experiment.evaluate.summary import MethodSummary
@@ -48,12 +51,7 @@ import_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(import_app, name="import")
-bench_app = typer.Typer(
-    help="The benchmarks: run a preset, rescore its committed results with no model, and "
-    "write the results' sections of docs/RESULTS.md and the README.",
-    no_args_is_help=True,
-)
-app.add_typer(bench_app, name="bench")
+app.add_typer(bench_app, name="bench")  # its modules add their subcommands when it is used
 err = Console(stderr=True)
 
 
@@ -1206,8 +1204,9 @@ def bench_run(
 ) -> None:
     """Import the preset's sample, run every method, and write its section of docs/RESULTS.md,
     the README's tables (the default runs) and its committed results (results/PRESET/)."""
+    from experiment.bench.harness import OUT, README, RESULTS_MD
     from experiment.bench.results import RESULTS
-    from experiment.bench.run import OUT, README, RESULTS_MD, BenchOptions, run_preset
+    from experiment.bench.run import BenchOptions, run_preset
 
     with _errors():
         options = BenchOptions(
@@ -1244,9 +1243,9 @@ def bench_rescore(
     """Run the preset's committed samples again through the current code, with no model: the
     questions and gold are imported again from the data file, every model call is served from
     results/PRESET/, and the rescored summary is compared with the committed one."""
+    from experiment.bench.harness import OUT
     from experiment.bench.rescore import rescore, rescored_line
     from experiment.bench.results import RESULTS
-    from experiment.bench.run import OUT
 
     with _errors():
         folder = (results_dir or RESULTS) / _preset(preset)
@@ -1266,9 +1265,9 @@ def bench_report(
 ) -> None:
     """Write each preset's section of docs/RESULTS.md and the README's tables from results/
     alone, with no model and no run folder."""
+    from experiment.bench.harness import README, RESULTS_MD
     from experiment.bench.report import write_report
     from experiment.bench.results import RESULTS
-    from experiment.bench.run import README, RESULTS_MD
 
     with _errors():
         written = write_report(results_dir or RESULTS, results_md or RESULTS_MD, readme or README)
@@ -1291,10 +1290,11 @@ def _tidy_help() -> None:
     ('<bool>') on a flag, which takes no value."""
     from typer.core import TyperOption
 
-    for group in (app, models_app, import_app, bench_app):
+    for group in (app, models_app, import_app, *(g for _, g in bench_groups())):
         for command in group.registered_commands:
-            if command.callback is not None and command.callback.__doc__:
-                command.callback.__doc__ = _flowing(command.callback.__doc__)
+            callback = command.callback
+            if callback is not None and callback.__doc__ and callback.__module__ == __name__:
+                callback.__doc__ = _flowing(callback.__doc__)
     if not getattr(TyperOption, "_factqa_flags", False):
         shown = TyperOption.display_type_rich
 
@@ -1305,4 +1305,30 @@ def _tidy_help() -> None:
         TyperOption._factqa_flags = True  # type: ignore[attr-defined]
 
 
+def _handled(callback: Callable[..., T]) -> Callable[..., T]:
+    """`callback` with its errors turned into messages and exit codes (`_errors`)."""
+    import functools
+
+    @functools.wraps(callback)
+    def handled(*args: Any, **kwargs: Any) -> T:
+        with _errors():
+            return callback(*args, **kwargs)
+
+    return handled
+
+
+def _adopt_bench_commands() -> None:
+    """The benchmark modules' subcommands (registered in experiment/bench/) run inside
+    `_errors` and show their help as this module's own commands do."""
+    for _, group in bench_groups():
+        for command in group.registered_commands:
+            callback = command.callback
+            if callback is None or callback.__module__ == __name__:
+                continue
+            if callback.__doc__:
+                callback.__doc__ = _flowing(callback.__doc__)
+            command.callback = _handled(callback)
+
+
 _tidy_help()
+on_bench_load(_adopt_bench_commands)  # once `factqa bench` first loads its modules

@@ -5,8 +5,8 @@ fitting part (table uids) with 40 unanswerable ones made from them by asking for
 context lacks (experiment/importers/unanswerable.py); with the small model's ten checked samples
 per question.
 
-Used by bench/fit_selector.py, bench/fit_stopping.py, bench/fit_excerpt.py and
-bench/model_check.py.
+Used by `factqa bench fit selector`, `factqa bench fit stopping`, `factqa bench fit excerpt` and
+`factqa bench model-check`.
 """
 
 from __future__ import annotations

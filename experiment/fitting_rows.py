@@ -1,6 +1,6 @@
 """The selector's fitting rows: every distinct confirmed candidate of the fitting questions with its
 features and whether the strict judge calls it right, and the question-level accuracy the
-selector's threshold is chosen on (bench/fit_selector.py, bench/feature_sets.py)."""
+selector's threshold is chosen on (`factqa bench fit selector`, `factqa bench fit feature-sets`)."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def fitting_rows(
 ) -> tuple[list[Row], dict[str, int], list[str]]:
     """Candidate rows of the fitting questions, the question count per set, and every question id
     (questions with no confirmed candidate have no row but still count). `extra` adds features
-    to each row (bench/feature_sets.py)."""
+    to each row (`factqa bench fit feature-sets`)."""
     rows: list[Row] = []
     counts: dict[str, int] = {}
     qids: list[tuple[str, str, bool]] = []

@@ -1,4 +1,5 @@
-"""bench/abstention.py: what the selector abstained on, on all questions or the stated ones."""
+"""`factqa bench abstention`: what the selector abstained on, on all questions or the stated
+ones."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from bench.abstention import report
+from experiment.bench.abstention import report
 
 M = "small-selected@10"
 

@@ -25,10 +25,8 @@ ALLOWED = {
     "record": {"values", "corpus", "verify", "generate", "evaluate"},
     "report": {"values", "corpus", "verify", "generate", "evaluate", "record"},
 }
-# report/ only reads a run folder: the writer is `record.write` (report.manifest re-exports
-# its manifest writer for the scripts in bench/ only)
+# report/ only reads a run folder: the writer is `record.write`
 WRITER = "experiment.record.write"
-WRITER_ALIAS = "experiment.report.manifest"
 TOP = {"cli", "runner", "config", "command", "progress", "fitting", "fitting_rows", "outputs"}
 TOP |= {"__main__", "__init__", "bench"}  # bench/: the benchmark tool, orchestration like cli
 
@@ -69,9 +67,8 @@ def test_a_stage_imports_only_the_stages_before_it(module: str) -> None:
 
 
 def test_report_only_reads_a_run_folder() -> None:
-    readers = [m for m in GRAPH if _group(m) == "report" and m != WRITER_ALIAS]
+    readers = [m for m in GRAPH if _group(m) == "report"]
     assert not [m for m in readers if WRITER in GRAPH[m]]
-    assert not [m for m in GRAPH if WRITER_ALIAS in GRAPH[m]], "only bench/ may use the alias"
 
 
 def test_every_group_is_known() -> None:

@@ -1,12 +1,13 @@
-"""bench/model_check.py: the small model's choice among its confirmed candidates and its yes/no
-check of each, as the benchmark asks them (a scripted model; the real one runs in the bench)."""
+"""`factqa bench model-check`: the small model's choice among its confirmed candidates and its
+yes/no check of each, as the benchmark asks them (a scripted model; the real one runs in the
+bench)."""
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
 
-from bench.model_check import (
+from experiment.bench.model_check import (
     CHOICE,
     YES_NO,
     Asked,

@@ -1,4 +1,5 @@
-"""bench/pool_coverage.py: coverage of the pool, the fitted N and threshold, the ranking loss."""
+"""`factqa bench pool-coverage`: coverage of the pool, the fitted N and threshold, the ranking
+loss."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.pool_coverage import Row, SetResult, fit_n, fit_threshold, loss_kind, measure
+from experiment.bench.pool_coverage import Row, SetResult, fit_n, fit_threshold, loss_kind, measure
 from experiment.evaluate.pool import pool
 from experiment.records import Article, Question
 

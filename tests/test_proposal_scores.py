@@ -4,7 +4,6 @@ calculations, small-text-derived@k's rule, large-text-derived@1, their cost, a r
 
 from __future__ import annotations
 
-import importlib
 import math
 from pathlib import Path
 
@@ -13,7 +12,6 @@ import pytest
 from typer.testing import CliRunner
 
 from experiment import cli
-from experiment.config import PROJECT_ROOT
 from experiment.evaluate.check import check_sample
 from experiment.evaluate.drafts import (
     COMPUTED,
@@ -318,8 +316,8 @@ def test_the_benchmark_reads_the_models_figures_and_issue_40s_keys_from_a_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     run = _auto_run(tmp_path, monkeypatch)
-    monkeypatch.syspath_prepend(str(PROJECT_ROOT / "bench"))  # a script's sibling imports
-    bench = importlib.import_module("proposals")
+    from experiment.bench import proposals as bench
+
     got = bench.model_result(run)
     assert got.k == 4 and got.n == 1  # the computed column: alpha-4 only
     assert got.accuracy["small-text-derived"] == got.accuracy["large-text-derived"] == 1.0

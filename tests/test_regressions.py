@@ -1,4 +1,4 @@
-"""Bugs found by bench/verifier.py on SQuAD, each pinned by the case that showed it."""
+"""Bugs found by `factqa bench verifier` on SQuAD, each pinned by the case that showed it."""
 
 from __future__ import annotations
 

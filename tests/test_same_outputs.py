@@ -1,10 +1,10 @@
-"""bench/same_outputs.py: byte identity, and the columns and cells that differ."""
+"""`factqa bench same-outputs`: byte identity, and the columns and cells that differ."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from bench.same_outputs import compare
+from experiment.bench.same_outputs import compare
 
 
 def _write(folder: Path, text: str) -> Path:

@@ -13,9 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from experiment.bench.harness import OUT, README, RESULTS_MD
 from experiment.bench.presets import BUNDLED_PRESET, PRESETS, figures_line, import_preset
 from experiment.bench.results import RESULTS, save_results
-from experiment.config import PROJECT_ROOT, RunConfig
+from experiment.config import RunConfig
 from experiment.generate.windows import ARTICLE
 from experiment.importers.split import Half
 from experiment.record.results_index import Source
@@ -24,14 +25,10 @@ from experiment.report.markdown import benchmark_section, benchmark_summary, upd
 from experiment.report.run import load_run
 from experiment.runner import BackendFactory, Factories, llama_factory, run_experiment
 
-OUT = PROJECT_ROOT / "outputs" / "bench"
-RESULTS_MD = PROJECT_ROOT / "docs" / "RESULTS.md"
-README = PROJECT_ROOT / "README.md"
-
 
 @dataclass(frozen=True)
 class BenchOptions:
-    """One `factqa bench run`'s options (`bench/accuracy.py` takes the same)."""
+    """One `factqa bench run`'s options."""
 
     preset: str
     data: Path | None

@@ -15,7 +15,7 @@ A candidate's score features (`score_features`), computed within the set a metho
 
 `small-text@0` ranks the bounded text pool by a logistic regression of "right" on the
 evidence features and the small model's score features (`text_selector.json`, fitted on the
-fitting sets only by bench/fit_text_scores.py, which says which score features it kept);
+fitting sets only by `factqa bench fit text-scores`, which says which score features it kept);
 `small-text@k` ranks the pool merged with its k samples by the same weights plus the shipped
 selector's terms for the sample features (votes, support, share, rivals, logprob, not_stated:
 `selector.json`, fitted on the same fitting sets), so nothing is fitted twice and no sample
@@ -189,7 +189,7 @@ def unknown_wins(cands: Sequence[PoolCandidate], drafts: Drafts) -> bool:
 
 
 def load_text_selector(path: Path = PACKAGED) -> SelectorModel:
-    """The small-text@0 selector saved by bench/fit_text_scores.py."""
+    """The small-text@0 selector saved by `factqa bench fit text-scores`."""
     data = json.loads(path.read_text(encoding="utf-8"))
     unknown = set(data["weights"]) - {*FEATURES, *SCORE_FEATURES}
     if unknown:

@@ -38,7 +38,7 @@ MODES = (WHOLE, EVIDENCE)
 UNKNOWN = "unknown"  # the prompt's reply when the article does not give the answer
 # The margin over "unknown" (nats) the evidence check's pick must pass, fitted on the fitting sets
 # only: the logistic threshold that maximises their mean question accuracy, 0.51 (`python
-# bench/feature_sets.py PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json --tatqa
+# `factqa bench fit feature-sets` PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json --tatqa
 # PATH/TO/tatqa_dataset_dev.json --large-evidence` prints it; docs/RESULTS.md, "feature-sets").
 # The whole-prompt check keeps 0.
 EVIDENCE_MARGIN = 0.04

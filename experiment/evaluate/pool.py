@@ -30,8 +30,8 @@ fitting, against 72.8 / 70.0 / 65.8 %), so no second model is shipped. `bounded`
 `POOL_N` by it, so scoring the pool later costs bounded tokens. `POOL_N` (the smallest N at
 which every fitting set keeps the gold for 98 % of the questions its whole pool holds it for)
 and `TEXT_ONLY_THRESHOLD` (the `text-only` method's abstention: the best mean accuracy over the
-fitting sets) were fitted on the fitting halves by bench/pool_coverage.py, which prints whether
-they still hold.
+fitting sets) were fitted on the fitting halves by `factqa bench pool-coverage`, which prints
+whether they still hold.
 
 Trade-off: the text side is cached per article text and kind, so a question pays only for its
 candidates' features (a few alignments each), never for re-reading the article.
@@ -64,7 +64,7 @@ from experiment.verify.injection import in_instruction, instruction_ranges
 Origin = Literal["sampled", "text", "both"]
 # The selector features a model gives (the small model's samples); neutral in `text_rank`
 SAMPLE_FEATURES = frozenset({"votes", "support", "share", "rivals", "logprob", "not_stated"})
-# Fitted on the fitting halves by bench/pool_coverage.py (module docstring)
+# Fitted on the fitting halves by `factqa bench pool-coverage` (module docstring)
 POOL_N = 14
 TEXT_ONLY_THRESHOLD = 0.3215
 

@@ -34,7 +34,7 @@ states for its figures ("All amounts expressed in thousands"), the figure as com
 the written form (`result_scale`; the judge accepts either, as for a stated cell).
 
 **The model-free rank** (`score`) adds hand-set terms, set on the fitting parts only
-(bench/proposals.py):
+(`factqa bench proposals`):
 - `W_LINE` x the share of the question's measure terms (`context.measure_terms`) in the line's
   label;
 - `W_POSITION` x the share of operands whose position label shares a term with the question
@@ -86,7 +86,7 @@ MAX_LINES = 6  # rows, columns and sentences of each kind kept, by how well they
 MAX_FIGURES = 6  # figures of one line considered (those of the named periods and rows first)
 NEAR_CHARS = 30  # a prose figure's period is written this close to it ("1,500 in 2019")
 MAX_PROPOSALS = 120  # proposals a question keeps, best first
-KEEP_N = 10  # the proposals the model scores (bench/proposals.py fits it on the fitting parts)
+KEEP_N = 10  # the proposals the model scores (fitted by `factqa bench proposals`)
 
 W_LINE, W_POSITION, W_PERIOD, W_CUE, W_ORDER, W_TABLE = 2.0, 1.0, 2.0, 1.5, 0.6, 0.3
 W_SIGNED = -0.1  # an accounting negative read as negative

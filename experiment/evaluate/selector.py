@@ -6,7 +6,7 @@ Two selectors share one form, a weighted sum of the features of `experiment.eval
   0.35 type_fit + 0.25 bm25 + 0.20 votes + 0.10 proximity + 0.10 overlap_window
   - 0.50 in_question; abstain when the best candidate scores under 0.40;
 - **logistic** (`load()`, the shipped `selector.json`): a logistic regression of "this candidate
-  is right" on the standardised features, fitted by `bench/fit_selector.py` on the fitting half
+  is right" on the standardised features, fitted by `factqa bench fit selector` on the fitting half
   of SQuAD's titles (`experiment.importers.split`) with its threshold chosen there by
   cross-validation grouped by title; its score is the probability that the answer is right,
   which is also the confidence that `cascade@B` routes by.

@@ -25,7 +25,7 @@ small-verified@k):
                 adaptive rule's samples are the first n of).
 
 The defaults (and the rounds 3, 3, ..., `RunConfig.rounds`) were chosen on the fitting half of
-SQuAD by `bench/fit_stopping.py`: per family, the fewest samples that kept small-verified@10 and
+SQuAD by `factqa bench fit stopping`: per family, the fewest samples that kept small-verified@10 and
 small-selected@10 within 1 point of all ten samples there.
 
 With `+none` (for example `window:3+none`) a sample with no confirmed answer counts as an answer
@@ -49,7 +49,7 @@ from experiment.generate.sampling import Sample, SampleStop
 from experiment.records import Article, Question
 from experiment.values.canonical import Value
 
-DEFAULTS = {"window": 2.0, "posterior": 0.9, "selector": 0.6}  # bench/fit_stopping.py
+DEFAULTS = {"window": 2.0, "posterior": 0.9, "selector": 0.6}  # `factqa bench fit stopping`
 NONE = "+none"
 
 

@@ -14,7 +14,7 @@ An excerpt (`--small-context excerpt:N`, the small model only) is the N sentence
 the question (TF-IDF cosine, as for windows), in article order, with " ... " where sentences
 were left out. Reading fewer tokens is most of what the small model's time goes to on short
 passages (docs/RESULTS.md, "Adaptive sampling"); the answer is still verified against the whole
-article, and N was chosen on the fitting half of SQuAD (bench/fit_excerpt.py).
+article, and N was chosen on the fitting half of SQuAD (`factqa bench fit excerpt`).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Headless Chromium for checking the HTML report (Debian's `chromium` and `chromedriver`).
 
-Used by the browser test and `bench/html_report.py`; selenium comes with the `dev` extra.
+Used by the browser test and `factqa bench html-report`; selenium comes with the `dev` extra.
 """
 
 from __future__ import annotations

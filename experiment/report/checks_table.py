@@ -148,7 +148,7 @@ def checks_table(runs: Mapping[str, Path]) -> tuple[list[str], str]:
         'probable of the confirmed candidates and "unknown", each read in its evidence only; '
         "`large-checks@k` the same over large@1's whole prompt; `small-selected-checked@k` is "
         "the selector refitted with the evidence check's score as one more feature (on the "
-        "fitting sets only: `python bench/fit_selector.py ... --large-evidence`); "
+        "fitting sets only: `factqa bench fit selector ... --large-evidence`); "
         "`cascade-check@20%` gives the 20 % least confident questions of small-selected@k the "
         "evidence check instead of large@1.",
         "",

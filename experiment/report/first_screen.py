@@ -5,7 +5,7 @@ FLOPs over large@1's.
 
 Written between the README's `<!-- answer:start -->` and `<!-- answer:end -->` markers, a
 row per data set: `factqa report RUN --readme README.md` writes the bundled corpus's row,
-`bench/accuracy.py` the public data sets' (the other rows stay as they were), and
+`factqa bench run` the public data sets' (the other rows stay as they were), and
 `python -m experiment.report.first_screen README.md LABEL=RUN_DIR ...` any.
 """
 

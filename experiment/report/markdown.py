@@ -665,7 +665,7 @@ def _claim_lines(rows: list[list[Any]], k: int) -> list[str]:
     return [
         "## The claim on public data",
         "",
-        "Written by `bench/accuracy.py` from every benchmark run present; each data set's "
+        "Written by `factqa bench run` from every benchmark run present; each data set's "
         "own section in docs/RESULTS.md has the command, models, intervals, costs and error "
         "analysis. "
         "Accuracy with 95 % cluster-bootstrap intervals (clusters: Wikipedia title, passage "

@@ -55,7 +55,7 @@ def question_kind(question: str, gold: Sequence[str]) -> str | None:
 
 # Wording that asks for a computation over stated figures (a difference, a sum, a change, an
 # average, a ratio, a complement). Written from the fitting parts of DROP dev and TAT-QA dev only
-# (importers/split.py); bench/routing.py measures it on both parts.
+# (importers/split.py); `factqa bench routing` measures it on both parts.
 COMPUTE_Q = re.compile(
     r"\bhow (many|much) (more|fewer|less|longer|shorter|higher|lower|larger|smaller|"
     r"older|younger|bigger|greater|farther)\b"

@@ -6,7 +6,7 @@ for each unfinished sequence in a single batch, each sequence with its own seede
 prompt's tokens stay in the cache after the call, so the next prompt (the next question about the
 same article) decodes only the tokens after the longest common prefix.
 
-Measured (docs/RESULTS.md, bench/sampling.py): about half the time of sequential samples for
+Measured (docs/RESULTS.md, `factqa bench sampling`): about half the time of sequential samples for
 k = 10 on the default small model, reproducible run to run at any temperature. llama.cpp does not
 compute a row of a batch bit for bit as it computes it alone, so sampled sequences differ from
 the same seeds decoded one by one (allowed: they are reproducible, and each follows the model's
@@ -74,7 +74,7 @@ class BatchedLlamaBackend(Backend):
         # Its samples differ from the sequential backend's for the same seed: cache them apart.
         self.fingerprint = f"sha256:{model.sha256}+batched"
         # Sum each answer's token log-probabilities (the selector's `logprob` feature); off only
-        # to measure what it costs (bench/selector.py).
+        # to measure what it costs (`factqa bench selector-cost`).
         self.logprobs = True
         self.n_seq_max = n_seq_max
         set_verbose(False)  # llama.cpp's load log only on errors, as Llama(verbose=False) does
@@ -92,7 +92,7 @@ class BatchedLlamaBackend(Backend):
         cp.kv_unified = True  # the k sequences share the prompt's cells
         # As the high-level Llama (llama.py) defaults to, so both backends compute alike.
         cp.flash_attn_type = L.LLAMA_FLASH_ATTN_TYPE_DISABLED
-        cp.no_perf = False  # keep llama.cpp's timings, for bench/sampling.py's overhead
+        cp.no_perf = False  # keep llama.cpp's timings, for `factqa bench sampling`'s overhead
         cp.n_threads = cp.n_threads_batch = n_threads or os.cpu_count() or 1
         self._ctx = L.llama_init_from_model(self._model, cp)
         if not self._ctx:

@@ -1,8 +1,8 @@
 """The large model as checker on every benchmark run present (issue 29), from the run folders.
 
-    python bench/check_table.py [--out outputs/bench] [--results docs/RESULTS.md] [--no-write]
+    factqa bench check-table [--out outputs/bench] [--results docs/RESULTS.md] [--no-write]
 
-Reads the run folders bench/accuracy.py writes under --out (SQuAD v1.1, TAT-QA dev, DROP, SQuAD
+Reads the run folders `factqa bench run` writes under --out (SQuAD v1.1, TAT-QA dev, DROP, SQuAD
 v2.0, the bundled corpus; a `-limitN` run where the full one is missing), writes the section
 "large-check" of docs/RESULTS.md, and prints its machine-readable line last: per data set
 `check_acc_KEY`, `check_cost_ratio_KEY` (the evidence-only check), `check_whole_acc_KEY`,
@@ -12,13 +12,19 @@ cascades' cost ratios (FLOPs per question against large@1's, from the run's own 
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
+from experiment.bench.app import command
+from experiment.bench.harness import (
+    OUT,
+    RESULTS_MD,
+    NoWriteOpt,
+    ResultsMdOpt,
+    RunsOpt,
+    write_section,
+)
 from experiment.report.checks_table import checks_table
-from experiment.report.markdown import update_section
 
-ROOT = Path(__file__).resolve().parent.parent
 # a run folder's preset, by its key in the machine-readable line
 RUNS = {
     "squad": "squad-v1",
@@ -40,13 +46,15 @@ def run_folder(out: Path, preset: str) -> Path:
     return limited[-1] if limited else full
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", type=Path, default=ROOT / "outputs" / "bench")
-    ap.add_argument("--results", type=Path, default=ROOT / "docs" / "RESULTS.md")
-    ap.add_argument("--no-write", action="store_true")
-    args = ap.parse_args()
-    runs = {key: run_folder(args.out, preset) for key, preset in RUNS.items()}
+@command("check-table")
+def check_table(
+    out: RunsOpt = OUT,
+    results: ResultsMdOpt = RESULTS_MD,
+    no_write: NoWriteOpt = False,
+) -> None:
+    """The large model as checker on every benchmark run present, from the run folders: the
+    section "large-check" of docs/RESULTS.md and its machine-readable line."""
+    runs = {key: run_folder(out, preset) for key, preset in RUNS.items()}
     lines, line = checks_table(runs)
     missing = [RUNS[key] for key, d in runs.items() if not (d / "summary.csv").exists()]
     absent = (
@@ -58,7 +66,7 @@ def main() -> None:
         [
             "## The large model as checker (issue 29)",
             "",
-            "Command: `python bench/check_table.py` (after the bench/accuracy.py runs; reads "
+            "Command: `factqa bench check-table` (after the `factqa bench run` runs; reads "
             "their folders).",
             *absent,
             "",
@@ -68,10 +76,5 @@ def main() -> None:
         ]
     )
     print(text)
-    if not args.no_write:
-        update_section(args.results, "large-check", text)
+    write_section(results, "large-check", text, not no_write)
     print(line)
-
-
-if __name__ == "__main__":
-    main()

@@ -1,8 +1,8 @@
 """Choose the stopping rules' levels on the fitting half of SQuAD (never on a reported sample).
 
-    python bench/fit_stopping.py SQUAD_V1_DEV_JSON SQUAD_V2_DEV_JSON [--rounds 3,3]
+    factqa bench fit stopping SQUAD_V1_DEV_JSON SQUAD_V2_DEV_JSON [--rounds 3,3]
 
-The questions are the selector's fitting set (`bench/fit_selector.py`: 400 SQuAD v1.1 and 150
+The questions are the selector's fitting set (`factqa bench fit selector`: 400 SQuAD v1.1 and 150
 SQuAD v2.0 questions of the fitting titles), with the 10 samples per question that run drew at
 once; round r of the adaptive schedule is stood in for by those samples' indices (the same
 seeds, decoded in another batch). Each rule is replayed with `StopRule.should_stop`, the
@@ -14,15 +14,22 @@ section of docs/RESULTS.md (unless --no-write).
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
+from typing import Annotated
 
+import typer
+
+from experiment.bench.app import command
+from experiment.bench.harness import (
+    RESULTS_MD,
+    NoWriteOpt,
+    ResultsMdOpt,
+    SquadV1Arg,
+    SquadV2Arg,
+    write_section,
+)
 from experiment.evaluate.methods import SELECTED, VERIFIED, answer_methods
 from experiment.evaluate.stopping import parse_rounds, parse_rule
 from experiment.fitting import fitting_samples, fitting_sets
-from experiment.report.markdown import update_section
-
-ROOT = Path(__file__).resolve().parent.parent
 
 GRID = {
     "window": ("window:2", "window:3", "window:4", "window:2+none", "window:3+none"),
@@ -33,18 +40,19 @@ TOLERANCE = 0.01
 K = 10
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("squad_v1", type=Path)
-    ap.add_argument("squad_v2", type=Path)
-    ap.add_argument("--rounds", default="3,3")
-    ap.add_argument("--no-write", action="store_true")
-    args = ap.parse_args()
+@command("stopping", fit=True)
+def fit_stopping(
+    squad_v1: SquadV1Arg,
+    squad_v2: SquadV2Arg,
+    rounds: Annotated[str, typer.Option(help="The adaptive schedule's rounds.")] = "3,3",
+    results: ResultsMdOpt = RESULTS_MD,
+    no_write: NoWriteOpt = False,
+) -> None:
+    """Choose the stopping rules' levels on the fitting half of SQuAD (never on a reported
+    sample); writes the `adaptive-fit` section of docs/RESULTS.md."""
     data = [
         (q, articles[q.article_id], small[q.id])
-        for _, articles, questions, small in fitting_samples(
-            fitting_sets(args.squad_v1, args.squad_v2)
-        )
+        for _, articles, questions, small in fitting_samples(fitting_sets(squad_v1, squad_v2))
         for q in questions
     ]
 
@@ -56,14 +64,14 @@ def main() -> None:
             sel += got[SELECTED.name(K)].correct
         return ver / len(data), sel / len(data)
 
-    rounds = parse_rounds(args.rounds, K)
+    schedule = parse_rounds(rounds, K)
     base = accuracy({q.id: K for q, _, _ in data})
     lines = [
         "## Adaptive sampling: choosing the rules on the fitting half",
         "",
-        f"Command: `python bench/fit_stopping.py PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json "
-        f"--rounds {args.rounds}`. {len(data)} questions of the fitting titles (the selector's "
-        f"fitting set), rounds {list(rounds)}; all ten samples: {VERIFIED.name(K)} "
+        f"Command: `factqa bench fit stopping PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json "
+        f"--rounds {rounds}`. {len(data)} questions of the fitting titles (the selector's "
+        f"fitting set), rounds {list(schedule)}; all ten samples: {VERIFIED.name(K)} "
         f"{base[0]:.3f}, {SELECTED.name(K)} {base[1]:.3f}. Kept per family: the fewest samples "
         f"with both accuracies within {TOLERANCE * 100:.0f} point of all ten.",
         "",
@@ -78,7 +86,7 @@ def main() -> None:
             drawn = {}
             for q, art, samples in data:
                 upto = 0
-                for size in rounds:
+                for size in schedule:
                     upto += size
                     if upto < K and rule.should_stop(q, art, samples[:upto]):
                         break
@@ -97,10 +105,5 @@ def main() -> None:
         chosen[family] = best[1] if best else "none"
     lines += ["", "Chosen: " + ", ".join(f"`{s}`" for s in chosen.values()) + "."]
     print("\n".join(lines))
-    if not args.no_write:
-        update_section(ROOT / "docs" / "RESULTS.md", "adaptive-fit", "\n".join(lines))
+    write_section(results, "adaptive-fit", "\n".join(lines), not no_write)
     print("chosen: " + " ".join(f"{f}={s}" for f, s in chosen.items()))
-
-
-if __name__ == "__main__":
-    main()

@@ -1,6 +1,6 @@
 """Do a run's samples depend on the kernels llama.cpp was built with? Two builds, one machine.
 
-    python bench/portable.py --other DIR [--questions 40] [--repeat 2]
+    factqa bench portable --other DIR [--questions 40] [--repeat 2]
 
 DIR holds a second build of llama-cpp-python (`pip install --target DIR`), for example the
 portable one that docs/RELIABILITY.md ("Samples across machines") describes:
@@ -22,7 +22,6 @@ last line. Time nothing else while it runs.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -30,12 +29,19 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Annotated
+
+import typer
+
+from experiment.bench.app import command
+from experiment.bench.harness import corpus
+from experiment.errors import ConfigError, ModelError
 
 
 def draw(questions: int, threads: int) -> dict[str, object]:
     """The child: every answer of both models to the first `questions` bundled questions."""
     from experiment.config import RunConfig
-    from experiment.corpus import load_articles, load_questions
     from experiment.generate.models.base import GREEDY, SamplingParams
     from experiment.generate.models.batched import BatchedLlamaBackend
     from experiment.generate.models.store import resolve
@@ -43,8 +49,8 @@ def draw(questions: int, threads: int) -> dict[str, object]:
     from experiment.report.machine import machine_facts
 
     cfg = RunConfig()
-    articles = load_articles(cfg.articles)
-    chosen = load_questions(cfg.questions, articles)[:questions]
+    articles, every = corpus()
+    chosen = every[:questions]
     prompts = [messages_for(articles[q.article_id], q) for q in chosen]
     sampled = SamplingParams(temperature=cfg.temperature, top_p=cfg.top_p, max_tokens=32)
     greedy = replace(GREEDY, max_tokens=32)
@@ -62,15 +68,17 @@ def draw(questions: int, threads: int) -> dict[str, object]:
     return out
 
 
-def _child(build: str | None, args: argparse.Namespace) -> dict[str, object]:
+def _child(build: str | None, args: SimpleNamespace) -> dict[str, object]:
     env = dict(os.environ)
     if build:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [build, env.get("PYTHONPATH")]))
-    cmd = [sys.executable, __file__, "--child", "--questions", str(args.questions)]
+    cmd = [sys.executable, "-m", "experiment", "bench", "portable", "--child"]
+    cmd += ["--questions", str(args.questions)]
     cmd += ["--threads", str(args.threads)]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        sys.exit(f"the {'other' if build else 'installed'} build failed:\n{done.stderr[-2000:]}")
+        failed = f"the {'other' if build else 'installed'} build failed:\n{done.stderr[-2000:]}"
+        raise ModelError(failed)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -81,19 +89,15 @@ def _differ(a: dict[str, object], b: dict[str, object], role: str) -> tuple[int,
     return sum(x[0] != y[0] for x, y in pairs), len(pairs), gap
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--other", type=Path, help="folder holding the second build")
-    ap.add_argument("--questions", type=int, default=40)
-    ap.add_argument("--repeat", type=int, default=2)
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    args = ap.parse_args()
+def _run(args: SimpleNamespace) -> None:
     if args.child:
         print(json.dumps(draw(args.questions, args.threads)))
         return
     if args.other is None or not (args.other / "llama_cpp").is_dir():
-        ap.error(f"--other must be a folder with a llama_cpp package in it, got {args.other}")
+        raise ConfigError(
+            f"--other must be a folder with a llama_cpp package in it, got {args.other}",
+            field="other",
+        )
     runs: dict[str, list[dict[str, object]]] = {"installed": [], "other": []}
     for _ in range(args.repeat):
         runs["installed"].append(_child(None, args))
@@ -118,5 +122,18 @@ def main() -> None:
     print(" ".join(line))
 
 
-if __name__ == "__main__":
-    main()
+@command("portable")
+def portable_command(
+    other: Annotated[Path | None, typer.Option(help="Folder holding the second build.")] = None,
+    questions: Annotated[int, typer.Option(help="Bundled questions drawn.")] = 40,
+    repeat: Annotated[int, typer.Option(help="Times the builds alternate.")] = 2,
+    threads: Annotated[int, typer.Option(help="Threads of each model.")] = 2,
+    child: Annotated[bool, typer.Option("--child", hidden=True)] = False,
+) -> None:
+    """Do a run's samples depend on the kernels llama.cpp was built with? Two builds, one
+    machine."""
+    _run(
+        SimpleNamespace(
+            other=other, questions=questions, repeat=repeat, threads=threads, child=child
+        )
+    )

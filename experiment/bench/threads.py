@@ -1,6 +1,6 @@
 """Do a run's samples depend on the thread count? The same prompts and seeds, one process.
 
-    python bench/threads.py [--model qwen2.5-coder-0.5b] [--questions 10] [--threads 1 2]
+    factqa bench threads [--model qwen2.5-coder-0.5b] [--questions 10] [--threads 1 2]
 
 Loads the model once per thread count (batched backend, k = 10, the run's sampling settings),
 draws the samples of the first N bundled questions, and prints, against the first thread count:
@@ -10,10 +10,14 @@ llama.cpp's system info (the instruction sets its kernels use). docs/RELIABILITY
 
 from __future__ import annotations
 
-import argparse
+from types import SimpleNamespace
+from typing import Annotated
 
+import typer
+
+from experiment.bench.app import command
+from experiment.bench.harness import corpus
 from experiment.config import RunConfig
-from experiment.corpus import load_articles, load_questions
 from experiment.generate.models.base import SamplingParams
 from experiment.generate.models.batched import BatchedLlamaBackend
 from experiment.generate.models.store import resolve
@@ -21,15 +25,10 @@ from experiment.generate.prompts import messages_for
 from experiment.report.machine import machine_facts
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--model", default=RunConfig().small)
-    ap.add_argument("--questions", type=int, default=10)
-    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
-    args = ap.parse_args()
+def _run(args: SimpleNamespace) -> None:
     cfg = RunConfig()
-    articles = load_articles(cfg.articles)
-    questions = load_questions(cfg.questions, articles)[: args.questions]
+    articles, questions = corpus()
+    questions = questions[: args.questions]
     prompts = [messages_for(articles[q.article_id], q) for q in questions]
     params = SamplingParams(temperature=cfg.temperature, top_p=cfg.top_p, max_tokens=32)
     seeds = list(range(10))
@@ -54,5 +53,14 @@ def main() -> None:
         )
 
 
-if __name__ == "__main__":
-    main()
+@command("threads")
+def threads_command(
+    model: Annotated[str, typer.Option(help="The model.")] = RunConfig().small,
+    questions: Annotated[int, typer.Option(help="Bundled questions drawn.")] = 10,
+    threads: Annotated[
+        list[int] | None, typer.Option(help="Thread counts compared; repeat it (default: 1, 2).")
+    ] = None,
+) -> None:
+    """Do a run's samples depend on the thread count? The same prompts and seeds, one
+    process."""
+    _run(SimpleNamespace(model=model, questions=questions, threads=threads or [1, 2]))

@@ -1,6 +1,6 @@
 """Verifier quality on SQuAD v1.1 dev figure/date questions: recall, rejection, speed.
 
-    python bench/verifier.py PATH/TO/dev-v1.1.json [--limit N] [--seed S] [--no-write]
+    factqa bench verifier PATH/TO/dev-v1.1.json [--limit N] [--seed S] [--no-write]
 
 - recall: share of gold answers confirmed in their own paragraph;
 - rejection: share of corrupted answers refused. Corruptions: one digit changed, a year shifted
@@ -18,7 +18,6 @@ Writes its section of docs/RESULTS.md; the last line printed is machine-readable
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import re
@@ -26,15 +25,19 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Annotated
 
+import typer
+
+from experiment.bench.app import command
+from experiment.bench.harness import RESULTS_MD, NoWriteOpt
 from experiment.importers.split import HALVES, half_of
 from experiment.report.markdown import update_section
 from experiment.values.canonical import DateValue, Quantity
 from experiment.values.normalize import parse_value, scan
 from experiment.values.question_kind import question_kind
 from experiment.verify.match import verify
-
-ROOT = Path(__file__).resolve().parent.parent
 
 SCALE_SWAP = {
     "million": "billion",
@@ -175,13 +178,7 @@ def other_paragraph(item: Item, paragraphs: dict[int, list[str]], rng: random.Ra
     return rng.choice(pool) if pool else None
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("data", type=Path, help="SQuAD v1.1 dev JSON")
-    ap.add_argument("--limit", type=int, default=0, help="only the first N gold answers")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--no-write", action="store_true", help="do not update docs/RESULTS.md")
-    args = ap.parse_args()
+def _run(args: SimpleNamespace) -> int:
     items, paragraphs = load(args.data)
     if args.limit:
         items = items[: args.limit]
@@ -244,7 +241,7 @@ def main() -> int:
     lines = [
         "## Verifier on SQuAD v1.1 dev (figure and date questions)",
         "",
-        f"Command: `python bench/verifier.py PATH/TO/dev-v1.1.json"
+        f"Command: `factqa bench verifier PATH/TO/dev-v1.1.json"
         f"{f' --limit {args.limit}' if args.limit else ''} --seed {args.seed}`",
         "",
         f"- questions kept by the figure/date rule: {questions} "
@@ -292,7 +289,7 @@ def main() -> int:
     report = "\n".join(lines)
     print(report)
     if not args.no_write:
-        update_section(ROOT / "docs" / "RESULTS.md", "verifier", report)
+        update_section(RESULTS_MD, "verifier", report)
     # checks_per_s is the rate as the verifier is used (each paragraph scanned once, when first
     # seen, then looked up); the cold worst case is printed above.
     print(
@@ -317,5 +314,14 @@ def _half_rates(
     return 1 - missed / max(n_rec, 1), n_rec, 1 - taken / max(n_rej, 1), n_rej
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+@command("verifier")
+def verifier_command(
+    data: Annotated[Path, typer.Argument(help="SQuAD v1.1 dev (dev-v1.1.json).")],
+    limit: Annotated[int, typer.Option(help="Only the first N gold answers.")] = 0,
+    seed: Annotated[int, typer.Option(help="Seed of the rejection probes.")] = 0,
+    no_write: NoWriteOpt = False,
+) -> None:
+    """Verifier quality on SQuAD v1.1 dev figure/date questions: recall, rejection, speed."""
+    code = _run(SimpleNamespace(data=data, limit=limit, seed=seed, no_write=no_write))
+    if code:
+        raise typer.Exit(code)

@@ -1,7 +1,7 @@
 """Fit the learned selector on the fitting halves of SQuAD and TAT-QA and ship it in the package.
 
-    python bench/fit_selector.py SQUAD_V1_DEV_JSON SQUAD_V2_DEV_JSON [--tatqa TATQA_DEV_JSON]
-                                 [--large-evidence] [--out PATH] [--no-write]
+    factqa bench fit selector SQUAD_V1_DEV_JSON SQUAD_V2_DEV_JSON [--tatqa TATQA_DEV_JSON]
+                              [--large-evidence] [--out PATH] [--no-write]
 
 Fitting set (never an evaluation question: `experiment/importers/split.py` puts each title in one
 half by a fixed rule, and every benchmark sample comes from the other half):
@@ -26,18 +26,27 @@ fitting titles' SHA-256 and the cross-validated figures.
 `--large-evidence` fits the same way with one more feature, `large_evidence`: the large model's
 evidence-only check of each candidate (`experiment/evaluate/large_check.py`; its scores go
 through the same cache), and writes experiment/evaluate/selector_checked.json, the selector of
-`small-selected-checked@k`. bench/feature_sets.py showed it raises the fitting sets' mean out
-of fold.
+`small-selected-checked@k`. `factqa bench fit feature-sets` showed it raises the fitting sets'
+mean out of fold.
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 from pathlib import Path
+from typing import Annotated
 
 import numpy as np
+import typer
 
+from experiment.bench.app import command
+from experiment.bench.harness import (
+    LargeEvidenceOpt,
+    NoWriteOpt,
+    SquadV1Arg,
+    SquadV2Arg,
+    TatqaOpt,
+)
 from experiment.evaluate.features import FEATURES
 from experiment.evaluate.large_check import LARGE_EVIDENCE
 from experiment.evaluate.selector import (
@@ -58,8 +67,6 @@ from experiment.fitting_rows import (
     question_accuracy,
     set_means,
 )
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def reliability(probs: np.ndarray, right: np.ndarray, bins: int = 10) -> list[str]:
@@ -94,23 +101,26 @@ def threshold_sweep(
     return lines
 
 
-def main() -> None:
+@command("selector", fit=True)
+def fit_selector(
+    squad_v1: SquadV1Arg,
+    squad_v2: SquadV2Arg,
+    tatqa: TatqaOpt = None,
+    large_evidence: LargeEvidenceOpt = False,
+    out: Annotated[
+        Path | None, typer.Option(help="default: selector.json (selector_checked.json)")
+    ] = None,
+    no_write: NoWriteOpt = False,
+) -> None:
+    """Fit the learned selector on the fitting halves of SQuAD (and TAT-QA) and ship it in the
+    package (experiment/evaluate/selector.json; with --large-evidence, selector_checked.json)."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.preprocessing import StandardScaler
 
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("squad_v1", type=Path)
-    ap.add_argument("squad_v2", type=Path)
-    ap.add_argument("--tatqa", type=Path, help="TAT-QA dev JSON: add its fitting part")
-    ap.add_argument("--large-evidence", action="store_true", help="add the large model's check")
-    ap.add_argument("--out", type=Path, help="default: selector.json (selector_checked.json)")
-    ap.add_argument("--no-write", action="store_true")
-    args = ap.parse_args()
-
-    features = (*FEATURES, LARGE_EVIDENCE) if args.large_evidence else FEATURES
-    out = args.out or (CHECKED if args.large_evidence else PACKAGED)
-    extra = LargeEvidence() if args.large_evidence else None
-    rows, counts, questions = fitting_rows(args.squad_v1, args.squad_v2, args.tatqa, extra)
+    features = (*FEATURES, LARGE_EVIDENCE) if large_evidence else FEATURES
+    out = out or (CHECKED if large_evidence else PACKAGED)
+    extra = LargeEvidence() if large_evidence else None
+    rows, counts, questions = fitting_rows(squad_v1, squad_v2, tatqa, extra)
     known = [r.features["logprob"] for r in rows if r.features["logprob"] is not None]
     impute = {f: 0.0 for f in features}
     impute["logprob"] = float(np.mean(known)) if known else 0.0
@@ -131,7 +141,7 @@ def main() -> None:
     clf = LogisticRegression(C=1.0, max_iter=1000).fit(scaler.transform(x), y)
     titles = sorted({line.split("\t")[1] for line in questions})
     model = SelectorModel(
-        name="logistic-checked" if args.large_evidence else "logistic",
+        name="logistic-checked" if large_evidence else "logistic",
         kind="logistic",
         weights={f: round(float(w), 6) for f, w in zip(features, clf.coef_[0], strict=True)},
         intercept=round(float(clf.intercept_[0]), 6),
@@ -140,9 +150,9 @@ def main() -> None:
         scale={f: round(float(s), 6) for f, s in zip(features, scaler.scale_, strict=True)},
         impute={f: round(v, 6) for f, v in impute.items()},
         fitted={
-            "command": "python bench/fit_selector.py PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json "
+            "command": "factqa bench fit selector PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json "
             "--tatqa PATH/TO/tatqa_dataset_dev.json"
-            + (" --large-evidence" if args.large_evidence else ""),
+            + (" --large-evidence" if large_evidence else ""),
             "questions": counts,
             "candidates": len(rows),
             "right_candidates": int(y.sum()),
@@ -178,10 +188,6 @@ def main() -> None:
     print("\n".join(reliability(oof, y)))
     print("\n".join(threshold_sweep(rows, oof, questions, list(counts))))
     print("weights:", {f: round(w, 3) for f, w in model.weights.items()})
-    if not args.no_write:
+    if not no_write:
         save(model, out)
         print(f"wrote {out}")
-
-
-if __name__ == "__main__":
-    main()

@@ -1,7 +1,7 @@
 """The HTML report in a real browser: size and load time of real runs' pages, and of a page of
 3,000 questions; saves the README's screenshot.
 
-    python bench/html_report.py RUN_DIR [RUN_DIR ...] [--screenshot docs/report.png] [--scale 10]
+    factqa bench html-report RUN_DIR [RUN_DIR ...] [--screenshot docs/report.png] [--scale 10]
 
 For each run: `factqa report RUN --html` (the same code), then headless Chromium opens the page
 from disk, applies the "confirmed but wrong" filter through the page's own button and checks the
@@ -12,22 +12,24 @@ the first run with the filter applied. The last line is machine-readable.
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Annotated
 
 import pandas as pd
+import typer
 
+from experiment.bench.app import command
 from experiment.files import file_record
-from experiment.report import manifest as manifests
+from experiment.record.manifest import read as read_manifest
+from experiment.record.write import write_manifest
 from experiment.report.browser import headless
 from experiment.report.html import write_html
 from experiment.report.run import load_run
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def check(page: Path, screenshot: Path | None) -> tuple[float, int]:
@@ -63,18 +65,13 @@ def scaled_copy(run: Path, times: int, out: Path) -> Path:
         frame = pd.read_csv(run / name, keep_default_na=False, dtype=str)
         parts = [frame.assign(question_id=frame.question_id + f"-{i}") for i in range(times)]
         pd.concat(parts).to_csv(out / name, index=False)
-    manifest = manifests.read(out / "manifest.json")
+    manifest = read_manifest(out / "manifest.json")
     outputs = manifest.outputs | {name: file_record(out / name) for name in scaled}
-    manifests.write(out / "manifest.json", replace(manifest, outputs=outputs))
+    write_manifest(out / "manifest.json", replace(manifest, outputs=outputs))
     return out
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("runs", nargs="+", type=Path)
-    ap.add_argument("--screenshot", type=Path, default=None)
-    ap.add_argument("--scale", type=int, default=10)
-    args = ap.parse_args()
+def _run(args: SimpleNamespace) -> None:
 
     line = []
     for i, run in enumerate(args.runs):
@@ -97,5 +94,14 @@ def main() -> None:
     print(" ".join(line))
 
 
-if __name__ == "__main__":
-    main()
+@command("html-report")
+def html_report_command(
+    runs: Annotated[list[Path], typer.Argument(help="Finished run folders.")],
+    screenshot: Annotated[
+        Path | None, typer.Option(help="Save a screenshot of the first page here.")
+    ] = None,
+    scale: Annotated[int, typer.Option(help="Copies of the first run's questions.")] = 10,
+) -> None:
+    """The HTML report in a real browser: size and load time of real runs' pages, and of a
+    page of 3,000 questions; saves the README's screenshot."""
+    _run(SimpleNamespace(runs=runs, screenshot=screenshot, scale=scale))

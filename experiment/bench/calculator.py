@@ -3,25 +3,29 @@ answer came with a calculation, how often the checker confirmed it, how often a 
 right by the gold (the checker's precision), what the refused ones were, and the accuracy on
 stated and computed questions.
 
-    python bench/calculator.py outputs/bench/RUN [outputs/bench/RUN ...]
-    python bench/calculator.py --drop RUN --tatqa RUN --squad FIGURE_RUN AUTO_RUN \
-                               --bundled FIGURE_RUN AUTO_RUN
+    factqa bench calculator outputs/bench/RUN [outputs/bench/RUN ...]
+    factqa bench calculator --drop RUN --tatqa RUN --squad FIGURE_RUN AUTO_RUN \
+                            --bundled FIGURE_RUN AUTO_RUN
 
 The second form prints the issue's machine-readable line: computed-question accuracy of large@1
 and small-derived@10 on DROP and TAT-QA (their `--prompt auto` runs), the small model's
 derivation precision on DROP, and each stated-question delta of the auto prompt against the
 figure prompt: the largest loss among large@1, small-verified@10 and small-derived@10.
 
-Each RUN is a finished run folder of `bench/accuracy.py` (its manifest names its questions and
+Each RUN is a finished run folder of `factqa bench run` (its manifest names its questions and
 articles); `--prompt auto` runs are the calculator's, and `--half fit` runs are the fitting parts.
 """
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
+from typing import Annotated
 
+import typer
+
+from experiment.bench.app import command
 from experiment.corpus import load_articles, load_questions
+from experiment.errors import ConfigError
 from experiment.report.analysis import derivation_record, stated_computed
 from experiment.report.run import load_run
 
@@ -98,19 +102,26 @@ def summary_line(
     return " ".join(f"{k}={v:.3f}" for k, v in pairs.items())
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("runs", type=Path, nargs="*")
-    ap.add_argument("--drop", type=Path)
-    ap.add_argument("--tatqa", type=Path)
-    ap.add_argument("--squad", type=Path, nargs=2)
-    ap.add_argument("--bundled", type=Path, nargs=2)
-    args = ap.parse_args()
-    for run_dir in args.runs:
+@command("calculator")
+def calculator(
+    runs: Annotated[
+        list[Path] | None, typer.Argument(help="Finished run folders, each reported.")
+    ] = None,
+    drop: Annotated[Path | None, typer.Option(help="DROP's `--prompt auto` run.")] = None,
+    tatqa: Annotated[Path | None, typer.Option(help="TAT-QA's `--prompt auto` run.")] = None,
+    squad: Annotated[
+        tuple[Path, Path] | None, typer.Option(help="SQuAD's figure-prompt and auto runs.")
+    ] = None,
+    bundled: Annotated[
+        tuple[Path, Path] | None, typer.Option(help="The bundled corpus's figure and auto runs.")
+    ] = None,
+) -> None:
+    """The calculator's own record over benchmark runs: per run and model, answers with a
+    calculation, confirmed ones and their precision, the refusals, and stated/computed accuracy;
+    with --drop, the issue's machine-readable line."""
+    for run_dir in runs or []:
         print("\n".join(record(run_dir)))
-    if args.drop:
-        print(summary_line(args.drop, args.tatqa, args.squad, args.bundled))
-
-
-if __name__ == "__main__":
-    main()
+    if drop:
+        if tatqa is None or squad is None or bundled is None:
+            raise ConfigError("--drop needs --tatqa, --squad and --bundled too", field="drop")
+        print(summary_line(drop, tatqa, squad, bundled))

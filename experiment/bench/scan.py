@@ -1,6 +1,6 @@
 """Scan time against article size: is reading an article linear in its text?
 
-    python bench/scan.py [SIZE_MB ...]      (default: 0.1 5)
+    factqa bench scan [SIZE_MB ...]      (default: 0.1 5)
 
 Each article is the bundled articles (articles/*.md) repeated up to SIZE_MB megabytes, so every
 size has the same density of figures, dates and tables. One `factqa verify --article` check
@@ -15,16 +15,19 @@ inflate) per size, and `scan_ratio_<last>mb_to_<first>mb=...` and `scan_cpu_rati
 
 from __future__ import annotations
 
-import argparse
 import time
-from pathlib import Path
+from types import SimpleNamespace
+from typing import Annotated
 
+import typer
+
+from experiment.bench.app import command
+from experiment.bench.harness import ROOT
 from experiment.values.normalize import scan
 from experiment.values.tables import _read, article_mentions, parse_tables
 from experiment.verify.answer import check_text
 from experiment.verify.injection import instruction_ranges
 
-ROOT = Path(__file__).resolve().parent.parent
 ANSWER = "12,345,679 tonnes"  # in no bundled article
 
 
@@ -56,10 +59,7 @@ def _label(size_mb: float) -> str:
     return f"{size_mb:g}".replace(".", "p")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("sizes", nargs="*", type=float, default=[0.1, 5.0], help="sizes in MB")
-    args = parser.parse_args()
+def _run(args: SimpleNamespace) -> None:
     times, cpus = {}, {}
     for size in args.sizes:
         times[size], cpus[size] = scan_times(article(size))
@@ -77,5 +77,11 @@ def main() -> None:
     print(" ".join(fields))
 
 
-if __name__ == "__main__":
-    main()
+@command("scan")
+def scan_command(
+    sizes: Annotated[
+        list[float] | None, typer.Argument(help="Article sizes in MB (default: 0.1 5).")
+    ] = None,
+) -> None:
+    """Scan time against article size: is reading an article linear in its text?"""
+    _run(SimpleNamespace(sizes=sizes or [0.1, 5.0]))

@@ -1,9 +1,9 @@
 """Choose how many sentences the small model reads, on the fitting half of SQuAD (never on a
 reported sample).
 
-    python bench/fit_excerpt.py SQUAD_V1_DEV_JSON SQUAD_V2_DEV_JSON [--grid 2,3,4] [--no-write]
+    factqa bench fit excerpt SQUAD_V1_DEV_JSON SQUAD_V2_DEV_JSON [--grid 2,3,4] [--no-write]
 
-The questions are the selector's fitting set (`bench/fit_selector.py`: 400 SQuAD v1.1 and 150
+The questions are the selector's fitting set (`factqa bench fit selector`: 400 SQuAD v1.1 and 150
 SQuAD v2.0 questions of the fitting titles). For each N of the grid the small model draws its ten
 samples reading only the N sentences closest to the question (`--small-context excerpt:N`, the
 same code path as `factqa run`); the whole passage is the reference (the samples the selector
@@ -16,15 +16,22 @@ docs/RESULTS.md (unless --no-write).
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
+from typing import Annotated
 
+import typer
+
+from experiment.bench.app import command
+from experiment.bench.harness import (
+    RESULTS_MD,
+    NoWriteOpt,
+    ResultsMdOpt,
+    SquadV1Arg,
+    SquadV2Arg,
+    write_section,
+)
 from experiment.evaluate.methods import PASS, SELECTED, VERIFIED, answer_methods
 from experiment.fitting import fitting_samples, fitting_sets
 from experiment.generate.windows import ARTICLE
-from experiment.report.markdown import update_section
-
-ROOT = Path(__file__).resolve().parent.parent
 
 TOLERANCE = 0.01
 K = 10
@@ -60,20 +67,23 @@ def _gold_shown(q, articles, reading: str) -> bool:  # type: ignore[no-untyped-d
     return any(g.lower() in text.lower() for g in q.gold)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("squad_v1", type=Path)
-    ap.add_argument("squad_v2", type=Path)
-    ap.add_argument("--grid", default="2,3,4", help="sentence counts to try")
-    ap.add_argument("--no-write", action="store_true")
-    args = ap.parse_args()
-    imports = fitting_sets(args.squad_v1, args.squad_v2)
+@command("excerpt", fit=True)
+def fit_excerpt(
+    squad_v1: SquadV1Arg,
+    squad_v2: SquadV2Arg,
+    grid: Annotated[str, typer.Option(help="Sentence counts to try.")] = "2,3,4",
+    results: ResultsMdOpt = RESULTS_MD,
+    no_write: NoWriteOpt = False,
+) -> None:
+    """Choose how many sentences the small model reads, on the fitting half of SQuAD (never on
+    a reported sample); writes the `excerpt-fit` section of docs/RESULTS.md."""
+    imports = fitting_sets(squad_v1, squad_v2)
     base = measure(imports, ARTICLE)
     lines = [
         "## Reading an excerpt: choosing the sentences on the fitting half",
         "",
-        f"Command: `python bench/fit_excerpt.py PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json "
-        f"--grid {args.grid}`. {base['n']} questions of the fitting titles (the selector's "
+        f"Command: `factqa bench fit excerpt PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json "
+        f"--grid {grid}`. {base['n']} questions of the fitting titles (the selector's "
         "fitting set), ten samples each, the small model reading the whole passage or only the "
         "N sentences closest to the question (TF-IDF cosine, in article order); answers are "
         "verified against the whole passage either way. Kept: the fewest sentences with "
@@ -94,7 +104,7 @@ def main() -> None:
     lines.append(row("whole passage", base))
     print(lines[-1], flush=True)
     chosen = ARTICLE
-    for n in sorted({int(x) for x in args.grid.split(",")}, reverse=True):
+    for n in sorted({int(x) for x in grid.split(",")}, reverse=True):
         got = measure(imports, f"excerpt:{n}")
         lines.append(row(f"`excerpt:{n}`", got))
         print(lines[-1], flush=True)
@@ -102,10 +112,5 @@ def main() -> None:
             chosen = f"excerpt:{n}"
     lines += ["", f"Chosen: `{chosen}`."]
     print("\n".join(lines))
-    if not args.no_write:
-        update_section(ROOT / "docs" / "RESULTS.md", "excerpt-fit", "\n".join(lines))
+    write_section(results, "excerpt-fit", "\n".join(lines), not no_write)
     print(f"chosen={chosen}")
-
-
-if __name__ == "__main__":
-    main()

@@ -1,6 +1,6 @@
 """How well the `auto` prompt's rule routes computed questions (`question_kind.asks_computation`).
 
-    python bench/routing.py PATH/TO/drop_dev.jsonl.gz PATH/TO/tatqa_dataset_dev.json
+    factqa bench routing PATH/TO/drop_dev.jsonl.gz PATH/TO/tatqa_dataset_dev.json
 
 For the fitting and the evaluation part of each data set (importers/split.py; the rule was
 written from the fitting parts only), the importer's sample of 200 figure/date questions, seed 0:
@@ -10,10 +10,13 @@ to the `calc` prompt) and precision (questions sent there that are computed). No
 
 from __future__ import annotations
 
-import argparse
 import tempfile
 from pathlib import Path
+from typing import Annotated
 
+import typer
+
+from experiment.bench.app import command
 from experiment.corpus import load_articles, load_questions
 from experiment.importers.service import import_dataset
 from experiment.values.question_kind import asks_computation
@@ -29,15 +32,17 @@ def routed(fmt: str, source: Path, half: str, out: Path) -> tuple[int, int, int,
     return len(qs), len(computed), len(sent), len(both)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("drop", type=Path)
-    ap.add_argument("tatqa", type=Path)
-    args = ap.parse_args()
+@command("routing")
+def routing(
+    drop: Annotated[Path, typer.Argument(help="DROP dev (drop_dev.jsonl.gz).")],
+    tatqa: Annotated[Path, typer.Argument(help="TAT-QA dev (tatqa_dataset_dev.json).")],
+) -> None:
+    """How well the `auto` prompt's rule routes computed questions: recall and precision on
+    each part of DROP and TAT-QA (no model)."""
     print("| data set | part | questions | computed | sent to calc | recall | precision |")
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
     with tempfile.TemporaryDirectory() as tmp:
-        for fmt, source in (("drop", args.drop), ("tatqa", args.tatqa)):
+        for fmt, source in (("drop", drop), ("tatqa", tatqa)):
             for half in ("fit", "eval"):
                 n, computed, sent, both = routed(fmt, source, half, Path(tmp))
                 recall = both / computed if computed else float("nan")
@@ -46,7 +51,3 @@ def main() -> None:
                     f"| {fmt} | {half} | {n} | {computed} | {sent} | {recall:.2f} | "
                     f"{precision:.2f} |"
                 )
-
-
-if __name__ == "__main__":
-    main()

@@ -2,7 +2,7 @@
 150 questions, the table questions, the computed ones), so that runs before and after a corpus
 grew compare on the same questions.
 
-    python bench/parts.py RUN_DIR [--questions QUESTIONS_DIR]
+    factqa bench parts RUN_DIR [--questions QUESTIONS_DIR]
 
 Prints a Markdown table: per file, its questions, unanswerable ones, each headline method's
 accuracy, the accuracy on answerable questions, the unanswerable questions a method abstained
@@ -12,23 +12,29 @@ on, and where the gold was when small-selected@k kept a wrong figure (blindspots
 
 from __future__ import annotations
 
-import argparse
 import csv
 from collections import Counter
 from pathlib import Path
+from typing import Annotated
 
+import typer
+
+from experiment.bench.app import command
+from experiment.bench.harness import ROOT
 from experiment.evaluate.methods import LARGE_1, PASS, ROUTED, SELECTED, VERIFIED
 from experiment.report.run import load_run
 
-ROOT = Path(__file__).resolve().parent.parent
 
-
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("run", type=Path)
-    ap.add_argument("--questions", type=Path, default=ROOT / "questions")
-    args = ap.parse_args()
-    run = load_run(args.run)
+@command("parts")
+def parts(
+    run_dir: Annotated[Path, typer.Argument(metavar="RUN", help="A finished run folder.")],
+    questions: Annotated[
+        Path, typer.Option(help="The questions files' folder.", show_default="questions")
+    ] = ROOT / "questions",
+) -> None:
+    """A run's figures on each questions file of its corpus apart, so that runs before and after
+    a corpus grew compare on the same questions."""
+    run = load_run(run_dir)
     k = int(run.manifest.config["k"])
     methods = [m.name(k) for m in (LARGE_1, VERIFIED, SELECTED, PASS, ROUTED[1])]
     q = run.questions
@@ -36,7 +42,7 @@ def main() -> None:
     print("| file | questions | unanswerable | " + " | ".join(methods) + " |")
     print("| --- | ---: | ---: | " + " | ".join("---:" for _ in methods) + " |")
     notes = []
-    for file in sorted(args.questions.glob("*.csv")):
+    for file in sorted(questions.glob("*.csv")):
         with file.open(encoding="utf-8") as f:
             ids = {row["id"] for row in csv.DictReader(f)}
         part = q[q.question_id.isin(ids)]
@@ -61,7 +67,3 @@ def main() -> None:
         )
     print()
     print("\n".join(notes))
-
-
-if __name__ == "__main__":
-    main()

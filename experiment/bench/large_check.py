@@ -1,9 +1,9 @@
 """What the large model's checks cost against its own answer, measured in one process.
 
-    python bench/large_check.py RUN_DIR --name NAME [--limit N] [--results docs/RESULTS.md]
+    factqa bench large-check RUN_DIR --name NAME [--limit N] [--results docs/RESULTS.md]
                                 [--no-write]
 
-RUN_DIR is a finished run (`factqa run` or bench/accuracy.py) whose generation cache holds the
+RUN_DIR is a finished run (`factqa run` or factqa bench run) whose generation cache holds the
 small model's samples. Its settings are read from its manifest; the small model's samples come
 from the cache (nothing is sampled again). The large model is loaded once, and three passes go
 over the run's questions (the first N with `--limit`) in article order, each after forgetting
@@ -24,11 +24,16 @@ run's own summary.csv (all its questions). The last line is machine-readable:
 
 from __future__ import annotations
 
-import argparse
 import os
 import time
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Annotated
 
+import typer
+
+from experiment.bench.app import command
+from experiment.bench.harness import RESULTS_MD, NoWriteOpt, ResultsMdOpt
 from experiment.config import build_config
 from experiment.evaluate.features import candidates
 from experiment.evaluate.large_check import EVIDENCE, MODES, WHOLE, probes
@@ -48,18 +53,10 @@ from experiment.report.run import load_run
 from experiment.report.tables import markdown_table
 from experiment.runner import llama_factory, small_samples
 
-ROOT = Path(__file__).resolve().parent.parent
 PASSES = ("large@1", *MODES)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("run", type=Path)
-    ap.add_argument("--name", required=True, help="the data set's name in the figures' keys")
-    ap.add_argument("--limit", type=int, default=0, help="only the first N questions")
-    ap.add_argument("--results", type=Path, default=ROOT / "docs" / "RESULTS.md")
-    ap.add_argument("--no-write", action="store_true")
-    args = ap.parse_args()
+def _run(args: SimpleNamespace) -> None:
 
     run = load_run(args.run)
     cfg = build_config(None, run.manifest.config)
@@ -142,7 +139,7 @@ def main() -> None:
             f"load_max={max(loads, default=0):.2f}",
         ]
     )
-    command = f"python bench/large_check.py RUN_DIR --name {args.name}" + (
+    command = f"factqa bench large-check RUN_DIR --name {args.name}" + (
         f" --limit {args.limit}" if args.limit else ""
     )
     text = "\n".join(
@@ -163,5 +160,13 @@ def main() -> None:
     print(line)
 
 
-if __name__ == "__main__":
-    main()
+@command("large-check")
+def large_check_command(
+    run: Annotated[Path, typer.Argument(help="A finished run folder.")],
+    name: Annotated[str, typer.Option(help="The data set's name in the figures' keys.")],
+    limit: Annotated[int, typer.Option(help="Only the first N questions.")] = 0,
+    results: ResultsMdOpt = RESULTS_MD,
+    no_write: NoWriteOpt = False,
+) -> None:
+    """What the large model's checks cost against its own answer, measured in one process."""
+    _run(SimpleNamespace(run=run, name=name, limit=limit, results=results, no_write=no_write))

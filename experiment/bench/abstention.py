@@ -1,7 +1,7 @@
 """The selector's abstention rule on finished runs: what it abstained on, and its risk-coverage.
 
-    python bench/abstention.py RUN_DIR [RUN_DIR ...] [--method small-selected@10]
-                               [--only QUESTIONS_CSV] [--stated]
+    factqa bench abstention RUN_DIR [RUN_DIR ...] [--method small-selected@10]
+                            [--only QUESTIONS_CSV] [--stated]
 
 `--only questions/origotech.csv` keeps the questions of that file (the bundled corpus's original
 150); `--stated` keeps the questions whose gold the text states (TAT-QA's and DROP's computed
@@ -15,15 +15,18 @@ Per run (a folder holding questions.csv), from the method's columns alone (no mo
   wrong (risk), and the accuracy over every question when the method abstains below t (an
   abstention is right on an unanswerable question; a failure, every sample failed, is not).
   Below the shipped threshold the kept answer is not in the run (the method abstained), so the
-  curve starts there; the fitting set's full sweep is printed by bench/fit_selector.py.
+  curve starts there; the fitting set's full sweep is printed by `factqa bench fit selector`.
 """
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
+from typing import Annotated
 
 import pandas as pd
+import typer
+
+from experiment.bench.app import command
 
 THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
@@ -68,17 +71,21 @@ def report(run: Path, method: str, only: Path | None = None, stated: bool = Fals
     return lines
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("runs", type=Path, nargs="+")
-    ap.add_argument("--method", default="small-selected@10")
-    ap.add_argument("--only", type=Path, help="a questions CSV: keep its questions only")
-    ap.add_argument("--stated", action="store_true", help="only questions the text states")
-    args = ap.parse_args()
-    for run in args.runs:
-        print("\n".join(report(run, args.method, args.only, args.stated)))
+@command("abstention")
+def abstention(
+    runs: Annotated[list[Path], typer.Argument(help="Run folders (each with questions.csv).")],
+    method: Annotated[str, typer.Option(help="The method whose abstentions are read.")] = (
+        "small-selected@10"
+    ),
+    only: Annotated[
+        Path | None, typer.Option(help="A questions CSV: keep its questions only.")
+    ] = None,
+    stated: Annotated[bool, typer.Option("--stated", help="Only questions the text states.")] = (
+        False
+    ),
+) -> None:
+    """The selector's abstention rule on finished runs: what it abstained on, and its
+    risk-coverage (no model)."""
+    for run in runs:
+        print("\n".join(report(run, method, only, stated)))
         print()
-
-
-if __name__ == "__main__":
-    main()

@@ -1,6 +1,6 @@
 """What the question-aware checker costs, measured in one run.
 
-    python bench/selector.py [--candidates 10000] [--questions 12] [--no-model] [RUN_DIR ...]
+    factqa bench selector-cost [--candidates 10000] [--questions 12] [--no-model] [RUN_DIR ...]
 
 - features: the selector's features and ranking (`candidates` + `pick`) for at least N
   candidates built from the bundled corpus (every figure or date its articles state, offered as a
@@ -15,13 +15,17 @@ The last line is machine-readable.
 
 from __future__ import annotations
 
-import argparse
 import os
 import time
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Annotated
 
+import typer
+
+from experiment.bench.app import command
+from experiment.bench.harness import corpus
 from experiment.config import RunConfig
-from experiment.corpus import load_articles, load_questions
 from experiment.evaluate.evidence import index
 from experiment.evaluate.features import candidates
 from experiment.evaluate.scored import Scored
@@ -30,8 +34,6 @@ from experiment.records import Attempt, Question
 from experiment.report.run import load_run
 from experiment.values.canonical import DateValue
 from experiment.values.normalize import scan
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def offered(q: Question, text: str) -> list[Scored]:
@@ -51,9 +53,7 @@ def offered(q: Question, text: str) -> list[Scored]:
 
 def features_seconds(target: int) -> tuple[int, int, float]:
     """(candidates, questions, seconds) for the selector on at least `target` candidates."""
-    cfg = RunConfig()
-    articles = load_articles(cfg.articles)
-    questions = load_questions(cfg.questions, articles)
+    articles, questions = corpus()
     work = [(q, articles[q.article_id], offered(q, articles[q.article_id].text)) for q in questions]
     index.cache_clear()
     scan.cache_clear()
@@ -78,8 +78,8 @@ def logprob_ratio(n: int, k: int) -> tuple[float, float]:
     from experiment.runner import llama_factory
 
     cfg = RunConfig()
-    articles = load_articles(cfg.articles)
-    questions = load_questions(cfg.questions, articles)[:n]
+    articles, questions = corpus()
+    questions = questions[:n]
     backend = llama_factory(cfg.small, cfg)
     params = SamplingParams(cfg.temperature, cfg.top_p, cfg.top_k, cfg.max_tokens)
     spent = {False: 0.0, True: 0.0}
@@ -103,14 +103,7 @@ def run_ratio(path: Path) -> tuple[float, float]:
     return run.manifest.selection_seconds or float("nan"), sampling
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("runs", nargs="*", type=Path)
-    ap.add_argument("--candidates", type=int, default=10_000)
-    ap.add_argument("--questions", type=int, default=12)
-    ap.add_argument("--k", type=int, default=10)
-    ap.add_argument("--no-model", action="store_true", help="skip the log-probability timing")
-    args = ap.parse_args()
+def _run(args: SimpleNamespace) -> None:
 
     cores = os.sched_getaffinity(0)
     os.sched_setaffinity(0, {min(cores)})  # one core for the features
@@ -131,5 +124,19 @@ def main() -> None:
     print(" ".join(line))
 
 
-if __name__ == "__main__":
-    main()
+@command("selector-cost")
+def selector_cost_command(
+    runs: Annotated[list[Path] | None, typer.Argument(help="Run folders to time.")] = None,
+    candidates: Annotated[int, typer.Option(help="Candidates scored.")] = 10_000,
+    questions: Annotated[int, typer.Option(help="Questions timed with the model.")] = 12,
+    k: Annotated[int, typer.Option("--k", help="Samples per question.")] = 10,
+    no_model: Annotated[
+        bool, typer.Option("--no-model", help="Skip the log-probability timing.")
+    ] = False,
+) -> None:
+    """What the question-aware checker costs, measured in one run."""
+    _run(
+        SimpleNamespace(
+            runs=runs or [], candidates=candidates, questions=questions, k=k, no_model=no_model
+        )
+    )

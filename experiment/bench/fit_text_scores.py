@@ -1,7 +1,7 @@
 """Fit small-text@0's selector on the fitting sets (issue 39): the small model scores each
 question's bounded text pool, and a choice of normalisation and weights ranks it.
 
-    python bench/fit_text_scores.py PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json
+    factqa bench fit text-scores PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json
         --tatqa PATH/TO/tatqa_dataset_dev.json [--per-set 200] [--write]
 
 The fitting sets are `experiment.fitting`'s (SQuAD v1.1 and v2.0 fitting titles, TAT-QA dev's
@@ -29,13 +29,16 @@ on and the table of ways) and printed.
 
 from __future__ import annotations
 
-import argparse
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
 
 import numpy as np
+import typer
 
+from experiment.bench.app import command
+from experiment.bench.harness import SquadV1Arg, SquadV2Arg
 from experiment.config import RunConfig
 from experiment.corpus import load_articles, load_questions
 from experiment.evaluate.drafts import (
@@ -244,26 +247,30 @@ def selector_of(its: list[Item], way: str, table: dict, counts: dict[str, int]) 
 
 
 COMMAND = (
-    "python bench/fit_text_scores.py PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json "
+    "factqa bench fit text-scores PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json "
     "--tatqa PATH/TO/tatqa_dataset_dev.json --write"
 )
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("v1", type=Path)
-    ap.add_argument("v2", type=Path)
-    ap.add_argument("--tatqa", type=Path, required=True)
-    ap.add_argument("--per-set", type=int, default=150)
-    ap.add_argument(
-        "--tatqa-per-set",
-        type=int,
-        default=60,
-        help="TAT-QA's fitting questions (its contexts are long: 12 s a question on 2 cores)",
-    )
-    ap.add_argument("--write", action="store_true", help=f"save the chosen selector to {PACKAGED}")
-    args = ap.parse_args()
-    its = items(args.v1, args.v2, args.tatqa, args.per_set, args.tatqa_per_set)
+@command("text-scores", fit=True)
+def fit_text_scores(
+    v1: SquadV1Arg,
+    v2: SquadV2Arg,
+    tatqa: Annotated[Path, typer.Option(help="TAT-QA dev (tatqa_dataset_dev.json).")],
+    per_set: Annotated[int, typer.Option(help="Each SQuAD set's fitting questions.")] = 150,
+    tatqa_per_set: Annotated[
+        int,
+        typer.Option(
+            help="TAT-QA's fitting questions (its contexts are long: 12 s a question on 2 cores)."
+        ),
+    ] = 60,
+    write: Annotated[
+        bool, typer.Option("--write", help=f"Save the chosen selector to {PACKAGED.name}.")
+    ] = False,
+) -> None:
+    """Fit small-text@0's selector on the fitting sets: the small model scores each question's
+    bounded text pool, and the best way of ranking it by cross-validation is kept."""
+    its = items(v1, v2, tatqa, per_set, tatqa_per_set)
     counts: dict[str, int] = {}
     for it in its:
         counts[it.set] = counts.get(it.set, 0) + 1
@@ -278,10 +285,6 @@ def main() -> None:
     print(f"chosen: {chosen} (cross-validated mean {table[chosen]['mean']:.3f})")
     model = selector_of(its, chosen, {w: round(r["mean"], 4) for w, r in table.items()}, counts)
     print(json.dumps({"weights": model.weights, "threshold": model.threshold}, indent=1))
-    if args.write:
+    if write:
         save(model, PACKAGED)
         print(f"wrote {PACKAGED}")
-
-
-if __name__ == "__main__":
-    main()

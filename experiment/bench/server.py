@@ -1,7 +1,7 @@
 """The large model behind an OpenAI-compatible server: throughput at 1 and at 8 concurrent
 requests, and whether its greedy answers equal the in-process ones.
 
-    python bench/server.py [--quick] [--server experiment|llama-server] [--binary PATH]
+    factqa bench server [--quick] [--server experiment|llama-server] [--binary PATH]
                            [--url URL] [--model qwen2.5-coder-1.5b] [--concurrency 8]
 
 Starts the server on 127.0.0.1 (unless --url points at one already running):
@@ -17,7 +17,6 @@ passes are identical, and how many equal the in-process answers of the bundled r
 
 from __future__ import annotations
 
-import argparse
 import os
 import socket
 import subprocess
@@ -27,9 +26,15 @@ import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Annotated
 
+import typer
+
+from experiment.bench.app import command
+from experiment.bench.harness import RESULTS_MD, ROOT, NoWriteOpt, corpus
 from experiment.config import RunConfig
-from experiment.corpus import load_articles, load_questions
+from experiment.errors import ConfigError, ModelError
 from experiment.evaluate.methods import REFERENCE
 from experiment.files import read_cell
 from experiment.generate.models.base import GREEDY, SamplingParams
@@ -39,8 +44,6 @@ from experiment.generate.prompts import messages_for
 from experiment.generate.sampling import article_order, derive_seed
 from experiment.report.markdown import update_section
 from experiment.report.run import load_run
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def free_port() -> int:
@@ -78,25 +81,15 @@ def start(
             return proc, url
         except OSError:
             if proc.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit(f"server did not start; see {log}") from None
+                raise ModelError(f"server did not start; see {log}") from None
             time.sleep(0.5)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--server", choices=["experiment", "llama-server"], default="experiment")
-    ap.add_argument("--binary", default="llama-server")
-    ap.add_argument("--url", default="")
-    ap.add_argument("--model", default=RunConfig.large)
-    ap.add_argument("--concurrency", type=int, default=8)
-    ap.add_argument("--quick", action="store_true", help="24 questions instead of all 150")
-    ap.add_argument("--compare", type=Path, default=ROOT / "outputs" / "run-44c0bd08ba")
-    ap.add_argument("--no-write", action="store_true")
-    args = ap.parse_args()
+def _run(args: SimpleNamespace) -> None:
 
     cfg = RunConfig()
-    articles = load_articles(cfg.articles)
-    questions = article_order(load_questions(cfg.questions, articles))
+    articles, questions = corpus()
+    questions = article_order(questions)
     if args.quick:
         questions = questions[:24]
     params = SamplingParams(GREEDY.temperature, GREEDY.top_p, GREEDY.top_k, cfg.max_tokens)
@@ -147,7 +140,7 @@ def main() -> None:
         [
             f"### {args.model} behind {server}",
             "",
-            f"Command: `python bench/server.py{' --quick' if args.quick else ''} --server "
+            f"Command: `factqa bench server{' --quick' if args.quick else ''} --server "
             f"{args.server}`; {len(questions)} bundled questions, {REFERENCE} greedy, 2 CPU "
             "threads.",
             "",
@@ -164,12 +157,44 @@ def main() -> None:
     )
     print(text)
     if not args.no_write:
-        update_section(ROOT / "docs" / "RESULTS.md", f"server-{args.server}", text)
+        update_section(RESULTS_MD, f"server-{args.server}", text)
     print(
         f"qps_1={qps1:.3f} qps_{args.concurrency}={qpsn:.3f} ratio={qpsn / qps1:.2f} "
         f"identical_passes={same}/{len(questions)} equal_in_process={in_process or 'na'}"
     )
 
 
-if __name__ == "__main__":
-    main()
+@command("server")
+def server_command(
+    server: Annotated[str, typer.Option(help="experiment or llama-server.")] = "experiment",
+    binary: Annotated[str, typer.Option(help="llama-server's binary.")] = "llama-server",
+    url: Annotated[str, typer.Option(help="A server already running (default: start one).")] = "",
+    model: Annotated[str, typer.Option(help="The model served.")] = RunConfig.large,
+    concurrency: Annotated[int, typer.Option(help="Requests at once.")] = 8,
+    quick: Annotated[
+        bool, typer.Option("--quick", help="24 questions instead of all 150.")
+    ] = False,
+    compare: Annotated[
+        Path,
+        typer.Option(
+            help="The in-process run to compare with.", show_default="outputs/run-44c0bd08ba"
+        ),
+    ] = ROOT / "outputs" / "run-44c0bd08ba",
+    no_write: NoWriteOpt = False,
+) -> None:
+    """The large model behind an OpenAI-compatible server: throughput at 1 and at 8
+    concurrent requests, and whether its greedy answers equal the in-process ones."""
+    if server not in ("experiment", "llama-server"):
+        raise ConfigError(f"--server {server}: give experiment or llama-server", field="server")
+    _run(
+        SimpleNamespace(
+            server=server,
+            binary=binary,
+            url=url,
+            model=model,
+            concurrency=concurrency,
+            quick=quick,
+            compare=compare,
+            no_write=no_write,
+        )
+    )

@@ -1,6 +1,6 @@
 """TAT-QA's split by source unit: how many long paragraphs the halves share, by context and by unit.
 
-    python bench/tatqa_units.py PATH/TO/tatqa_dataset_dev.json
+    factqa bench tatqa-units PATH/TO/tatqa_dataset_dev.json
 
 Prints the contexts, the units (`experiment.importers.split.units`), the contexts the unit rule
 moves to the fitting half, and the paragraphs of `SHARED_CHARS` characters or more written on
@@ -10,19 +10,26 @@ last line is machine-readable.
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
+from typing import Annotated
 
+import typer
+
+from experiment.bench.app import command
 from experiment.importers.split import SHARED_CHARS, half_of, shared_across_halves, units
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("data", type=Path)
-    args = ap.parse_args()
-    data = json.loads(args.data.read_text(encoding="utf-8"))
-    contexts = {str(d["table"]["uid"]): [str(p["text"]) for p in d["paragraphs"]] for d in data}
+@command("tatqa-units")
+def tatqa_units(
+    data: Annotated[Path, typer.Argument(help="TAT-QA dev (tatqa_dataset_dev.json).")],
+) -> None:
+    """TAT-QA's split by source unit: how many long paragraphs the halves share, by context and
+    by unit; the last line is machine-readable."""
+    contexts = {
+        str(d["table"]["uid"]): [str(p["text"]) for p in d["paragraphs"]]
+        for d in json.loads(data.read_text(encoding="utf-8"))
+    }
     unit = units(contexts)
     by_uid = shared_across_halves(contexts, {c: c for c in contexts})
     by_unit = shared_across_halves(contexts, unit)
@@ -38,7 +45,3 @@ def main() -> None:
     print(
         f"tatqa_shared_paragraphs_by_uid={by_uid} tatqa_shared_paragraphs_across_halves={by_unit}"
     )
-
-
-if __name__ == "__main__":
-    main()

@@ -1,6 +1,6 @@
 """What a change of rules did to a benchmark's figures: two run folders of the same generations.
 
-    python bench/before_after.py NAME BEFORE_RUN AFTER_RUN [--methods M,...]
+    factqa bench before-after NAME BEFORE_RUN AFTER_RUN [--methods M,...]
 
 BEFORE_RUN is the run rescored by the earlier code (e.g. a worktree of the landed main pointed
 at the same generation cache), AFTER_RUN by this code. Prints, for each headline method, its
@@ -13,11 +13,13 @@ method's verdicts that changed, machine-readable.
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
+from typing import Annotated
 
 import pandas as pd
+import typer
 
+from experiment.bench.app import command
 from experiment.report.run import load_run
 
 HEADLINE = (
@@ -91,21 +93,19 @@ def table(name: str, before: Path, after: Path, methods: tuple[str, ...]) -> tup
     return "\n".join(rows), changed, compared
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("name")
-    ap.add_argument("before", type=Path)
-    ap.add_argument("after", type=Path)
-    ap.add_argument("--methods", default=",".join(HEADLINE))
-    args = ap.parse_args()
-    rows, changed, compared = table(
-        args.name, args.before, args.after, tuple(args.methods.split(","))
-    )
+@command("before-after")
+def before_after(
+    name: Annotated[str, typer.Argument(help="The data set's name in the table.")],
+    before: Annotated[Path, typer.Argument(help="The run as the earlier code scored it.")],
+    after: Annotated[Path, typer.Argument(help="The same generations scored by this code.")],
+    methods: Annotated[str, typer.Option(help="The methods shown, comma-separated.")] = ",".join(
+        HEADLINE
+    ),
+) -> None:
+    """What a change of rules did to a benchmark's figures: two run folders of the same
+    generations, each headline method's accuracy, verdict and FLOPs before and after, and why."""
+    rows, changed, compared = table(name, before, after, tuple(methods.split(",")))
     print("| data set | method | accuracy | verdict | FLOPs / large@1 | why |")
     print("| --- | --- | --- | --- | --- | --- |")
     print(rows)
     print(f"verdicts_changed={changed} methods_compared={compared}")
-
-
-if __name__ == "__main__":
-    main()

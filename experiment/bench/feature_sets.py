@@ -1,14 +1,14 @@
 """Which features help the selector: out-of-fold accuracy of feature subsets on the fitting sets.
 
-    python bench/feature_sets.py SQUAD_V1_DEV_JSON SQUAD_V2_DEV_JSON --tatqa TATQA_DEV_JSON
-                                 [--large-evidence] [--results docs/RESULTS.md] [--no-write]
+    factqa bench fit feature-sets SQUAD_V1_DEV_JSON SQUAD_V2_DEV_JSON --tatqa TATQA_DEV_JSON
+                                  [--large-evidence] [--results docs/RESULTS.md] [--no-write]
 
-The same fitting rows, folds and threshold rule as bench/fit_selector.py (five folds grouped by
-title; one threshold, the one that maximises the mean over the fitting sets of their question
-accuracy), for each feature set: the earlier 13, all the shipped ones, all but each of the six
-added for tables, periods and abstention, and the earlier 13 with the two period features that
-carry the most. Only fitting questions are read; nothing here is fitted on an evaluation
-question.
+The same fitting rows, folds and threshold rule as `factqa bench fit selector` (five folds
+grouped by title; one threshold, the one that maximises the mean over the fitting sets of their
+question accuracy), for each feature set: the earlier 13, all the shipped ones, all but each of
+the six added for tables, periods and abstention, and the earlier 13 with the two period
+features that carry the most. Only fitting questions are read; nothing here is fitted on an
+evaluation question.
 
 `--large-evidence` adds `large_evidence`, the large model's evidence-only check of each
 candidate (`experiment/evaluate/large_check.py`: the logistic of its margin over "unknown" on
@@ -22,13 +22,22 @@ Writes the section `feature-sets` of docs/RESULTS.md; the last line printed is m
 
 from __future__ import annotations
 
-import argparse
 import math
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 
+from experiment.bench.app import command
+from experiment.bench.harness import (
+    RESULTS_MD,
+    LargeEvidenceOpt,
+    NoWriteOpt,
+    ResultsMdOpt,
+    SquadV1Arg,
+    SquadV2Arg,
+    TatqaOpt,
+    write_section,
+)
 from experiment.evaluate.features import FEATURES
 from experiment.evaluate.large_check import LARGE_EVIDENCE as LARGE
 from experiment.evaluate.selector import out_of_fold
@@ -41,10 +50,8 @@ from experiment.fitting_rows import (
     question_accuracy,
     set_means,
 )
-from experiment.report.markdown import update_section
 from experiment.report.tables import markdown_table
 
-ROOT = Path(__file__).resolve().parent.parent
 EARLIER = FEATURES[:13]  # before tables, periods and abstention (issue 26)
 ADDED = FEATURES[13:]
 
@@ -81,21 +88,22 @@ def evaluate(
     return threshold, [question_accuracy(rows, oof, threshold, part) for part in parts]
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("squad_v1", type=Path)
-    ap.add_argument("squad_v2", type=Path)
-    ap.add_argument("--tatqa", type=Path, help="TAT-QA dev JSON: add its fitting part")
-    ap.add_argument("--large-evidence", action="store_true", help="add the large model's check")
-    ap.add_argument("--results", type=Path, default=ROOT / "docs" / "RESULTS.md")
-    ap.add_argument("--no-write", action="store_true")
-    args = ap.parse_args()
-
-    extra = LargeEvidence() if args.large_evidence else None
-    rows, counts, questions = fitting_rows(args.squad_v1, args.squad_v2, args.tatqa, extra)
+@command("feature-sets", fit=True)
+def feature_sets_command(
+    squad_v1: SquadV1Arg,
+    squad_v2: SquadV2Arg,
+    tatqa: TatqaOpt = None,
+    large_evidence: LargeEvidenceOpt = False,
+    results: ResultsMdOpt = RESULTS_MD,
+    no_write: NoWriteOpt = False,
+) -> None:
+    """Which features help the selector: out-of-fold accuracy of feature subsets on the fitting
+    sets; writes the `feature-sets` section of docs/RESULTS.md."""
+    extra = LargeEvidence() if large_evidence else None
+    rows, counts, questions = fitting_rows(squad_v1, squad_v2, tatqa, extra)
     sets = list(counts)
     table, means = [], {}
-    for label, features in feature_sets(args.large_evidence):
+    for label, features in feature_sets(large_evidence):
         threshold, accs = evaluate(rows, questions, sets, features)
         means[label] = float(np.mean(accs))
         table.append(
@@ -104,20 +112,20 @@ def main() -> None:
     lines = markdown_table(["features", "threshold", *sets, "mean"], table)
     shipped = means[f"all {len(FEATURES)} (shipped)"]
     best = max(means, key=lambda k: means[k])
-    command = (
-        "python bench/feature_sets.py PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json"
-        + (" --tatqa PATH/TO/tatqa_dataset_dev.json" if args.tatqa else "")
-        + (" --large-evidence" if args.large_evidence else "")
+    command_line = (
+        "factqa bench fit feature-sets PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json"
+        + (" --tatqa PATH/TO/tatqa_dataset_dev.json" if tatqa else "")
+        + (" --large-evidence" if large_evidence else "")
     )
     parts = [
         f"Feature sets on the fitting data only: out-of-fold accuracy on {', '.join(sets)} "
         f"({', '.join(str(counts[s]) for s in sets)} questions; {len(rows)} candidates) at the "
-        f"threshold that maximises their mean. `{command}`",
+        f"threshold that maximises their mean. `{command_line}`",
         "",
         *lines,
     ]
     line = f"features_shipped_mean={shipped:.3f} features_best_mean={means[best]:.3f}"
-    if args.large_evidence:
+    if large_evidence:
         with_large = means[f"all {len(FEATURES)} + `{LARGE}`"]
         line += f" features_large_evidence_mean={with_large:.3f}"
         alone = set_means(rows, np.array([r.features[LARGE] for r in rows]), questions, sets)
@@ -138,10 +146,5 @@ def main() -> None:
         ]
     text = "\n".join([*parts, "", f"`{line}`"])
     print(text)
-    if not args.no_write:
-        update_section(args.results, "feature-sets", text)
+    write_section(results, "feature-sets", text, not no_write)
     print(line)
-
-
-if __name__ == "__main__":
-    main()

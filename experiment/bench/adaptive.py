@@ -1,10 +1,10 @@
 """Adaptive sampling against fixed k = 10 and large@1: samples, accuracy and time, in one run.
 
-    python bench/adaptive.py SQUAD_V1_DEV_JSON [--live 40] [--small-context excerpt:N]
+    factqa bench adaptive SQUAD_V1_DEV_JSON [--live 40] [--small-context excerpt:N]
                              [--no-write]
 
 Part 1, accuracy and samples, on the SQuAD v1.1 benchmark sample (300 questions of the
-evaluation titles, as `bench/accuracy.py squad-v1`) and the bundled corpus. Every round is drawn
+evaluation titles, as `factqa bench run squad-v1`) and the bundled corpus. Every round is drawn
 once (`--adaptive never`: 10 samples in rounds of 3, 3, 3, 1); each rule is then run through the
 same code path as `factqa run --adaptive RULE`, which replays its stop decisions on those cached
 rounds, so its samples are exactly the first n of "every round" and the accuracy difference is
@@ -25,15 +25,19 @@ line printed is machine-readable.
 
 from __future__ import annotations
 
-import argparse
 import gc
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Annotated
 
 import pandas as pd
+import typer
 
+from experiment.bench.app import command
+from experiment.bench.harness import RESULTS_MD, ROOT, NoWriteOpt
 from experiment.config import RunConfig
 from experiment.corpus import load_articles, load_questions
 from experiment.evaluate.check import checked
@@ -52,9 +56,7 @@ from experiment.report.markdown import update_section
 from experiment.report.run import Run, load_run
 from experiment.runner import llama_factory, run_experiment
 
-ROOT = Path(__file__).resolve().parent.parent
-
-RULES = ("window:2", "posterior:0.9", "selector:0.6")  # bench/fit_stopping.py chose them
+RULES = ("window:2", "posterior:0.9", "selector:0.6")  # factqa bench fit stopping chose them
 DEFAULT_RULE = "window:2"
 K = 10
 
@@ -248,18 +250,7 @@ def live(ds: DataSet, n: int, reading: str, log: Callable[[str], None]) -> dict[
     }
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("squad_v1", type=Path, help="SQuAD v1.1 dev JSON")
-    ap.add_argument("--live", type=int, default=40, help="questions per set timed live")
-    ap.add_argument(
-        "--small-context",
-        default=ARTICLE,
-        help="also run the default rule with the small model reading this ('excerpt:N', "
-        "chosen by bench/fit_excerpt.py)",
-    )
-    ap.add_argument("--no-write", action="store_true")
-    args = ap.parse_args()
+def _run(args: SimpleNamespace) -> None:
     reading = args.small_context
     parse_reading(reading)  # refuse a bad setting before any run
 
@@ -328,7 +319,7 @@ def main() -> None:
         [
             "## Adaptive sampling",
             "",
-            f"Command: `python bench/adaptive.py PATH/TO/dev-v1.1.json --live {args.live}"
+            f"Command: `factqa bench adaptive PATH/TO/dev-v1.1.json --live {args.live}"
             + (f" --small-context {reading}" if reading != ARTICLE else "")
             + "` "
             f"(rules {', '.join(RULES)}; rounds 3, 3, 3, 1; default rule `{DEFAULT_RULE}`; "
@@ -354,9 +345,27 @@ def main() -> None:
     )
     print(report)
     if not args.no_write:
-        update_section(ROOT / "docs" / "RESULTS.md", "adaptive", report)
+        update_section(RESULTS_MD, "adaptive", report)
     print(last)
 
 
-if __name__ == "__main__":
-    main()
+@command("adaptive")
+def adaptive_command(
+    squad_v1: Annotated[Path, typer.Argument(help="SQuAD v1.1 dev (dev-v1.1.json).")],
+    live: Annotated[int, typer.Option(help="Questions per set timed live.")] = 40,
+    small_context: Annotated[
+        str,
+        typer.Option(
+            help="Also run the default rule with the small model reading this ('excerpt:N', "
+            "chosen by `factqa bench fit excerpt`)."
+        ),
+    ] = ARTICLE,
+    no_write: NoWriteOpt = False,
+) -> None:
+    """Adaptive sampling against fixed k = 10 and large@1: samples, accuracy and time, in
+    one run."""
+    _run(
+        SimpleNamespace(
+            squad_v1=squad_v1, live=live, small_context=small_context, no_write=no_write
+        )
+    )

@@ -1,6 +1,6 @@
 """Speculative decoding of the large model's greedy answers, side by side in one run.
 
-    python bench/speculative.py [--quick] [--large MODEL] [--draft MODEL] [--no-write]
+    factqa bench speculative [--quick] [--large MODEL] [--draft MODEL] [--no-write]
 
 For every bundled question (the first 24 with --quick) the large model answers greedily three
 ways, each on its own backend with the article prefix reused as in a run: plain decoding,
@@ -12,12 +12,15 @@ Writes its section of docs/RESULTS.md; the last line is machine-readable.
 
 from __future__ import annotations
 
-import argparse
 import time
-from pathlib import Path
+from types import SimpleNamespace
+from typing import Annotated
 
+import typer
+
+from experiment.bench.app import command
+from experiment.bench.harness import RESULTS_MD, NoWriteOpt, corpus
 from experiment.config import RunConfig
-from experiment.corpus import load_articles, load_questions
 from experiment.evaluate.methods import REFERENCE
 from experiment.generate.models.base import GREEDY, SamplingParams
 from experiment.generate.models.batched import DRAFT_LENGTH, BatchedLlamaBackend
@@ -26,19 +29,11 @@ from experiment.generate.prompts import messages_for
 from experiment.generate.sampling import article_order
 from experiment.report.markdown import update_section
 
-ROOT = Path(__file__).resolve().parent.parent
 
-
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--large", default=RunConfig.large)
-    ap.add_argument("--draft", default=RunConfig.small)
-    ap.add_argument("--no-write", action="store_true")
-    args = ap.parse_args()
+def _run(args: SimpleNamespace) -> None:
     cfg = RunConfig()
-    articles = load_articles(cfg.articles)
-    questions = article_order(load_questions(cfg.questions, articles))
+    articles, questions = corpus()
+    questions = article_order(questions)
     if args.quick:
         questions = questions[:24]
     prompts = [messages_for(articles[q.article_id], q) for q in questions]
@@ -92,7 +87,7 @@ def main() -> None:
         [
             f"## Speculative decoding of {REFERENCE}: {n} bundled questions",
             "",
-            f"Command: `python bench/speculative.py{' --quick' if args.quick else ''}`. Large "
+            f"Command: `factqa bench speculative{' --quick' if args.quick else ''}`. Large "
             f"`{args.large}`, drafter `{args.draft}` ({DRAFT_LENGTH} tokens per draft), greedy, "
             f"max {cfg.max_tokens} answer tokens, 2 CPU cores, article prefix reused; wall time "
             "includes reading each prompt, which is the same in every mode.",
@@ -102,12 +97,19 @@ def main() -> None:
     )
     print(text)
     if not args.no_write:
-        update_section(ROOT / "docs" / "RESULTS.md", "speculative", text)
+        update_section(RESULTS_MD, "speculative", text)
     print(
         f"lookup_speedup={summary['lookup'][0]:.2f} draft_speedup={summary['draft'][0]:.2f} "
         f"identical={'true' if identical else 'false'}"
     )
 
 
-if __name__ == "__main__":
-    main()
+@command("speculative")
+def speculative_command(
+    quick: Annotated[bool, typer.Option("--quick", help="Fewer questions.")] = False,
+    large: Annotated[str, typer.Option(help="The large model.")] = RunConfig.large,
+    draft: Annotated[str, typer.Option(help="The drafting model.")] = RunConfig.small,
+    no_write: NoWriteOpt = False,
+) -> None:
+    """Speculative decoding of the large model's greedy answers, side by side in one run."""
+    _run(SimpleNamespace(quick=quick, large=large, draft=draft, no_write=no_write))

@@ -1,7 +1,7 @@
 """What the small model's own check of its confirmed candidates adds to the selector, measured on
 the fitting half of SQuAD (never on a reported sample).
 
-    python bench/model_check.py SQUAD_V1_DEV_JSON SQUAD_V2_DEV_JSON [--no-write]
+    factqa bench model-check SQUAD_V1_DEV_JSON SQUAD_V2_DEV_JSON [--no-write]
 
 The selector already reads the small model's view at no extra decoding: the log-probability of
 each candidate's sampled text (`logprob`, experiment/evaluate/features.py). Issue 14 proposed two
@@ -17,7 +17,7 @@ checks that cost a second call; this script builds both and measures them:
 Questions: the selector's fitting set (`experiment/fitting.py`) with at least two distinct confirmed
 candidates, where the ranking decides the answer. For each way of ranking, the share of those
 questions whose top candidate is right: the vote, `support`, the selector's out-of-fold ranking
-(logistic regression, 5 folds grouped by title, as `bench/fit_selector.py`) with and without the
+(logistic regression, 5 folds grouped by title, as `factqa bench fit selector`) with and without the
 check as a feature, and the check alone. Costs: the model's seconds per question for each check,
 against the seconds its ten samples took. Generations go through the benchmarks' cache
 (outputs/bench/.cache), so a second run replays them. Writes the `model-check` section of
@@ -26,14 +26,17 @@ docs/RESULTS.md unless --no-write.
 
 from __future__ import annotations
 
-import argparse
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
+from types import SimpleNamespace
+from typing import Annotated
 
 import numpy as np
+import typer
 
+from experiment.bench.app import command
+from experiment.bench.harness import RESULTS_MD, NoWriteOpt, SquadV1Arg, SquadV2Arg
 from experiment.config import RunConfig
 from experiment.evaluate.features import FEATURES, ConfirmedAnswer, candidates
 from experiment.evaluate.judge import gold_of, sample_right
@@ -49,13 +52,11 @@ from experiment.report.markdown import update_section
 from experiment.runner import llama_factory
 from experiment.verify.answer import check_text
 
-ROOT = Path(__file__).resolve().parent.parent
-
-RESULTS = ROOT / "docs" / "RESULTS.md"
+RESULTS = RESULTS_MD
 CHOICE = SamplingParams(temperature=0.0, top_p=1.0, top_k=1, max_tokens=24)
 YES_NO = SamplingParams(temperature=0.0, top_p=1.0, top_k=1, max_tokens=2)
 CHECK_SYSTEM = "You check answers to questions against one sentence of an article. Reply yes or no."
-COMMAND = "python bench/model_check.py PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json"
+COMMAND = "factqa bench model-check PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json"
 
 
 def choice_messages(article: Article, q: Question, options: list[str]) -> Messages:
@@ -170,13 +171,7 @@ def ranked_oof(asked: list[Asked], extra: str | None) -> list[list[float]]:
     return [list(part) for part in np.split(flat, ends)]
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("squad_v1", type=Path)
-    ap.add_argument("squad_v2", type=Path)
-    ap.add_argument("--limit", type=int, default=0, help="at most this many questions (smoke runs)")
-    ap.add_argument("--no-write", action="store_true")
-    args = ap.parse_args()
+def _run(args: SimpleNamespace) -> None:
 
     cfg = RunConfig()
     cache = GenerationCache(OUT / ".cache" / "generations.sqlite")
@@ -246,5 +241,13 @@ def main() -> None:
         update_section(RESULTS, "model-check", body)
 
 
-if __name__ == "__main__":
-    main()
+@command("model-check")
+def model_check_command(
+    squad_v1: SquadV1Arg,
+    squad_v2: SquadV2Arg,
+    limit: Annotated[int, typer.Option(help="At most this many questions (smoke runs).")] = 0,
+    no_write: NoWriteOpt = False,
+) -> None:
+    """What the small model's own check of its confirmed candidates adds to the selector,
+    measured on the fitting half of SQuAD (never on a reported sample)."""
+    _run(SimpleNamespace(squad_v1=squad_v1, squad_v2=squad_v2, limit=limit, no_write=no_write))

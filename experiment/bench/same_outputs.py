@@ -1,6 +1,6 @@
 """Whether two run folders hold the same outputs: byte for byte, or which columns and cells differ.
 
-    python bench/same_outputs.py OLD_RUN NEW_RUN
+    factqa bench same-outputs OLD_RUN NEW_RUN
 
 For each export (attempts, questions, summary, curves, routing, blind spots, agreement,
 disagreements): "byte-identical", or the columns added and removed and, per column both have,
@@ -12,10 +12,14 @@ The last line is machine-readable: `identical=N differ=M`.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from experiment.bench.app import command
 
 EXPORTS = (
     "attempts.csv",
@@ -62,20 +66,18 @@ def compare(old: Path, new: Path, name: str) -> tuple[bool, list[str]]:
     return False, lines
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("old", type=Path)
-    ap.add_argument("new", type=Path)
-    args = ap.parse_args()
+@command("same-outputs")
+def same_outputs(
+    old: Annotated[Path, typer.Argument(help="The run folder as scored before.")],
+    new: Annotated[Path, typer.Argument(help="The same run scored by this code.")],
+) -> None:
+    """Whether two run folders hold the same outputs: byte for byte, or which columns and cells
+    differ; the last line is `identical=N differ=M`."""
     same = differ = 0
     for name in EXPORTS:
-        if not (args.old / name).exists() and not (args.new / name).exists():
+        if not (old / name).exists() and not (new / name).exists():
             continue
-        identical, lines = compare(args.old, args.new, name)
+        identical, lines = compare(old, new, name)
         print("\n".join(lines))
         same, differ = same + identical, differ + (not identical)
     print(f"identical={same} differ={differ}")
-
-
-if __name__ == "__main__":
-    main()

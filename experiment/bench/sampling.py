@@ -1,6 +1,6 @@
 """Sampling cost on the bundled corpus with the default models, measured side by side in one run.
 
-    python bench/sampling.py [--quick] [--k 10] [--backend batched|llama] [--no-write]
+    factqa bench sampling [--quick] [--k 10] [--backend batched|llama] [--no-write]
 
 For the backend under test (default: batched, the default of `factqa run`):
 - ratio A: wall time of k samples / one greedy answer, same prompt, both from a fresh context;
@@ -16,19 +16,23 @@ and, comparing the two backends:
 - peak_rss_mib: peak resident memory of this process (the models are loaded in turn).
 
 Writes its section of docs/RESULTS.md; the last line printed is machine-readable. Ratio D with
-adaptive sampling, on SQuAD v1.1 and the bundled corpus, is measured by bench/adaptive.py.
+adaptive sampling, on SQuAD v1.1 and the bundled corpus, is measured by factqa bench adaptive.
 """
 
 from __future__ import annotations
 
-import argparse
 import gc
 import resource
 import time
-from pathlib import Path
+from types import SimpleNamespace
+from typing import Annotated
 
+import typer
+
+from experiment.bench.app import command
+from experiment.bench.harness import RESULTS_MD, ROOT, NoWriteOpt, corpus
 from experiment.config import RunConfig
-from experiment.corpus import load_articles, load_questions
+from experiment.errors import ConfigError
 from experiment.evaluate.check import check_sample
 from experiment.evaluate.methods import REFERENCE, VERIFIED
 from experiment.generate.models.base import GREEDY, SamplingParams
@@ -37,8 +41,6 @@ from experiment.generate.prompts import messages_for
 from experiment.generate.sampling import Sample, derive_seed
 from experiment.report.markdown import update_section
 from experiment.runner import llama_factory
-
-ROOT = Path(__file__).resolve().parent.parent
 
 ARTICLE = "a02-q3-results"
 
@@ -51,15 +53,9 @@ def timed(backend, messages, params, seeds, fresh: bool):  # type: ignore[no-unt
     return time.perf_counter() - t0, out
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="4 questions instead of the article's 13")
-    ap.add_argument("--k", type=int, default=10)
-    ap.add_argument("--backend", default=RunConfig.backend, choices=["batched", "llama"])
-    ap.add_argument("--no-write", action="store_true", help="do not update docs/RESULTS.md")
-    args = ap.parse_args()
-    articles = load_articles(ROOT / "articles")
-    questions = [q for q in load_questions(ROOT / "questions", articles) if q.article_id == ARTICLE]
+def _run(args: SimpleNamespace) -> int:
+    articles, every = corpus(ROOT / "articles", ROOT / "questions")
+    questions = [q for q in every if q.article_id == ARTICLE]
     questions = questions[:4] if args.quick else questions
     article = articles[ARTICLE]
     params = SamplingParams()
@@ -126,7 +122,7 @@ def main() -> int:
         [
             f"## Sampling cost ({args.backend} backend)",
             "",
-            f"Command: `python bench/sampling.py{' --quick' if args.quick else ''} --k {k} "
+            f"Command: `factqa bench sampling{' --quick' if args.quick else ''} --k {k} "
             f"--backend {args.backend}` ({n} questions of `{ARTICLE}`, small `{DEFAULT_SMALL}`, "
             f"large `{DEFAULT_LARGE}`, 2 CPU cores)",
             "",
@@ -146,7 +142,7 @@ def main() -> int:
     )
     print(report)
     if not args.no_write:
-        update_section(ROOT / "docs" / "RESULTS.md", "sampling", report)
+        update_section(RESULTS_MD, "sampling", report)
     print(
         f"ratio_A={ratio_a:.2f} ratio_B={ratio_b:.2f} ratio_C={ratio_c:.2f} "
         f"ratio_D={ratio_d:.2f} overhead={overhead:.2f} peak_rss_mib={peak:.0f} "
@@ -155,5 +151,19 @@ def main() -> int:
     return 0
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+@command("sampling")
+def sampling_command(
+    quick: Annotated[
+        bool, typer.Option("--quick", help="4 questions instead of the article's 13.")
+    ] = False,
+    k: Annotated[int, typer.Option("--k", help="Samples per question.")] = 10,
+    backend: Annotated[str, typer.Option(help="batched or llama.")] = RunConfig.backend,
+    no_write: NoWriteOpt = False,
+) -> None:
+    """Sampling cost on the bundled corpus with the default models, measured side by side in
+    one run."""
+    if backend not in ("batched", "llama"):
+        raise ConfigError(f"--backend {backend}: give batched or llama", field="backend")
+    code = _run(SimpleNamespace(quick=quick, k=k, backend=backend, no_write=no_write))
+    if code:
+        raise typer.Exit(code)

@@ -1,0 +1,65 @@
+"""What the benchmark subcommands share: the repository's paths, the options that name them,
+and a section of docs/RESULTS.md written or left alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from experiment.config import PROJECT_ROOT
+from experiment.records import Article, Question
+from experiment.report.markdown import update_section
+
+ROOT = PROJECT_ROOT
+RESULTS_MD = ROOT / "docs" / "RESULTS.md"
+README = ROOT / "README.md"
+OUT = ROOT / "outputs" / "bench"  # the benchmark runs' folders (not committed)
+
+ResultsMdOpt = Annotated[
+    Path,
+    typer.Option(
+        "--results",
+        "--results-md",
+        help="The results document to write.",
+        show_default="docs/RESULTS.md",
+    ),
+]
+RunsOpt = Annotated[
+    Path,
+    typer.Option(help="The benchmark runs' folders.", show_default="outputs/bench"),
+]
+NoWriteOpt = Annotated[
+    bool, typer.Option("--no-write", help="Print only; leave docs/RESULTS.md as it is.")
+]
+WriteOpt = Annotated[bool, typer.Option("--write", help="Rewrite the section in docs/RESULTS.md.")]
+
+
+def write_section(results_md: Path, name: str, text: str, write: bool = True) -> None:
+    """Replace the section `name` of the results document with `text` (nothing if not `write`)."""
+    if write:
+        update_section(results_md, name, text)
+
+
+# the fitting halves' data files (experiment/fitting.py reads their fitting titles only)
+SquadV1Arg = Annotated[Path, typer.Argument(help="SQuAD v1.1 dev (dev-v1.1.json).")]
+SquadV2Arg = Annotated[Path, typer.Argument(help="SQuAD v2.0 dev (dev-v2.0.json).")]
+TatqaOpt = Annotated[
+    Path | None, typer.Option(help="TAT-QA dev (tatqa_dataset_dev.json): add its fitting part.")
+]
+LargeEvidenceOpt = Annotated[
+    bool, typer.Option("--large-evidence", help="Add the large model's evidence check.")
+]
+
+
+def corpus(
+    articles: Path | None = None, questions: Path | None = None
+) -> tuple[dict[str, Article], list[Question]]:
+    """A corpus's articles by id and its questions, validated (default: the bundled corpus)."""
+    from experiment.config import RunConfig
+    from experiment.corpus import load_articles, load_questions
+
+    base = RunConfig() if articles is None or questions is None else None
+    read = load_articles(articles or base.articles)  # type: ignore[union-attr]
+    return read, load_questions(questions or base.questions, read)  # type: ignore[union-attr]

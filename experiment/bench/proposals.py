@@ -1,0 +1,412 @@
+"""Coverage of the computed proposals (issue 40): how often the calculations the article drafts
+hold the gold of a computed question, and what `text-derived` (the first of them) answers; with
+run folders, what the models that score the proposals answer. No model runs.
+
+    factqa bench proposals PATH/TO/tatqa_dataset_dev.json PATH/TO/drop_dev.jsonl.gz
+                           [--drop-sample N] [--fit-only] [--write]
+                           [--run tatqa-eval=RUN] [--run drop-eval=RUN] [--run bundled=RUN]
+
+Data sets are read where they are (imported into a temporary folder, never into the project),
+every question of each part:
+- **fitting parts** (every choice is made here): TAT-QA dev's fitting part and DROP dev's
+  fitting half (`importers/split.py`);
+- **evaluation parts** (reported, nothing refitted): TAT-QA dev's evaluation part, all of its
+  arithmetic questions, and DROP dev's evaluation half.
+
+Per part, over its computed questions (TAT-QA: `answer_type` arithmetic; DROP: `computed`, no
+gold stated in the passage) whose wording asks for a computation or not: the share whose gold is
+among all proposals (`evaluate/proposals.propose`), among the kept top N, ranked first (=
+`text-derived`'s accuracy on them, run through the registry); the share whose wording asks for
+no computation (`asks_computation`: no proposal is built); a candidate is the gold by
+`judge.judge`, as `text-derived` gives it (`proposals.as_scored`).
+
+Where the gold was proposed and not first, the loss, comparing the first proposal with the best
+ranked gold one: `operation` (another operation), `row` (operands of another line: a table row
+or column, a sentence), `period` (the same line, other operands), `sign` (the same operands in
+the other order). Where nothing proposed holds the gold: `scale` (a proposal holds it at a
+factor of 1000 or a million: the data set's own scale beside a table that states none),
+`unasked` (the wording asks for no computation), `missed` (the rest).
+
+N is fitted on the fitting parts: the smallest N at which every fitting part keeps the gold for
+`COVERAGE_SHARE` of the computed questions all its proposals do (the curves are printed).
+
+**The models** (`--run PART=RUN`, a run folder made with `factqa bench run PRESET DATA
+--prompt auto`: `tatqa-dev` for `tatqa-eval`, `drop` for `drop-eval`, `bundled`): over the
+run's computed questions (its `computed` column, as `bench run`'s `*_computed_*` and
+`tatqa_arith_*` figures), the accuracy of large@1, text-derived, small-text-derived@k and
+large-text-derived@1, and small-text-derived@k's FLOPs over large@1's on the questions it
+answers for (those `auto` routes to the calculation prompt: it pays nothing elsewhere, so its
+FLOPs are the summary's, and large@1's are its answers' on the same questions, attempts.csv).
+A run's questions are its preset's sample, not the whole part the coverage is measured on.
+
+`--write` rewrites the `proposals` section of docs/RESULTS.md (the table and the line).
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated
+
+import pandas as pd
+import typer
+
+from experiment.bench.app import command
+from experiment.bench.harness import RESULTS_MD, ResultsMdOpt, WriteOpt, write_section
+from experiment.bench.pool_coverage import fit_n
+from experiment.corpus import load_articles, load_questions
+from experiment.errors import ConfigError
+from experiment.evaluate.judge import Gold, gold_of, judge
+from experiment.evaluate.methods import (
+    LARGE_1,
+    LARGE_TEXT_DERIVED,
+    SMALL_TEXT_DERIVED,
+    TEXT_DERIVED,
+)
+from experiment.evaluate.proposal_pool import is_computed
+from experiment.evaluate.proposals import KEEP_N, MAX_PROPOSALS, Proposal, as_scored, propose
+from experiment.evaluate.registry import QuestionSamples
+from experiment.importers.service import import_dataset
+from experiment.records import Article, Question
+from experiment.report.analysis import stated_computed
+from experiment.report.run import Run, load_run
+from experiment.values.canonical import Quantity
+from experiment.values.question_kind import asks_computation
+
+COVERAGE_SHARE = 0.95
+PARTS = [  # name, format, half, line key
+    ("tatqa-fit", "tatqa", "fit", ""),
+    ("drop-fit", "drop", "fit", ""),
+    ("tatqa-eval", "tatqa", "eval", "tatqa_arith"),
+    ("drop-eval", "drop", "eval", "drop_computed"),
+]
+LOSSES = ("operation", "row", "period", "sign")
+MISSES = ("scale", "unasked", "missed")
+RUN_KEYS = {
+    "drop-eval": "drop_computed",
+    "tatqa-eval": "tatqa_arith",
+    "bundled": "bundled_computed",
+}
+
+
+@dataclass
+class Row:
+    """One computed question: the rank of its first gold proposal (None: none), the number of
+    proposals, text-derived's verdict, why the gold was not first or not proposed."""
+
+    asked: bool
+    gold_rank: int | None
+    size: int
+    text_derived: bool
+    loss: str = ""
+
+
+@dataclass
+class PartResult:
+    name: str
+    rows: list[Row] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def covered(self, n: int | None = None) -> float:
+        hit = [r for r in self.rows if r.gold_rank is not None and (n is None or r.gold_rank < n)]
+        return len(hit) / len(self.rows) if self.rows else math.nan
+
+    def accuracy(self) -> float:
+        return sum(r.text_derived for r in self.rows) / len(self.rows) if self.rows else math.nan
+
+
+@dataclass
+class ModelResult:
+    """A run's computed questions: how many, each method's accuracy on them (by its
+    registered family: `large`, `text-derived`, `small-text-derived`, `large-text-derived`),
+    and small-text-derived@k's FLOPs over large@1's where it answers (None: unknown)."""
+
+    run: str
+    k: int
+    n: int
+    accuracy: dict[str, float]
+    flops_ratio: float | None
+
+
+def model_result(run_dir: Path) -> ModelResult:
+    """The models' figures of a run folder (module docstring)."""
+    run = load_run(run_dir)
+    k = run.k
+    names = {
+        "large": LARGE_1.name(k),
+        "text-derived": TEXT_DERIVED.name(k),
+        "small-text-derived": SMALL_TEXT_DERIVED.name(k),
+        "large-text-derived": LARGE_TEXT_DERIVED.name(k),
+    }
+    present = {key: m for key, m in names.items() if run.has(m)}
+    split = stated_computed(run.questions, list(present.values())).set_index("method")
+    accuracy = {key: float(split.loc[m, "computed"]) for key, m in present.items()}
+    return ModelResult(
+        run_dir.name, k, split.attrs["n_computed"], accuracy, _flops_ratio(run, names)
+    )
+
+
+def _flops_ratio(run: Run, names: dict[str, str]) -> float | None:
+    """small-text-derived@k's FLOPs over large@1's on the questions it answers for."""
+    if not run.has(names["small-text-derived"]):
+        return None
+    prompt = str(run.manifest.config.get("prompt", "figure"))
+    q = run.questions
+    routed = {
+        row.question_id
+        for row in q.itertuples()
+        if is_computed(
+            Question(row.question_id, row.article_id, row.question, (), row.kind), prompt
+        )
+    }
+    summary = run.summary.set_index("method")
+    mine = summary.loc[names["small-text-derived"], "flops"]
+    large = run.attempts[(run.attempts.role == "large") & run.attempts.question_id.isin(routed)]
+    flops = pd.to_numeric(large.flops, errors="coerce")
+    if not routed or flops.isna().any() or not flops.sum() or mine != mine:
+        return None
+    return float(mine) / float(flops.sum())
+
+
+def is_gold(p: Proposal, q: Question, gold: Sequence[Gold], article: Article) -> bool:
+    s = as_scored(p, q, article)
+    return judge(s.value, q, gold, s.attempt.raw_text, False, s.written)
+
+
+def _scale_kin(p: Proposal, gold: Sequence[Gold]) -> bool:
+    for g in gold:
+        if not isinstance(g.value, Quantity) or not p.value.low or not g.value.low:
+            continue
+        ratio = abs(g.value.low / p.value.low)
+        if any(math.isclose(ratio, f, rel_tol=1e-6) for f in (1e3, 1e6, 1e9, 1e-3, 1e-6)):
+            return True
+    return False
+
+
+def loss_kind(first: Proposal, gold: Proposal) -> str:
+    """What the rank put first instead of the gold proposal (module docstring)."""
+    if first.operation != gold.operation:
+        return "operation"
+    if first.lines != gold.lines:
+        return "row"
+    if {o.span for o in first.operands} != {o.span for o in gold.operands}:
+        return "period"
+    return "sign"
+
+
+def measure(name: str, articles: dict[str, Article], questions: Sequence[Question]) -> PartResult:
+    out = PartResult(name)
+    start = time.process_time()
+    for q in questions:
+        article = articles[q.article_id]
+        gold = gold_of(q)
+        proposals = propose(q.text, article.text)
+        right = [i for i, p in enumerate(proposals) if is_gold(p, q, gold, article)]
+        row = Row(
+            asks_computation(q.text),
+            right[0] if right else None,
+            len(proposals),
+            TEXT_DERIVED.run(QuestionSamples(q, [], None, 1, article)).correct,
+        )
+        if right and right[0] > 0:
+            row.loss = loss_kind(proposals[0], proposals[right[0]])
+        elif not right:
+            if not row.asked:
+                row.loss = "unasked"
+            elif any(_scale_kin(p, gold) for p in proposals):
+                row.loss = "scale"
+            else:
+                row.loss = "missed"
+        out.rows.append(row)
+    out.seconds = time.process_time() - start
+    return out
+
+
+def computed_questions(fmt: str, questions: Sequence[Question]) -> list[Question]:
+    if fmt == "tatqa":
+        return [q for q in questions if q.computed and "arithmetic" in q.notes]
+    return [q for q in questions if q.computed and q.kind == "figure"]
+
+
+def load_part(
+    fmt: str, half: str, source: Path, tmp: Path, sample: int | None
+) -> tuple[dict[str, Article], list[Question]]:
+    imp = import_dataset(fmt, source, tmp / f"{fmt}-{half}", None, 0, None, True, half)  # type: ignore[arg-type]
+    articles = load_articles(imp.articles)
+    questions = computed_questions(fmt, load_questions(imp.questions, articles))
+    if sample is not None and len(questions) > sample:
+        step = len(questions) / sample  # every n-th: a fixed sample, no seed to choose
+        questions = [questions[int(i * step)] for i in range(sample)]
+    return articles, questions
+
+
+MODEL_COLUMNS = ("large", "text-derived", "small-text-derived", "large-text-derived")
+
+
+def table(
+    results: Sequence[PartResult], n: int, models: dict[str, ModelResult] | None = None
+) -> str:
+    """The coverage table; with `models` (by part), the runs' columns: the run's computed
+    questions, large@1, text-derived, small-text-derived@k and large-text-derived@1 on them,
+    and small-text-derived@k's FLOPs over large@1's ("—" where a part has no run)."""
+    models = models or {}
+    head = (
+        f"| part | computed | asks a computation | all proposals | kept top {n} | ranked first "
+        "(text-derived) | mean proposals | not first: operation/row/period/sign "
+        "| not proposed: scale/unasked/missed |"
+    )
+    rule = "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"
+    if models:
+        k = next(iter(models.values())).k
+        head += (
+            f" run: computed | large@1 | text-derived | small-text-derived@{k} "
+            f"| large-text-derived@1 | FLOPs / large@1 |"
+        )
+        rule += " ---: | ---: | ---: | ---: | ---: | ---: |"
+    lines = [head, rule]
+    for s in results:
+        losses = Counter(r.loss for r in s.rows if r.loss)
+        size = sum(r.size for r in s.rows) / len(s.rows) if s.rows else math.nan
+        asked = sum(r.asked for r in s.rows) / len(s.rows) if s.rows else math.nan
+        lines.append(
+            f"| {s.name} | {len(s.rows)} | {asked:.1%} | {s.covered():.1%} | {s.covered(n):.1%} "
+            f"| {s.accuracy():.1%} | {size:.1f} | {'/'.join(str(losses[k]) for k in LOSSES)} "
+            f"| {'/'.join(str(losses[k]) for k in MISSES)} |" + _model_cells(models, s.name)
+        )
+    for part in (p for p in models if p not in {s.name for s in results}):
+        lines.append(f"| {part} |" + " — |" * 8 + _model_cells(models, part))
+    return "\n".join(lines)
+
+
+def _model_cells(models: dict[str, ModelResult], part: str) -> str:
+    if not models:
+        return ""
+    m = models.get(part)
+    if m is None:
+        return " — |" * (len(MODEL_COLUMNS) + 2)
+    cells = [str(m.n)]
+    cells += [f"{m.accuracy[c]:.3f}" if c in m.accuracy else "—" for c in MODEL_COLUMNS]
+    cells.append("—" if m.flops_ratio is None else f"{m.flops_ratio:.2f}x")
+    return "".join(f" {c} |" for c in cells)
+
+
+def model_pairs(models: dict[str, ModelResult]) -> dict[str, list[str]]:
+    """Issue 40's keys that need a model, by part's key: `*_large`, `*_small_text_derived`;
+    and `computed_flops_ratio_tatqa`."""
+    out: dict[str, list[str]] = {}
+    for part, m in models.items():
+        key = RUN_KEYS[part]
+        pairs = [
+            f"{key}_{name}={m.accuracy[family]:.3f}"
+            for name, family in (("large", "large"), ("small_text_derived", "small-text-derived"))
+            if family in m.accuracy and m.accuracy[family] == m.accuracy[family]
+        ]
+        if part == "tatqa-eval" and m.flops_ratio is not None:
+            pairs.append(f"computed_flops_ratio_tatqa={m.flops_ratio:.3f}")
+        out[key] = pairs
+    return out
+
+
+@command("proposals")
+def proposals(
+    tatqa: Annotated[Path, typer.Argument(help="TAT-QA dev (tatqa_dataset_dev.json).")],
+    drop: Annotated[Path, typer.Argument(help="DROP dev (drop_dev.jsonl.gz).")],
+    drop_sample: Annotated[
+        int | None, typer.Option(help="Every n-th DROP computed question, this many.")
+    ] = None,
+    fit_only: Annotated[bool, typer.Option("--fit-only", help="The fitting parts only.")] = False,
+    run: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="PART=RUN",
+            help="A run folder made with `factqa bench run PRESET DATA --prompt auto`, for the "
+            f"part PART ({', '.join(RUN_KEYS)}); repeatable.",
+        ),
+    ] = None,
+    results: ResultsMdOpt = RESULTS_MD,
+    write: WriteOpt = False,
+) -> None:
+    """Coverage of the computed proposals: how often the calculations the article drafts hold
+    the gold of a computed question, what `text-derived` answers; with --run, what the models
+    that score the proposals answer (no model runs)."""
+    models: dict[str, ModelResult] = {}
+    for given in run or []:
+        part, _, folder = given.partition("=")
+        if part not in RUN_KEYS or not folder:
+            raise ConfigError(
+                f"--run {given}: give PART=RUN, PART one of {', '.join(RUN_KEYS)}", field="run"
+            )
+        models[part] = model_result(Path(folder))
+    sources = {"tatqa": tatqa, "drop": drop}
+    measured: list[PartResult] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, fmt, half, _ in PARTS:
+            if fit_only and half == "eval":
+                continue
+            sample = drop_sample if fmt == "drop" else None
+            measured.append(measure(name, *load_part(fmt, half, sources[fmt], Path(tmp), sample)))
+    fitting = [r for r in measured if r.name.endswith("-fit")]
+    n, curves = fit_n(fitting, COVERAGE_SHARE)
+    print("coverage of the computed questions against N (fitting parts):")
+    for name, curve in curves.items():
+        print(f"  {name}: " + " ".join(f"{k}:{c:.3f}" for k, c in enumerate(curve, 1)))
+    print(f"fitted N = {n} (proposals.KEEP_N = {KEEP_N}: {'holds' if n == KEEP_N else 'REFIT'})")
+    print(f"at most {MAX_PROPOSALS} proposals a question")
+    print(table(measured, KEEP_N, models))
+    print(" ".join(f"{r.name}: {r.seconds:.0f} s CPU" for r in measured))
+    line = key_line(measured, models)
+    if line:
+        print(line)
+    if write:
+        if fit_only or drop_sample:
+            raise ConfigError("--write needs every part, whole", field="write")
+        body = table(measured, KEEP_N, models)
+        write_section(results, "proposals", section(body, n, line, bool(models)))
+
+
+def key_line(results: Sequence[PartResult], models: dict[str, ModelResult]) -> str:
+    """Issue 40's line, in its order: per part (DROP, TAT-QA, the bundled corpus) large@1,
+    text-derived, small-text-derived@k and the coverage where measured; then the FLOPs ratio."""
+    keys = {name: key for name, _, _, key in PARTS if key}
+    free = {keys[r.name]: r for r in results if r.name in keys}
+    given = model_pairs(models)
+    pairs: list[str] = []
+    for key in ("drop_computed", "tatqa_arith", "bundled_computed"):
+        own = [p for p in given.get(key, []) if not p.startswith("computed_flops")]
+        large = [p for p in own if p.startswith(f"{key}_large=")]
+        small = [p for p in own if p.startswith(f"{key}_small_text_derived=")]
+        r = free.get(key)
+        pairs += large
+        pairs += [f"{key}_text_derived={r.accuracy():.3f}"] if r is not None else []
+        pairs += small
+        pairs += [f"{key}_cov={r.covered():.3f}"] if r is not None else []
+    pairs += [p for v in given.values() for p in v if p.startswith("computed_flops")]
+    return " ".join(pairs)
+
+
+def section(body: str, n: int, line: str, models: bool = False) -> str:
+    """docs/RESULTS.md's `proposals` section."""
+    runs = " --run PART=RUN ..." if models else ""
+    said = (
+        "Issue 40's keys (the models' from the runs given, over their computed questions):"
+        if models
+        else "Issue 40's keys that need no model (`*_large`, `*_small_text_derived` and "
+        "`computed_flops_ratio_tatqa` come from run folders: `--run PART=RUN`):"
+    )
+    return f"""## Computed answers drafted from the text (issue 40)
+
+Command: `python bench/proposals.py PATH/TO/tatqa_dataset_dev.json PATH/TO/drop_dev.jsonl.gz
+--write{runs}` (no model runs). Every computed question of each part (TAT-QA: arithmetic; DROP:
+computed, figure); the columns are this script's docstring's. N fitted on the fitting parts:
+{n} (shipped `proposals.KEEP_N` = {KEEP_N}).
+
+{body}
+
+{said}
+
+`{line}`"""

@@ -1,0 +1,123 @@
+"""`factqa bench`: every module of experiment/bench/ registers its subcommands, `--help` lists
+them all, each one's help works, their errors are the CLI's, and bench/ keeps only wrappers."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from experiment import cli
+from experiment.bench.app import subcommands
+from experiment.config import PROJECT_ROOT
+
+runner = CliRunner()
+SUBCOMMANDS = subcommands()
+
+
+def _invoke(*args: str) -> str:
+    res = runner.invoke(cli.app, list(args), terminal_width=200, env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    return res.output
+
+
+def test_bench_help_lists_every_registered_subcommand() -> None:
+    listed = _invoke("bench", "--help")
+    for words in SUBCOMMANDS:
+        assert f" {words[0]} " in listed, words
+    fit = _invoke("bench", "fit", "--help") if any(w[0] == "fit" for w in SUBCOMMANDS) else ""
+    for words in (w for w in SUBCOMMANDS if w[0] == "fit"):
+        assert f" {words[1]} " in fit, words
+
+
+def test_the_registry_holds_the_harness_and_the_moved_scripts() -> None:
+    names = {" ".join(w) for w in SUBCOMMANDS}
+    assert {"run", "rescore", "report", "abstention", "drafts", "pool-coverage"} <= names
+    assert len(names) == len(SUBCOMMANDS), "a name registered twice"
+
+
+@pytest.mark.parametrize("words", SUBCOMMANDS, ids=" ".join)
+def test_each_subcommand_has_help(words: tuple[str, ...]) -> None:
+    out = _invoke("bench", *words, "--help")
+    assert f"bench {' '.join(words)} [OPTIONS]" in out
+
+
+def test_a_subcommands_error_is_a_message_and_exit_code_2(tmp_path: Path) -> None:
+    res = runner.invoke(cli.app, ["bench", "calculator", "--drop", str(tmp_path)])
+    assert res.exit_code == 2, res.output
+    assert "--drop needs --tatqa, --squad and --bundled too" in res.output
+    assert "Traceback" not in res.output
+
+
+def test_a_subcommand_prints_what_its_script_printed(tmp_path: Path) -> None:
+    old, new = tmp_path / "old", tmp_path / "new"
+    for folder, text in ((old, "method,accuracy\na,0.5\n"), (new, "method,accuracy\na,0.6\n")):
+        folder.mkdir()
+        (folder / "summary.csv").write_text(text, encoding="utf-8")
+    out = _invoke("bench", "same-outputs", str(old), str(new))
+    assert out.splitlines() == [
+        "summary.csv: differs; rows 1 -> 1; columns added 0 []; removed []",
+        "  accuracy: 1 cells differ (row 0: '0.5' -> '0.6')",
+        "identical=0 differ=1",
+    ]
+
+
+def test_tatqa_units_reads_the_data_file(tmp_path: Path) -> None:
+    shared = "A paragraph long enough to be shared between two contexts of the data set."
+    data = [
+        {"table": {"uid": f"u{i}"}, "paragraphs": [{"text": shared}, {"text": f"own {i}"}]}
+        for i in range(3)
+    ]
+    path = tmp_path / "tatqa.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    lines = _invoke("bench", "tatqa-units", str(path)).splitlines()
+    assert lines[0].startswith("3 contexts, 1 units (1 of several)")
+    assert lines[-1].endswith("tatqa_shared_paragraphs_across_halves=0")
+
+
+def _wrapped(path: Path) -> list[str] | None:
+    """The words a bench/ wrapper passes to the CLI (`app(["bench", NAME, ...])`), or None."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "app" and node.args:
+            first = node.args[0]
+            if isinstance(first, ast.List):
+                return [e.value for e in first.elts if isinstance(e, ast.Constant)]
+    return None
+
+
+@pytest.mark.parametrize("script", sorted((PROJECT_ROOT / "bench").glob("*.py")), ids=str)
+def test_bench_keeps_only_thin_wrappers_of_registered_subcommands(script: Path) -> None:
+    words = _wrapped(script)
+    assert words is not None, f"{script.name} is a script, not a wrapper of a subcommand"
+    assert words[0] == "bench" and tuple(words[1:]) in SUBCOMMANDS, words
+    assert len(script.read_text(encoding="utf-8").splitlines()) <= 10
+
+
+def test_other_commands_do_not_import_the_benchmarks() -> None:
+    code = (
+        "import sys, experiment.cli; "
+        "print(sorted(m for m in sys.modules if m.startswith('experiment.bench.')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=PROJECT_ROOT
+    )
+    assert done.stdout.strip() == "['experiment.bench.app']"
+
+
+def test_a_wrapper_runs_its_subcommand() -> None:
+    done = subprocess.run(
+        [sys.executable, "bench/accuracy.py", "--help"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=PROJECT_ROOT,
+        env={**os.environ, "COLUMNS": "200", "PYTHONPATH": str(PROJECT_ROOT)},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "factqa bench run [OPTIONS]" in done.stdout
