@@ -40,9 +40,8 @@ from experiment.evaluate.blindspots import COLUMNS as SPOT_COLUMNS
 from experiment.evaluate.blindspots import blind_spots
 from experiment.evaluate.blindspots import row as spot_row
 from experiment.evaluate.check import checked
-from experiment.evaluate.drafts import LARGE as LARGE_ROLE
-from experiment.evaluate.drafts import SMALL as SMALL_ROLE
 from experiment.evaluate.drafts import (
+    COMPUTED,
     Drafts,
     as_rows,
     drafts_of,
@@ -51,6 +50,8 @@ from experiment.evaluate.drafts import (
     question_pools,
     texts_to_score,
 )
+from experiment.evaluate.drafts import LARGE as LARGE_ROLE
+from experiment.evaluate.drafts import SMALL as SMALL_ROLE
 from experiment.evaluate.features import ConfirmedAnswer, candidates
 from experiment.evaluate.large_check import WHOLE, Check, Probe, decide, failed_check, probes
 from experiment.evaluate.methods import (
@@ -238,7 +239,17 @@ class Checked:
     def has(self) -> frozenset[str]:
         """What the methods of this run can use."""
         roles = next(iter(self.drafts.values())).keys() if self.drafts else ()
-        return inputs(checks=self.checks is not None, drafts=tuple(roles))
+        return inputs(checks=self.checks is not None, drafts=tuple(roles), computed=self.computed)
+
+    @property
+    def computed(self) -> bool:
+        """Whether the models scored a computed question's proposals (the run gives computed
+        questions the calculation prompt): the proposals' methods are then in every table."""
+        return any(
+            d.pool == COMPUTED
+            for per_question in (self.drafts or {}).values()
+            for d in per_question.values()
+        )
 
     def attempts(self, questions: list[Question]) -> list[Attempt]:
         """attempts.csv's records: each question's small samples, then its large answer."""
@@ -654,6 +665,7 @@ def score(
     checks = got.checks
     large = got.models.get("large")
     shape = ModelShape.of(large.shape) if large is not None else None
+    computed = got.computed
     answers = {
         q.id: answer_methods(
             q,
@@ -664,6 +676,7 @@ def score(
             checks=checks.get(q.id, {}) if checks is not None else None,
             large_shape=shape,
             drafts=got.drafts.get(q.id) if got.drafts is not None else None,
+            computed=computed,
         )
         for q in scored
     }

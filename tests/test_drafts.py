@@ -173,6 +173,8 @@ def test_a_run_scores_the_pools_and_reports_the_methods(  # type: ignore[no-unty
     assert {"small-text@0", "small-text@4", "large-text@1", "cascade-text@30%"} <= set(
         summary.method
     )
+    # the figure prompt scores no proposals: the proposals' methods are in no table
+    assert not {"small-text-derived@4", "large-text-derived@1"} & set(summary.method)
     # the routed cascade keeps small-text@4's answer or takes large@1's, and sends
     # the 30 % (rounded down) it is least sure of
     answers = pd.read_csv(run / "answers.csv", keep_default_na=False).set_index(

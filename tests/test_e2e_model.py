@@ -88,8 +88,6 @@ def test_real_model_end_to_end(tiny_model: Path, two_articles, tmp_path: Path) -
         "small-text@3",
         "large-text@1",
         "cascade-text@30%",
-        "small-text-derived@3",
-        "large-text-derived@1",
     ]
     assert summary.accuracy.between(0, 1).all()
     # both models scored every question's pool through llama.cpp, "unknown" last: real

@@ -195,7 +195,7 @@ def test_the_methods_answer_computed_questions_only_and_pay_for_what_they_read()
         SMALL: scores(texts, {"$22.4 million": -0.5}, SMALL, -2.0),
         LARGE: scores(texts, {"-$68 million": -0.4, "$22.4 million": -0.9}, LARGE, -2.0),
     }
-    out = answer_methods(q, small, large, 2, art, drafts=ds)
+    out = answer_methods(q, small, large, 2, art, drafts=ds, computed=True)
     mine = out[SMALL_TEXT_DERIVED.name(2)]
     assert mine.correct and mine.chosen is small[0]  # a "both" candidate: its shown sample
     assert mine.samples == 2 and mine.flops == pytest.approx(2 * 1e6 + 3e5)  # samples + texts
@@ -210,7 +210,7 @@ def test_the_methods_answer_computed_questions_only_and_pay_for_what_they_read()
     s = Question("s", "a", "What was hardware revenue in 2019?", ("$142.9 million",), "figure")
     plain = {role: Drafts(role, ("$142.9 million", "unknown"), (-0.5, -2.0), (3, 3))
              for role in (SMALL, LARGE)}  # fmt: skip
-    out = answer_methods(s, small, large, 2, art, drafts=plain)
+    out = answer_methods(s, small, large, 2, art, drafts=plain, computed=True)
     for method in (SMALL_TEXT_DERIVED.name(2), LARGE_TEXT_DERIVED.name(2)):
         assert out[method].abstained and out[method].flops == 0, method
     assert out[LARGE_TEXT.name(2)].correct
@@ -221,11 +221,11 @@ def test_unknown_winning_abstains_and_a_failed_call_is_a_failure() -> None:
     small = [calc(q, art, "142.9 - 120.5", 0)]
     texts = texts_to_score(proposal_pool(q, art, small))
     lost = {r: scores(texts, {"$22.4 million": -3.0}, r, -1.0) for r in (SMALL, LARGE)}
-    out = answer_methods(q, small, small[0], 1, art, drafts=lost)
+    out = answer_methods(q, small, small[0], 1, art, drafts=lost, computed=True)
     for method in (SMALL_TEXT_DERIVED.name(1), LARGE_TEXT_DERIVED.name(1)):
         assert out[method].abstained and not out[method].correct, method
     broken = {r: Drafts(r, (), (), (), error="boom", pool=COMPUTED) for r in (SMALL, LARGE)}
-    out = answer_methods(q, small, small[0], 1, art, drafts=broken)
+    out = answer_methods(q, small, small[0], 1, art, drafts=broken, computed=True)
     assert out[SMALL_TEXT_DERIVED.name(1)].failed and out[LARGE_TEXT_DERIVED.name(1)].failed
 
 

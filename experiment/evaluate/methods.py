@@ -455,10 +455,20 @@ def _large_text_derived(qs: QuestionSamples) -> Choice:
 
 
 SMALL_TEXT_DERIVED = REGISTRY.register(
-    Method("small-text-derived@{k}", DRAFTING | SMALL, _small_text_derived, confident=True)
+    Method(
+        "small-text-derived@{k}",
+        DRAFTING | SMALL | {"computed"},
+        _small_text_derived,
+        confident=True,
+    )
 )
 LARGE_TEXT_DERIVED = REGISTRY.register(
-    Method("large-text-derived@1", TEXT | {"large-text"}, _large_text_derived, confident=True)
+    Method(
+        "large-text-derived@1",
+        TEXT | {"large-text", "computed"},
+        _large_text_derived,
+        confident=True,
+    )
 )
 
 
@@ -488,14 +498,16 @@ def question_facts(q: Question, article: Article, small: Sequence[Scored]) -> di
 
 
 def inputs(
-    article: bool = True, checks: bool = False, drafts: Sequence[str] = ()
+    article: bool = True, checks: bool = False, drafts: Sequence[str] = (), computed: bool = False
 ) -> frozenset[str]:
     """What a run's methods can use: both models' answers, the article where the selectors
-    read it, the large model's checks where it made them, and the pool's scores by the models
-    in `drafts` ("small", "large") where they scored it."""
+    read it, the large model's checks where it made them, the pool's scores by the models
+    in `drafts` ("small", "large") where they scored it, and whether those scores include
+    computed questions' proposals (`computed`: the run gives them the calculation prompt)."""
     selecting = {"article", "all-questions"} if article else set()
     scored = {f"{role}-text" for role in drafts} if article else set()
-    return BOTH | selecting | scored | ({"check"} if checks else set())
+    derived = {"computed"} if computed and scored else set()
+    return BOTH | selecting | scored | derived | ({"check"} if checks else set())
 
 
 def answer_methods(
@@ -508,17 +520,23 @@ def answer_methods(
     checks: Mapping[str, Check] | None = None,
     large_shape: ModelShape | None = None,
     drafts: Mapping[str, Drafts] | None = None,
+    computed: bool = False,
 ) -> dict[str, MethodAnswer]:
     """Every per-question method's answer to one question from its first k small samples and
     the large one (the selectors' methods only when the `article` is given; `selector` replaces
     the shipped one; the check methods only when the large model's `checks` are given, by mode,
-    an empty mapping where nothing was confirmed). A question that adaptive sampling stopped
-    early has fewer than k samples; the methods are still named @k. The routed cascades need
-    every question's answer: see `add_routed`; large@1's records the article prefix it read
-    from the cache (`with_prefix`, FLOPs by the large model's `large_shape`)."""
+    an empty mapping where nothing was confirmed; the proposals' methods only where the run
+    gives computed questions the calculation prompt, `computed`). A question that adaptive
+    sampling stopped early has fewer than k samples; the methods are still named @k. The
+    routed cascades need every question's answer: see `add_routed`; large@1's records the
+    article prefix it read from the cache (`with_prefix`, FLOPs by the large model's
+    `large_shape`)."""
     qs = QuestionSamples(q, list(small[:k]), large, k, article, selector, checks, drafts)
     has = inputs(
-        article is not None, checks is not None and article is not None, tuple(drafts or ())
+        article is not None,
+        checks is not None and article is not None,
+        tuple(drafts or ()),
+        computed,
     )
     out = {m.name(k): m.run(qs) for m in REGISTRY.per_question(has)}
     out[REFERENCE] = with_prefix(out[REFERENCE], large, large_shape)

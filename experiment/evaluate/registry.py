@@ -27,9 +27,10 @@ from experiment.records import Article, Question, known_sum
 # What a method can need: the small model's samples, the large model's answer, the article (the
 # selectors' evidence features), every question's answers at once (routing by confidence), and
 # the large model's checks of the small model's candidates (`large_check`), and each model's
-# scores of the question's pool (`drafts`: "small-text", "large-text").
+# scores of the question's pool (`drafts`: "small-text", "large-text"), and whether the run gives
+# computed questions the calculation prompt, so that the models scored their proposals ("computed").
 NEEDS = frozenset(
-    {"small", "large", "article", "all-questions", "check", "small-text", "large-text"}
+    {"small", "large", "article", "all-questions", "check", "small-text", "large-text", "computed"}
 )
 
 
