@@ -618,13 +618,13 @@ def _score_pools(
         progress(label, 0, len(order))
     for done, q in enumerate(order, 1):
         probe = probe_of(q)
+        of = pool_of(q, cfg.prompt)
         try:
             found = cached_scores(backend, cache, probe)
-            of = pool_of(q, cfg.prompt)
             drafts[q.id][role] = drafts_of(role, probe.texts, found, backend.shape, of)
         except ModelError as e:
             failed[str(e)] += 1
-            drafts[q.id][role] = failed_drafts(role, str(e), pool_of(q, cfg.prompt))
+            drafts[q.id][role] = failed_drafts(role, str(e), of)
         if progress:
             progress(label, done, len(order))
     _tell_failed(failed, f"the {role} model failed to score {failed.total()} of {len(order)} pools")

@@ -40,6 +40,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
+from typing import TypeVar
 
 from experiment.evaluate.features import FEATURES
 from experiment.evaluate.large_check import UNKNOWN
@@ -60,6 +61,7 @@ STATED, COMPUTED = "stated", "computed"  # which pool a question's scores are of
 # small-text-derived@k's features (a later fit's; the hand-set rule reads the first and `votes`)
 DERIVED_FEATURES = (*SCORE_FEATURES, "votes", "share", "proposal_score", "proposal_rank")
 NEAR_TIE = math.log(2)  # nats: within a factor of two, the votes and the rank decide
+C = TypeVar("C", bound=PoolCandidate)
 
 
 @dataclass(frozen=True)
@@ -248,13 +250,26 @@ def rank_scored(cands: Sequence[PoolCandidate], drafts: Drafts, model: SelectorM
 def most_probable(cands: Sequence[PoolCandidate], drafts: Drafts) -> Ranked:
     """`cands` by the model's log-probability alone (large-text@1); "unknown" more probable
     than the best abstains. The confidence is the best's margin over "unknown" as a logistic."""
-    scored = [(c, lp) for c in cands if (lp := drafts.logprob(c.text)) is not None]
+    scored = _with_logprobs(cands, drafts)
     order = tuple(sorted(scored, key=lambda cs: (-cs[1], cs[0].span.start, cs[0].canonical)))
+    return _first_against_unknown(order, drafts)
+
+
+def _with_logprobs(cands: Sequence[C], drafts: Drafts) -> list[tuple[C, float]]:
+    """The candidates the model scored, each with its log-probability."""
+    return [(c, lp) for c in cands if (lp := drafts.logprob(c.text)) is not None]
+
+
+def _first_against_unknown(
+    order: tuple[tuple[PoolCandidate, float], ...], drafts: Drafts
+) -> Ranked:
+    """The first of `order` chosen, unless "unknown" is more probable than every candidate
+    (it abstains); the confidence is the first's margin over "unknown" as a logistic."""
     if not order:
         return Ranked((), None, 0.0, False)
     top, lp = order[0]
     margin = max(-50.0, min(50.0, lp - drafts.unknown))
-    lost = margin < 0
+    lost = max(x for _, x in order) < drafts.unknown
     return Ranked(order, None if lost else top, 1.0 / (1.0 + math.exp(-margin)), lost)
 
 
@@ -283,10 +298,8 @@ def derived_pick(
     the fitting parts, over `derived_features`) replaces the rule (`rank_scored`)."""
     if model is not None:
         return rank_scored(cands, drafts, model)
-    scored = [(c, lp) for c in cands if (lp := drafts.logprob(c.text)) is not None]
-    if not scored:
-        return Ranked((), None, 0.0, False)
-    best = max(lp for _, lp in scored)
+    scored = _with_logprobs(cands, drafts)
+    best = max((lp for _, lp in scored), default=0.0)
 
     def key(cs: tuple[ProposedCandidate, float]) -> tuple[float, ...]:
         c, lp = cs
@@ -294,11 +307,7 @@ def derived_pick(
             return (1.0, 0.0, 0.0, -lp)
         return (0.0, -float(len(c.samples)), math.inf if c.rank is None else c.rank, -lp)
 
-    order = tuple(sorted(scored, key=key))
-    top, lp = order[0]
-    margin = max(-50.0, min(50.0, lp - drafts.unknown))
-    lost = best < drafts.unknown
-    return Ranked(order, None if lost else top, 1.0 / (1.0 + math.exp(-margin)), lost)
+    return _first_against_unknown(tuple(sorted(scored, key=key)), drafts)
 
 
 def as_rows(qid: str, drafts: Mapping[str, Drafts]) -> list[dict[str, object]]:
