@@ -116,10 +116,13 @@ def _all_text(folder: Path) -> str:
     return "\n".join(out)
 
 
-def test_results_hold_no_question_or_passage_text(bench_run: dict[str, Path]) -> None:
+@pytest.mark.parametrize("written", ["results", "section"])
+def test_results_hold_no_question_or_passage_text(bench_run: dict[str, Path], written: str) -> None:
+    """Neither the committed results nor the run's section of the results file hold the data
+    set's text."""
     folder = bench_run["results"] / "squad-v1-s"
     assert (folder / INDEX).is_file()
-    text = _all_text(folder)
+    text = _all_text(folder) if written == "results" else bench_run["md"].read_text("utf-8")
     source = json.loads(bench_run["data"].read_text(encoding="utf-8"))
     for article in source["data"]:
         context = article["paragraphs"][0]["context"]
@@ -226,6 +229,15 @@ def test_report_writes_sections_from_results_alone(
     text = md.read_text(encoding="utf-8")
     assert "<!-- bench-squad-v1-s:start -->" in text and "squad_v1_stated_large=" in text
     assert "factqa bench run squad-v1 PATH/TO/dev-v1.1.json" in text
+    # the inventory line counts the committed files and the results file with it in place
+    files = [f for f in bench_run["results"].rglob("*") if f.is_file()]
+    line = re.search(r"`(results_files=.*)`", text)
+    assert line is not None
+    got = dict(pair.split("=") for pair in line.group(1).split())
+    assert int(got["results_files"]) == len(files)
+    assert int(got["results_bytes"]) == sum(f.stat().st_size for f in files)
+    assert int(got["results_md_lines"]) == len(text.splitlines())
+    assert int(got["bench_subcommands"]) >= 30
 
 
 def test_bench_help_lists_the_subcommands() -> None:

@@ -99,3 +99,19 @@ def test_a_folder_of_a_later_format_is_refused(fake_run: Path, tmp_path: Path) -
     path.write_text(json.dumps(data | {"format_version": FORMAT_VERSION + 1}), encoding="utf-8")
     with pytest.raises(InputError, match="update factqa"):
         load_run(later)
+
+
+def test_a_public_runs_section_counts_its_blind_spots_without_their_text() -> None:
+    """A benchmark section of a data set that is not the project's own shows why the kept
+    answers were wrong by cause, never the questions, gold or evidence (they are the data
+    set's text); the bundled corpus's shows its examples."""
+    from dataclasses import replace
+
+    from experiment.report.markdown import benchmark_section
+
+    run = load_run(V0)
+    question = str(run.blindspots.question.iloc[0])
+    public = benchmark_section(run, "Fixture", "factqa bench run x y")
+    assert "Why the confirmed answers were wrong" in public and question not in public
+    own = replace(run, manifest=replace(run.manifest, bundled=True))
+    assert question in benchmark_section(own, "Fixture", "factqa bench run bundled")
