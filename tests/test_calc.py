@@ -130,10 +130,10 @@ QUESTIONS = {
     "How many more registered Democrats than Republicans?": True,
     "How many years after the siege was the treaty signed?": True,
     "What was the percentage change in revenue from 2018 to 2019?": True,
-    "How many percent were not 65 years of age or older?": True,
+    "How many percent of the staff were not over 40?": True,
     "What is the average of the two years?": True,
     "How many points were scored in total?": True,
-    "How many field goals did Kasay kick?": False,
+    "How many goals did Moreno score?": False,
     "What was the revenue in 2019?": False,
     "In what year was the club founded?": False,
     "When did the station change its call sign?": False,  # a date question: never calc
@@ -214,7 +214,7 @@ def test_a_calculations_shape_is_its_top_level_operation(expression: str, expect
         ("What was the percentage change in sales?", "56.7 - 44.1", False),
         ("What is the average revenue for 2018 and 2019?", "(12.5 + 13.1) / 2", True),
         ("What was the change in revenue?", "(12.5 + 13.1) / 2", False),
-        ("How many field goals did Kasay kick?", "26 + 34", True),  # no operation named
+        ("How many goals did Moreno score?", "26 + 34", True),  # no operation named
     ],
 )
 def test_a_calculation_must_perform_the_operation_the_question_asks(

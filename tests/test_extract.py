@@ -13,12 +13,12 @@ from experiment.values.extract import extract
         ("In 2021, OrigoTech had 450 staff.", "How many staff in 2021?", "figure", "450"),
         ("The answer is: 47.5 pounds (21.5 kg)", "How heavy is it?", "figure", "47.5 lb"),
         (
-            "In the autumn of 1991, talks were held",
-            "When were talks held?",
+            "In the autumn of 1987, the bridge was shut",
+            "When was the bridge shut?",
             "date",
-            "1991-09-01/1991-11-30",
+            "1987-09-01/1987-11-30",
         ),
-        ("about 2.5 billion years ago", "How long ago?", "figure", "about 2500000000 year"),
+        ("about 1.8 billion years ago", "How long ago?", "figure", "about 1800000000 year"),
         (
             "Revenue rose 14% to €1.12 billion",
             "By what percentage did revenue grow?",

@@ -49,7 +49,7 @@ FALSE_CONFIRMATIONS = [
     ("Use a 1/4 inch bolt.", "4 inches", "figure"),
     ("One sixth of the staff left.", "1", "figure"),
     ("A page holds 8x2^10 bits.", "10 bits", "figure"),
-    ("Nearly a million and a half came.", "a half", "figure"),  # its tail read on its own
+    ("Close to a million and a half visited.", "a half", "figure"),  # its tail read on its own
 ]
 
 

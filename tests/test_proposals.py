@@ -164,7 +164,7 @@ def test_a_table_scale_reads_the_result_in_it() -> None:
 
 def test_a_scale_the_article_states_outside_the_table() -> None:
     text = (
-        "(All amounts expressed in thousands of U.S. Dollars)\n\n"
+        "(All figures shown in thousands of U.S. Dollars)\n\n"
         "| | 2019 | 2018 |\n|---|---|---|\n| Amounts due | 200 | 169 |\n"
     )
     assert stated_scale(text) is not None

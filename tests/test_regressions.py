@@ -15,8 +15,8 @@ from experiment.verify.match import verify
     [
         ("September 1933", "It began on September 27 after the talks."),  # no year in the text
         ("November 1962", "It ended on November 22."),
-        ("In July 3888,", "In July 1888, the plant opened."),  # "In July" must not hide 3888
-        ("In January 2910", "In January 2010 it moved."),
+        ("In July 3876,", "In July 1876, the plant opened."),  # "In July" must not hide 3876
+        ("In January 2914", "In January 2014 it moved."),
         ("82 January", "On 12 January the ship sailed."),
     ],
 )

@@ -30,7 +30,7 @@ without currency symbols or accounting parentheses; the result to `CALC_PLACES` 
 `verify/derive.check_derivation` confirms: `propose` keeps only those it confirms, so every
 proposal is confirmed by construction and its working is the evidence shown. A sum, difference
 or average of table cells is read in their table's scale, else in the one scale the article
-states for its figures ("All amounts expressed in thousands"), the figure as computed kept as
+states for its figures ("All figures shown in thousands"), the figure as computed kept as
 the written form (`result_scale`; the judge accepts either, as for a stated cell).
 
 **The model-free rank** (`score`) adds hand-set terms, set on the fitting parts only
@@ -641,7 +641,7 @@ def kept(proposals: Sequence[Proposal], n: int = KEEP_N) -> list[Proposal]:
 def stated_scale(text: str) -> Scale | None:
     """The one scale an article states for its figures outside any figure's own cell: a line of
     prose or a table line without a figure cell ("(In thousands, except percentages)", "All
-    amounts expressed in thousands of U.S. Dollars"); None where it states none or several."""
+    figures shown in thousands of U.S. Dollars"); None where it states none or several."""
     found = set()
     for line in text.splitlines():
         if "|" in line and any(_figure(cell) is not None for cell in line.split("|")):

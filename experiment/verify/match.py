@@ -52,8 +52,8 @@ def _guarded(spans: list[Span], article: str) -> list[Span]:
 def _read_already(span: Span, mentions: tuple[Mention, ...]) -> bool:
     """Whether the article already read a figure in `span`'s text (or refused it), in its
     context: a region read out of context must not overrule it ("10^6" of "2.5 × 10^6", the
-    "Rs. 1" of "more than Rs. 1"). A date mention may still be read more finely ("1973" of "the
-    winter of 1973–74"). Linear, as the alignment that found the region is."""
+    "Rs. 1" of "more than Rs. 1"). A date mention may still be read more finely ("1968" of "the
+    winter of 1968–69"). Linear, as the alignment that found the region is."""
     return any(
         m.start < span.end
         and span.start < m.end
