@@ -1,3 +1,3 @@
-"""factqa: check figure and date answers of a small model against the article text."""
+"""factqa: confirm a small model's figure and date answers in the article text."""
 
 __version__ = "0.1.0"

@@ -377,7 +377,7 @@ def run(
 ) -> None:
     """Run the experiment and write attempts, questions, summary, curves and manifest."""
     from experiment.evaluate.methods import REFERENCE
-    from experiment.outputs import check_folder
+    from experiment.outputs import validate_folder
     from experiment.report.console import parse_methods
     from experiment.runner import run_experiment
 
@@ -417,7 +417,9 @@ def run(
                 },
             ),
         )
-        check_folder(cfg.out, "--out")  # not the run folder: its id hashes the corpus, read later
+        validate_folder(
+            cfg.out, "--out"
+        )  # not the run folder: its id hashes the corpus, read later
         shown = parse_methods(methods, cfg.k) if methods is not None else None
         bar, update = _progress_bar(cfg)
         failed: RunFailed | None = None
@@ -552,7 +554,7 @@ def ask(
     """Answer one question k times and show which answers the article confirms, and where;
     then the article's own candidates (and calculations) as the model scores them."""
     from experiment.corpus import read_given_article
-    from experiment.evaluate.check import checked
+    from experiment.evaluate.confirm import confirm_samples
     from experiment.evaluate.methods import VERIFIED
     from experiment.evaluate.registry import QuestionSamples
     from experiment.generate.models.base import SamplingParams
@@ -590,7 +592,7 @@ def ask(
         )
         if samples and samples[0].context != WHOLE_NOTE:
             _out().print(f"the model read: {samples[0].context}")
-        small = checked(samples, art, "small", backend.name, temperature)
+        small = confirm_samples(samples, art, "small", backend.name, temperature)
         table = Table(title=f"{k} answers from {backend.name}")
         for col in ("#", "raw answer", "value", "confirmed", "evidence"):
             table.add_column(col)
@@ -690,7 +692,7 @@ def _print_proposals(
     qs: QuestionSamples, backend: Backend, params: SamplingParams, cfg: RunConfig
 ) -> None:
     """For a question that asks for a computation: the calculations the article drafts (the
-    kept proposals, merged with the small model's checked calculations), each with its working,
+    kept proposals, merged with the small model's confirmed calculations), each with its working,
     its model-free score and its score by the small model after the question's prompt (the
     calculation prompt under `auto`), ranked by small-text-derived@k's rule; then its answer."""
     from experiment.evaluate.drafts import (
@@ -822,8 +824,7 @@ def report(
 ) -> None:
     """Show a finished run's method table, write its plots (PNG) into RUN_DIR/plots, and
     optionally record it in the results file and write its HTML page."""
-    from experiment.outputs import check_file
-    from experiment.report.checked import checked_run, reporting
+    from experiment.outputs import validate_file
     from experiment.report.markdown import (
         is_bundled,
         readme_section,
@@ -832,12 +833,13 @@ def report(
         update_section,
     )
     from experiment.report.plots import plot_files
+    from experiment.report.validate import reporting, validated_run
 
     with _errors():
         for path, option in ((results, "--results"), (readme, "--readme")):
             if path is not None:
-                check_file(path, option)
-        run = checked_run(run_dir)
+                validate_file(path, option)
+        run = validated_run(run_dir)
         _say_failed(run.manifest.failed, "this run failed")
         if readme is not None and not is_bundled(run.manifest):
             raise InputError(
@@ -846,9 +848,9 @@ def report(
                 fix="record this run in the results file only (--results)",
             )
         if html:
-            from experiment.report.html import check_html, write_html
+            from experiment.report.html import validate_html, write_html
 
-            check_html(run, articles)  # before anything is written
+            validate_html(run, articles)  # before anything is written
         with reporting(run_dir):
             text = run_section(run_dir, _report_line(run_dir, results, readme, html, articles))
             _out().print(text, highlight=False)
@@ -908,7 +910,7 @@ def verify_cmd(
         Path | None, typer.Option(help="Folder of the articles that rows name by article_id.")
     ] = None,
     article: Annotated[
-        Path | None, typer.Option(help="Check the single ANSWER against this article file.")
+        Path | None, typer.Option(help="Confirm the single ANSWER in this article file.")
     ] = None,
     out: Annotated[
         Path | None, typer.Option(help="Output CSV (default: ANSWERS.verified.csv).")
@@ -917,19 +919,19 @@ def verify_cmd(
         str, typer.Option(help="With --article: 'figure', 'date' or '' for either.")
     ] = "",
 ) -> None:
-    """Check answers against article text: confirmed or not, the value, and the evidence span.
+    """Confirm answers in article text: confirmed or not, the value, and the evidence span.
 
-    With --article, an answer written RESULT = EXPRESSION ("7 = 9 - 2") is checked as a
+    With --article, an answer written RESULT = EXPRESSION ("7 = 9 - 2") is confirmed as a
     derivation: every operand in the text (one line each: text | value | [start:end] span) and
     the arithmetic right within the result's written precision. A calculation alone
     ("9 - 2", two figures or more joined by an operator) is computed by the calculator, every
-    operand checked the same way."""
+    operand confirmed the same way."""
     from experiment.corpus import read_article
-    from experiment.outputs import check_file
-    from experiment.verify.batch import ArticleSource, check_answer, verify_file
+    from experiment.outputs import validate_file
+    from experiment.verify.batch import ArticleSource, confirm_answer, verify_file
     from experiment.verify.derive import (
-        check_derivation,
-        check_expression,
+        confirm_derivation,
+        confirm_expression,
         is_calculation,
         is_derivation,
     )
@@ -944,15 +946,15 @@ def verify_cmd(
         if article is not None and (is_derivation(answers) or is_calculation(answers)):
             text = read_article(article).text
             derivation = (
-                check_derivation(answers, text)
+                confirm_derivation(answers, text)
                 if is_derivation(answers)
-                else check_expression(answers, text)
+                else confirm_expression(answers, text)
             )
             for line in _derivation_lines(derivation):
                 _out().print(line, highlight=False)
             raise typer.Exit(0 if derivation.confirmed else 3)
         if article is not None:
-            result = check_answer(_text(answers, "answer"), read_article(article), kind=kind)
+            result = confirm_answer(_text(answers, "answer"), read_article(article), kind=kind)
             for key, value in result.items():
                 _out().print(f"{key}: {value}", highlight=False)
             raise typer.Exit(0 if result["confirmed"] == "true" else 3)
@@ -964,7 +966,7 @@ def verify_cmd(
                 fix="give a CSV file, or --article FILE with one answer",
             )
         target = out or path.with_suffix(".verified.csv")
-        check_file(target, "--out")
+        validate_file(target, "--out")
         stats = verify_file(path, target, ArticleSource(articles))
         _out().print(
             f"{stats.rows} rows, {stats.confirmed} confirmed, {stats.errors} rows with "
@@ -1042,12 +1044,12 @@ def _import(
     half: str | None = None,
 ) -> None:
     from experiment.importers.service import import_dataset
-    from experiment.outputs import check_folder
+    from experiment.outputs import validate_folder
 
     with _errors():
         if half is not None and half not in ("fit", "eval"):
             raise InputError(f"--half must be 'fit' or 'eval', got {half!r}", fix="--half eval")
-        check_folder(out, "--out")
+        validate_folder(out, "--out")
         result = import_dataset(
             fmt,
             source,

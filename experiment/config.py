@@ -132,7 +132,7 @@ LIMITS = {
 }
 
 
-def _check_limits(cfg: RunConfig) -> None:
+def _validate_limits(cfg: RunConfig) -> None:
     for name, (low, high, why) in LIMITS.items():
         value = getattr(cfg, name)
         allowed = f"a value from {low} to {high}"
@@ -204,8 +204,8 @@ class RunConfig:
     max_failed: float = 0.5
 
     def __post_init__(self) -> None:
-        _check_run_folder(self)
-        _check_limits(self)
+        _validate_run_folder(self)
+        _validate_limits(self)
         if not 0.0 <= self.temperature <= 5.0:
             raise ConfigError(
                 f"temperature must be in [0, 5], got {self.temperature}",
@@ -357,7 +357,7 @@ def _differs(value: Any, default: Any) -> bool:
 MAX_RUN_ID = 200  # bytes: file systems allow 255 in a name, and runs add nothing to it
 
 
-def _check_run_folder(cfg: RunConfig) -> None:
+def _validate_run_folder(cfg: RunConfig) -> None:
     """The settings that decide where a run is written, and when it counts as failed."""
     if cfg.run_id and not safe_name(cfg.run_id):
         raise ConfigError(
@@ -437,11 +437,11 @@ def build_config(toml: Path | None, overrides: dict[str, Any]) -> RunConfig:
             v = values[f.name]
             typed[f.name] = Path(v) if isinstance(getattr(base, f.name), Path) else v
     if toml:
-        _check_file_values(toml, {k: v for k, v in typed.items() if overrides.get(k) is None})
+        _validate_file_values(toml, {k: v for k, v in typed.items() if overrides.get(k) is None})
     return replace(base, **typed)
 
 
-def _check_file_values(toml: Path, from_file: dict[str, Any]) -> None:
+def _validate_file_values(toml: Path, from_file: dict[str, Any]) -> None:
     """A value in the file that RunConfig rejects (k = 0, top_p = 0, ...), reported at its line."""
     try:
         replace(RunConfig(), **from_file)

@@ -57,7 +57,7 @@ def read_text(path: Path) -> str:
         ) from e
 
 
-def _check_id(value: object, path: Path, line: int, field: str) -> str:
+def _validate_id(value: object, path: Path, line: int, field: str) -> str:
     text = "" if value is None else str(value).strip()
     if not text:
         raise InputError("is empty", path=path, line=line, field=field, fix=f"give a {field}")
@@ -189,7 +189,7 @@ def parse_article(path: Path) -> Article:
                 field=key,
                 fix=f"write '{key}: ...' with one value on its line",
             )
-    article_id = _check_id(meta["id"], path, _line_of("id", lines, close), "id")
+    article_id = _validate_id(meta["id"], path, _line_of("id", lines, close), "id")
     published = _published(meta["published"], path)
     body = "".join(lines[close + 1 :]).strip()
     if not body:
@@ -204,7 +204,7 @@ def parse_article(path: Path) -> Article:
 
 def plain_article(path: Path) -> Article:
     """A plain-text article: the id and title are the file name without `.txt`; no date."""
-    article_id = _check_id(path.stem, path, 1, "file name")
+    article_id = _validate_id(path.stem, path, 1, "file name")
     body = read_text(path).strip()
     if not body:
         raise InputError("article is empty", path=path, line=1, fix="write the article text")
@@ -386,7 +386,7 @@ def load_questions(path: Path, articles: dict[str, Article] | None = None) -> li
     seen: dict[str, tuple[Path, int]] = {}
     for file in _question_files(path):
         for line, row in _read_rows(file):
-            qid = _check_id(row["id"], file, line, "id")
+            qid = _validate_id(row["id"], file, line, "id")
             if qid in seen:
                 other = seen[qid]
                 raise InputError(
@@ -397,7 +397,7 @@ def load_questions(path: Path, articles: dict[str, Article] | None = None) -> li
                     fix="give each question its own id",
                 )
             seen[qid] = (file, line)
-            article_id = _check_id(row["article_id"], file, line, "article_id")
+            article_id = _validate_id(row["article_id"], file, line, "article_id")
             if articles is not None and article_id not in articles:
                 known = ", ".join(sorted(articles)[:8])
                 raise InputError(
@@ -430,7 +430,7 @@ def load_questions(path: Path, articles: dict[str, Article] | None = None) -> li
                         fix="write 'figure' or 'date' in the kind column",
                     )
             _one_of(kind, KINDS, file, line, "kind", row.get("kind", ""), "'figure' or 'date'")
-            # no gold: scored by agreement with the large model's answer instead
+            # no gold: judged by agreement with the large model's answer instead
             gold = _parse_gold(raw_gold, kind, text, file, line) if raw_gold else ()
             notes = (row.get("notes") or "").strip()
             cluster = (row.get("cluster") or "").strip()

@@ -2,7 +2,7 @@
 answerable + 100 unanswerable SQuAD v2.0 questions of the fitting titles
 (experiment/importers/split.py), and, where TAT-QA dev is given, 120 stated questions of its
 fitting part (table uids) with 40 unanswerable ones made from them by asking for a year the
-context lacks (experiment/importers/unanswerable.py); with the small model's ten checked samples
+context lacks (experiment/importers/unanswerable.py); with the small model's ten confirmed samples
 per question.
 
 Used by `factqa bench fit selector`, `factqa bench fit stopping`, `factqa bench fit excerpt` and
@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from experiment.config import PROJECT_ROOT, RunConfig
-from experiment.evaluate.scored import Scored
+from experiment.evaluate.answer import Answer
 from experiment.generate.windows import ARTICLE
 from experiment.importers.service import ImportResult, import_dataset
 from experiment.records import Article, Question
@@ -45,8 +45,8 @@ def fitting_sets(v1: Path, v2: Path, tatqa: Path | None = None) -> list[tuple[st
 
 def fitting_samples(
     sets: list[tuple[str, ImportResult]], reading: str = ARTICLE
-) -> Iterator[tuple[str, dict[str, Article], list[Question], dict[str, list[Scored]]]]:
-    """Each fitting set's name, articles, questions and the small model's checked samples
+) -> Iterator[tuple[str, dict[str, Article], list[Question], dict[str, list[Answer]]]]:
+    """Each fitting set's name, articles, questions and the small model's confirmed samples
     (reading `reading`), through the shared generation cache of outputs/bench."""
     for name, imp in sets:
         run_id = name if reading == ARTICLE else f"{name}-{reading.replace(':', '')}"

@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 
 from experiment.config import RunConfig
+from experiment.evaluate.answer import Answer
 from experiment.evaluate.features import FEATURES, ConfirmedAnswer, candidates
 from experiment.evaluate.judge import gold_of, sample_right
 from experiment.evaluate.large_check import EVIDENCE, LARGE_EVIDENCE, decide, evidence_score, probes
-from experiment.evaluate.scored import Scored
 from experiment.fitting import OUT, fitting_samples, fitting_sets
 from experiment.generate.cache import GenerationCache
 from experiment.records import Article, Question
@@ -32,7 +32,7 @@ class Row:
 
 # More features for each of a question's candidates (in their order), beyond the shipped ones
 Extra = Callable[
-    [Question, Article, Sequence[ConfirmedAnswer], Sequence[Scored]], list[dict[str, float]]
+    [Question, Article, Sequence[ConfirmedAnswer], Sequence[Answer]], list[dict[str, float]]
 ]
 
 
@@ -52,7 +52,7 @@ class LargeEvidence:
         q: Question,
         article: Article,
         found: Sequence[ConfirmedAnswer],
-        small: Sequence[Scored],
+        small: Sequence[Answer],
     ) -> list[dict[str, float]]:
         if not found:
             return []

@@ -1,4 +1,4 @@
-"""Where a command will write, checked before it does any work.
+"""Where a command will write, validated before it does any work.
 
 A file where a folder is wanted (or the reverse) is an `InputError` naming the option; a place
 this process may not write into is a `PermissionError` naming the path (the CLI shows both in one
@@ -19,7 +19,7 @@ def writable(folder: Path) -> bool:
     return os.access(folder, os.W_OK | os.X_OK)
 
 
-def check_folder(path: Path, option: str) -> None:
+def validate_folder(path: Path, option: str) -> None:
     """`path` is a folder, or can be made one, that this process may write into."""
     if path.exists() and not path.is_dir():
         raise InputError(
@@ -28,19 +28,19 @@ def check_folder(path: Path, option: str) -> None:
             field=option,
             fix=f"give {option} a folder (it is made if missing)",
         )
-    _check_base(path, option)
+    _validate_base(path, option)
 
 
-def check_file(path: Path, option: str) -> None:
+def validate_file(path: Path, option: str) -> None:
     """`path` names a file (not a folder) that this process may write or replace."""
     if path.is_dir():
         raise InputError(
             "is a folder, not a file", path=path, field=option, fix=f"give {option} a file name"
         )
-    _check_base(path.parent, option)
+    _validate_base(path.parent, option)
 
 
-def _check_base(folder: Path, option: str) -> None:
+def _validate_base(folder: Path, option: str) -> None:
     """The nearest existing path at or above `folder` is a folder this process may write into."""
     base = next(p for p in (folder, *folder.parents) if p.exists())
     if not base.is_dir():

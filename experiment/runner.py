@@ -1,9 +1,10 @@
-"""One experiment run: load and check the corpus, sample both models, check, score, export.
+"""One experiment run: load and validate the corpus, sample both models, confirm, evaluate, export.
 
 `run_experiment` is four named steps: `sample` (both models, through the generation cache),
-`check` (every sample read and confirmed against its article, then `large_checks`: the large
-model scores the small model's confirmed candidates), `score` (every registered method,
-the routed cascades, the summary) and `export` (the run folder). The corpus is validated before
+`confirm` (every sample read and confirmed against its article; then `large_checks`: the large
+model checks the small model's confirmed candidates, and `pool_scores`: the models score each
+question's pool), `evaluate` (every registered method's answer judged against gold, the routed
+cascades, the summary) and `export` (the run folder). The corpus is validated before
 any model is loaded and before anything is written. The small model runs over every question
 first, then is released and the large model is loaded, so only one model is in memory at a time.
 Generations go through the cache, so a run that was stopped, started again with the same
@@ -36,10 +37,11 @@ from experiment.evaluate.agreement import (
     disagreements,
     with_reference,
 )
+from experiment.evaluate.answer import Answer
 from experiment.evaluate.blindspots import COLUMNS as SPOT_COLUMNS
 from experiment.evaluate.blindspots import blind_spots
 from experiment.evaluate.blindspots import row as spot_row
-from experiment.evaluate.check import checked
+from experiment.evaluate.confirm import confirm_samples
 from experiment.evaluate.drafts import (
     COMPUTED,
     Drafts,
@@ -66,8 +68,7 @@ from experiment.evaluate.methods import (
     question_facts,
     routing_curve,
 )
-from experiment.evaluate.registry import REGISTRY, Answers, known_sum
-from experiment.evaluate.scored import Scored
+from experiment.evaluate.registry import REGISTRY, MethodAnswers, known_sum
 from experiment.evaluate.stopping import adaptive_facts, sample_stopper
 from experiment.evaluate.summary import MethodSummary, summarize
 from experiment.files import file_record, locked, write_csv
@@ -221,13 +222,13 @@ def _failure(role: str, bad: int, made: int, max_failed: float, last: str) -> st
 
 
 @dataclass(frozen=True)
-class Checked:
+class Confirmed:
     """Every question's samples read and confirmed: the small model's k, the large model's one,
-    and the large model's checks of the small model's candidates (by question id, then mode;
-    None where the run made none)."""
+    the large model's checks of the small model's candidates (by question id, then mode; None
+    where the run made none) and the models' scores of the pools."""
 
-    small: dict[str, list[Scored]]
-    large: dict[str, Scored]
+    small: dict[str, list[Answer]]
+    large: dict[str, Answer]
     models: dict[str, ModelInfo]
     checks: dict[str, dict[str, Check]] | None = None
     checks_left_out: str = ""  # why the large model's checks were not run ("" when they were)
@@ -257,13 +258,13 @@ class Checked:
 
 
 @dataclass(frozen=True)
-class Scores:
-    """Every method's answer per question, and the summaries."""
+class Evaluation:
+    """Every method's answer per question, judged, and the summaries."""
 
     questions: list[Question]  # questions without gold take large@1's answer as reference
     gold: list[Question]
     free: list[Question]
-    answers: Answers
+    answers: MethodAnswers
     summary: list[MethodSummary]  # over the questions with gold (or, if none has, the others)
     agreement: list[MethodSummary]  # over the questions without gold, against large@1
     seconds: float  # every method, the selectors' features too
@@ -284,7 +285,7 @@ class RunResult:
     questions: list[Question]
     summary: list[MethodSummary]
     agreement: list[MethodSummary]
-    answers: Answers
+    answers: MethodAnswers
     manifest: Manifest
 
 
@@ -430,32 +431,32 @@ def sample(
     return Sampled(got.get("small", {}), got.get("large", {}), models)
 
 
-def _checked(
+def _confirm_role(
     samples: dict[str, list[Sample]],
     articles: dict[str, Article],
     questions: list[Question],
     role: str,
     info: ModelInfo,
     temperature: float,
-) -> dict[str, list[Scored]]:
+) -> dict[str, list[Answer]]:
     return {
-        q.id: checked(samples[q.id], articles[q.article_id], role, info.name, temperature)
+        q.id: confirm_samples(samples[q.id], articles[q.article_id], role, info.name, temperature)
         for q in questions
     }
 
 
-def check(
+def confirm(
     cfg: RunConfig, articles: dict[str, Article], questions: list[Question], drawn: Sampled
-) -> Checked:
+) -> Confirmed:
     """Step 2: each sample read and confirmed against its article (no gold is used)."""
-    small = _checked(
+    small = _confirm_role(
         drawn.small, articles, questions, "small", drawn.models["small"], cfg.temperature
     )
     large = {}
     if drawn.large:
-        one = _checked(drawn.large, articles, questions, "large", drawn.models["large"], 0.0)
+        one = _confirm_role(drawn.large, articles, questions, "large", drawn.models["large"], 0.0)
         large = {qid: answers[0] for qid, answers in one.items()}
-    return Checked(small, large, drawn.models)
+    return Confirmed(small, large, drawn.models)
 
 
 def cached_scores(backend: Backend, cache: GenerationCache, probe: Probe) -> CandidateScores:
@@ -472,10 +473,10 @@ def large_checks(
     cfg: RunConfig,
     articles: dict[str, Article],
     questions: list[Question],
-    got: Checked,
+    got: Confirmed,
     factory: BackendFactory = llama_factory,
     progress: Progress | None = None,
-) -> Checked:
+) -> Confirmed:
     """Step 2b: the large model checks each question's confirmed candidates, every way of
     `cfg.check_modes`, one way after another over the questions in article order (so the whole
     prompt's prefix cache is used as large@1 uses it), through the cache. A model error on a
@@ -546,10 +547,10 @@ def pool_scores(
     cfg: RunConfig,
     articles: dict[str, Article],
     questions: list[Question],
-    got: Checked,
+    got: Confirmed,
     factory: BackendFactory = llama_factory,
     progress: Progress | None = None,
-) -> Checked:
+) -> Confirmed:
     """Step 2c: each model of `cfg.draft_roles` scores each question's bounded pool
     (`evaluate.drafts`), in article order, through the cache: the small model after its
     sampling prompt (the bounded text pool and the pool merged with its k samples, one call),
@@ -632,7 +633,7 @@ def _score_pools(
 
 
 def cannot_score(backend: Backend, cache: GenerationCache, probe: Probe) -> str:
-    """Why `backend` cannot check answers ("" when it can): it declares it (the protocol's
+    """Why `backend` cannot score texts ("" when it can): it declares it (the protocol's
     `score`, not overridden), or one probe request, the run's first scoring call, fails."""
     if type(backend).score is Backend.score:
         return f"{backend.name} cannot score candidates (its backend has no scoring)"
@@ -645,23 +646,23 @@ def cannot_score(backend: Backend, cache: GenerationCache, probe: Probe) -> str:
 
 def small_samples(
     cfg: RunConfig, factory: BackendFactory = llama_factory, progress: Progress | None = None
-) -> tuple[dict[str, Article], list[Question], dict[str, list[Scored]]]:
-    """Only the small model's k checked samples per question (what the selector is fitted on),
+) -> tuple[dict[str, Article], list[Question], dict[str, list[Answer]]]:
+    """Only the small model's k confirmed samples per question (what the selector is fitted on),
     through the same cache as a run: a run with the same settings reuses them."""
     articles, questions = load_corpus(cfg)
     drawn = sample(cfg, articles, questions, factory, progress, roles=("small",))
-    return articles, questions, check(cfg, articles, questions, drawn).small
+    return articles, questions, confirm(cfg, articles, questions, drawn).small
 
 
-def score(
-    cfg: RunConfig, articles: dict[str, Article], questions: list[Question], got: Checked
-) -> Scores:
-    """Step 3: every registered method's answer to every question, and the summaries. Questions
-    without gold are scored against large@1's answer: agreement, not accuracy."""
+def evaluate(
+    cfg: RunConfig, articles: dict[str, Article], questions: list[Question], got: Confirmed
+) -> Evaluation:
+    """Step 3: every registered method's answer to every question, judged, and the summaries.
+    Questions without gold are judged against large@1's answer: agreement, not accuracy."""
     t0 = time.perf_counter()
-    scored = [with_reference(q, got.large[q.id]) for q in questions]
-    gold = [sq for sq, q in zip(scored, questions, strict=True) if q.gold]
-    free = [sq for sq, q in zip(scored, questions, strict=True) if not q.gold]
+    referenced = [with_reference(q, got.large[q.id]) for q in questions]
+    gold = [rq for rq, q in zip(referenced, questions, strict=True) if q.gold]
+    free = [rq for rq, q in zip(referenced, questions, strict=True) if not q.gold]
     checks = got.checks
     large = got.models.get("large")
     shape = ModelShape.of(large.shape) if large is not None else None
@@ -678,7 +679,7 @@ def score(
             drafts=got.drafts.get(q.id) if got.drafts is not None else None,
             computed=computed,
         )
-        for q in scored
+        for q in referenced
     }
     for part in (gold, free):
         if part:
@@ -688,7 +689,7 @@ def score(
     main = gold or free
     summary = summarize(main, answers, methods, cfg.k)
     agreement = summarize(free, answers, methods, cfg.k) if free else []
-    return Scores(scored, gold, free, answers, summary, agreement, seconds)
+    return Evaluation(referenced, gold, free, answers, summary, agreement, seconds)
 
 
 OUTPUTS = (
@@ -711,8 +712,8 @@ def export(
     cfg: RunConfig,
     articles: dict[str, Article],
     questions: list[Question],
-    got: Checked,
-    result: Scores,
+    got: Confirmed,
+    result: Evaluation,
 ) -> dict[str, FileRecord]:
     """Step 4: the run folder's CSVs (the manifest is written last, by `run_experiment`); an
     output of an earlier run into the folder that this one does not write is removed. Returns
@@ -776,8 +777,8 @@ def export(
 def _manifest(
     cfg: RunConfig,
     questions: list[Question],
-    got: Checked,
-    result: Scores,
+    got: Confirmed,
+    result: Evaluation,
     started: dt.datetime,
     wall: float,
     load_start: list[float] | None = None,
@@ -899,7 +900,7 @@ def _check_cost(checks: dict[str, dict[str, Check]]) -> dict[str, Any]:
 LOCK = ".lock"  # held while a run writes its folder
 
 
-def check_owner(cfg: RunConfig, fingerprint: str) -> None:
+def validate_owner(cfg: RunConfig, fingerprint: str) -> None:
     """A run folder holds one configuration's run: a run of another fingerprint is refused it,
     and so is a folder that is no run's (no manifest, never locked by a run) holding a file of a
     run's name, which the run would overwrite."""
@@ -930,7 +931,7 @@ def _writing(cfg: RunConfig, fingerprint: str) -> Iterator[None]:
     `OutputError` naming the file (the generations are cached already)."""
     try:
         with locked(cfg.run_dir / LOCK):
-            check_owner(cfg, fingerprint)  # another run may have finished in it meanwhile
+            validate_owner(cfg, fingerprint)  # another run may have finished in it meanwhile
             for stale in cfg.run_dir.glob(".*.tmp"):
                 stale.unlink(missing_ok=True)
             yield
@@ -943,8 +944,8 @@ def run_experiment(
     factory: BackendFactory | Factories = llama_factory,
     progress: Progress | None = None,
 ) -> RunResult:
-    """One run end to end: sample, check, score, export; the manifest last. A run id that holds
-    a run of another configuration is refused (`check_owner`, before sampling and again while
+    """One run end to end: sample, confirm, evaluate, export; the manifest last. A run id that holds
+    a run of another configuration is refused (`validate_owner`, before sampling and again while
     the folder is held); a run where too many of a model's generations failed (`health`) is
     written whole, then raises `RunFailed`. `factory` makes every stage's backends, or each
     stage's its own (`Factories`)."""
@@ -953,12 +954,12 @@ def run_experiment(
     t0, cpu0, load_start = time.perf_counter(), time.process_time(), load_average()
     articles, questions = load_corpus(cfg)
     fingerprint = cfg.fingerprint()
-    check_owner(cfg, fingerprint)  # before any model loads
+    validate_owner(cfg, fingerprint)  # before any model loads
     drawn = sample(cfg, articles, questions, stages.sample, progress)
-    got = check(cfg, articles, questions, drawn)
+    got = confirm(cfg, articles, questions, drawn)
     got = large_checks(cfg, articles, questions, got, stages.checks, progress)
     got = pool_scores(cfg, articles, questions, got, stages.drafts, progress)
-    result = score(cfg, articles, questions, got)
+    result = evaluate(cfg, articles, questions, got)
     fit = health(drawn, cfg.max_failed)
     with _writing(cfg, fingerprint):
         outputs = export(cfg, articles, questions, got, result)

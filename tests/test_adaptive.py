@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 from experiment import cli
 from experiment.corpus import load_articles, load_questions
 from experiment.errors import ConfigError
-from experiment.evaluate.check import check_sample
-from experiment.evaluate.scored import Scored
+from experiment.evaluate.answer import Answer
+from experiment.evaluate.confirm import confirm_sample
 from experiment.evaluate.stopping import (
     leader_posterior,
     parse_rounds,
@@ -43,10 +43,10 @@ def v(text: str) -> Value:
     return value
 
 
-def scored(*answers: str) -> list[Scored]:
-    """Samples of QUESTION, checked against ARTICLE as a run checks them."""
+def scored(*answers: str) -> list[Answer]:
+    """Samples of QUESTION, confirmed against ARTICLE as a run confirms them."""
     return [
-        check_sample(
+        confirm_sample(
             Sample(QUESTION, i, i, Generation(a, 10, 2, 0.1), False), ARTICLE, "small", "m", 0.7
         )
         for i, a in enumerate(answers)

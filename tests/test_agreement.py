@@ -1,4 +1,4 @@
-"""Questions without gold: the small model's methods are scored against large@1's answer and the
+"""Questions without gold: the small model's methods are judged against large@1's answer and the
 outputs say that this is agreement, not accuracy; a mix reports both."""
 
 from __future__ import annotations

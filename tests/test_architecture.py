@@ -1,9 +1,11 @@
 """The package is a pipeline: each stage imports only the stages before it and the shared modules,
-and no module imports itself back through others (docs/ARCHITECTURE.md)."""
+and no module imports itself back through others; docs/ARCHITECTURE.md names every stage's
+modules and nothing that is not there, and a retired name does not come back (its "Words")."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -101,3 +103,97 @@ def test_every_stage_says_what_enters_and_what_leaves() -> None:
             continue  # a single module (corpus)
         doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
         assert "Enters:" in doc and "Leaves:" in doc and "Trade-offs:" in doc, group
+
+
+DOC = PROJECT_ROOT / "docs" / "ARCHITECTURE.md"
+# A dotted name in backticks: `evaluate/judge.judge`, `runner.large_checks`, `Backend.score`
+REFERENCE = re.compile(r"`([A-Za-z_][A-Za-z_/]*)((?:\.[A-Za-z_]+)+)`")
+FILES = {"py", "json", "csv", "log"}  # `evaluate/drafts.py`, `llama.log`: a file, not a member
+# Names that once meant another job (docs/ARCHITECTURE.md, "Words"): a sample is confirmed
+# (`evaluate.confirm`, an `Answer`), a file or record validated, a run's answers evaluated.
+RETIRED_MODULES = {"experiment.evaluate.check", "experiment.evaluate.scored"}
+RETIRED_MODULES |= {"experiment.report.checked"}
+RETIRED_NAMES = {"check", "checked", "Checked", "Scored", "Scores", "check_text", "AnswerCheck"}
+RETIRED_NAMES |= {"check_sample", "check_derivation", "check_expression", "checked_run"}
+
+
+def _members(body: list[ast.stmt]) -> dict[str, list[ast.stmt]]:
+    """The names a module or class body defines, each with its own body (a class's members)."""
+    out: dict[str, list[ast.stmt]] = {}
+    for node in body:
+        if isinstance(node, ast.ClassDef):
+            out[node.name] = node.body
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            out[node.name] = []
+        elif isinstance(node, ast.Assign):
+            out |= {t.id: [] for t in node.targets if isinstance(t, ast.Name)}
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            out[node.target.id] = []
+        elif isinstance(node, ast.ImportFrom | ast.Import):
+            out |= {(a.asname or a.name).split(".")[0]: [] for a in node.names}
+        elif isinstance(node, ast.If | ast.Try):
+            out |= _members(node.body)
+    return out
+
+
+BODIES = {_module(p): ast.parse(p.read_text(encoding="utf-8")).body for p in PACKAGE.rglob("*.py")}
+CLASSES = {
+    name: body
+    for tree in BODIES.values()
+    for name, body in _members(tree).items()
+    if name[:1].isupper() and body
+}
+
+
+def _has(body: list[ast.stmt], attrs: list[str]) -> bool:
+    for attr in attrs:
+        members = _members(body)
+        if attr not in members:
+            return False
+        body = members[attr]
+    return True
+
+
+def _holders(head: str) -> list[list[ast.stmt]]:
+    """What `head` names in the package: a module by its path under experiment/
+    (`evaluate/judge`) or its name (`runner`, `drafts`), or a class (`Backend`); [] for a name
+    of something else (`llama.log`, llama.cpp's `Llama`)."""
+    if "/" in head:
+        return [BODIES.get("experiment." + head.replace("/", "."), [])]
+    modules = [body for m, body in BODIES.items() if m.split(".")[-1] == head]
+    return modules or ([CLASSES[head]] if head in CLASSES else [])
+
+
+def test_the_architecture_names_only_what_there_is() -> None:
+    missing = []
+    for head, dotted in REFERENCE.findall(DOC.read_text(encoding="utf-8")):
+        attrs = dotted.lstrip(".").split(".")
+        holders = _holders(head)
+        if attrs[0] in FILES:  # a module's file (`evaluate/drafts.py`), or a run's (`llama.log`)
+            there = attrs[0] != "py" or any(
+                (d / f"{head}.py").exists() for d in (PROJECT_ROOT, PACKAGE)
+            )
+        else:
+            there = holders != [[]] and (not holders or any(_has(b, attrs) for b in holders))
+        if not there:
+            missing.append(head + dotted)
+    assert not missing, f"docs/ARCHITECTURE.md names what is not in experiment/: {missing}"
+
+
+def test_the_architecture_gives_every_module_of_a_stage_its_place() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `([a-z_]+)/` \|(.*)\|[^|]*\|$", text, re.MULTILINE))
+    assert set(rows) == (set(ALLOWED) - {"corpus"}) | {"bench"}
+    for group, job in rows.items():
+        named = {n.split("/")[-1] for n in re.findall(r"`([a-z_/]+)", job)}
+        modules = [p.stem for p in (PACKAGE / group).glob("*.py") if p.stem != "__init__"]
+        missing = sorted(m for m in modules if m not in named)
+        assert not missing, f"docs/ARCHITECTURE.md's {group}/ row does not name {missing}"
+
+
+def test_a_retired_name_does_not_come_back() -> None:
+    assert not RETIRED_MODULES & set(GRAPH)
+    for module, body in BODIES.items():
+        back = {n for n in _members(body) if n in RETIRED_NAMES}
+        back -= {a.asname or a.name for n in body if isinstance(n, ast.ImportFrom) for a in n.names}
+        assert not back, f"{module} defines {sorted(back)} (docs/ARCHITECTURE.md, 'Words')"

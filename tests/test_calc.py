@@ -10,7 +10,7 @@ import pytest
 
 from experiment.config import RunConfig
 from experiment.errors import ConfigError
-from experiment.evaluate.check import calculation_line, check_sample
+from experiment.evaluate.confirm import calculation_line, confirm_sample
 from experiment.generate.prompts import AUTO, CALC, FIGURE, messages_for, prompt_for
 from experiment.generate.sampling import Sample
 from experiment.records import Article, Generation, Question
@@ -18,8 +18,8 @@ from experiment.values.question_kind import asks_computation
 from experiment.verify.derive import (
     MAX_CHARS,
     MAX_DEPTH,
-    check_derivation,
-    check_expression,
+    confirm_derivation,
+    confirm_expression,
     is_calculation,
 )
 
@@ -32,7 +32,7 @@ ARTICLE = Article("a1", "Club", "2025-01-01", TEXT, Path("a1.md"))
 
 
 def result(expression: str) -> str | None:
-    d = check_expression(expression, TEXT)
+    d = confirm_expression(expression, TEXT)
     return d.result_text if d.confirmed else None
 
 
@@ -74,7 +74,7 @@ def test_the_calculator_computes_what_the_article_confirms(
     ],
 )
 def test_a_calculation_is_refused_with_its_reason(expression: str, reason: str | None) -> None:
-    d = check_expression(expression, TEXT)
+    d = confirm_expression(expression, TEXT)
     if reason is None:
         assert d.confirmed
         return
@@ -82,10 +82,10 @@ def test_a_calculation_is_refused_with_its_reason(expression: str, reason: str |
 
 
 def test_a_written_result_is_still_checked_against_the_calculation() -> None:
-    assert check_derivation("4482 = 11,959 - 7,477", TEXT).confirmed
-    wrong = check_derivation("4500 = 11,959 - 7,477", TEXT)
+    assert confirm_derivation("4482 = 11,959 - 7,477", TEXT).confirmed
+    wrong = confirm_derivation("4500 = 11,959 - 7,477", TEXT)
     assert not wrong.confirmed and "arithmetic is wrong" in wrong.reason
-    assert check_derivation("92.9% = 100% - 7.1%", TEXT).confirmed  # the whole, written form
+    assert confirm_derivation("92.9% = 100% - 7.1%", TEXT).confirmed  # the whole, written form
 
 
 @pytest.mark.parametrize(
@@ -111,7 +111,7 @@ def test_a_calculation_is_told_from_one_figure(line: str, is_calc: bool) -> None
 def checked(text: str, prompt: str):  # type: ignore[no-untyped-def]
     q = Question("q1", "a1", "How many more members than guests?", ("4482",), "figure")
     sample = Sample(q, 0, 0, Generation(text, 10, 5, 0.1), cached=False, prompt=prompt)
-    return check_sample(sample, ARTICLE, "small", "m", 0.7).attempt
+    return confirm_sample(sample, ARTICLE, "small", "m", 0.7).attempt
 
 
 def test_a_calc_prompt_answer_is_the_calculators_result_with_its_operand_spans() -> None:
@@ -171,10 +171,10 @@ def test_a_difference_is_its_size_unless_the_question_asks_for_a_change() -> Non
         "q2", "a1", "How many years after its founding did the club move?", ("8",), "figure"
     )
     sample = Sample(q, 0, 0, Generation("1860 - 1868", 10, 5, 0.1), cached=False, prompt=CALC)
-    assert check_sample(sample, ARTICLE, "small", "m", 0.7).attempt.answer == "8"
+    assert confirm_sample(sample, ARTICLE, "small", "m", 0.7).attempt.answer == "8"
     change = Question("q3", "a1", "What was the change in sales?", ("-12.6",), "figure")
     sample = Sample(change, 0, 0, Generation("44.1 - 56.7", 10, 5, 0.1), cached=False, prompt=CALC)
-    assert check_sample(sample, ARTICLE, "small", "m", 0.7).attempt.answer == "-12.6"
+    assert confirm_sample(sample, ARTICLE, "small", "m", 0.7).attempt.answer == "-12.6"
 
 
 @pytest.mark.parametrize(
@@ -244,7 +244,7 @@ def test_small_derived_prefers_a_checked_calculation_to_stated_figures() -> None
     scored = []
     for i, text in enumerate(texts):
         sample = Sample(q, i, i, Generation(text, 10, 5, 0.1), cached=False, prompt=CALC)
-        scored.append(check_sample(sample, ARTICLE, "small", "m", 0.7))
+        scored.append(confirm_sample(sample, ARTICLE, "small", "m", 0.7))
     out = answer_methods(q, scored, scored[1], 3)
     assert out["small-derived@3"].correct  # one checked calculation against two stated figures
     assert not out["small-verified@3"].correct  # the stated figure wins where nothing is derived
@@ -274,17 +274,18 @@ def test_a_derived_difference_of_scaled_cells_takes_their_scale() -> None:
     article = Article("t", "T", "2025-01-01", table, Path("t.md"))
     q = Question("q", "t", "What was the change in revenue?", ("$22.4 million",), "figure")
     sample = Sample(q, 0, 0, Generation("142.9 - 120.5", 10, 5, 0.1), cached=False, prompt=CALC)
-    s = check_sample(sample, article, "small", "m", 0.7)
+    s = confirm_sample(sample, article, "small", "m", 0.7)
     assert s.attempt.derived and s.value is not None and s.written is not None
     assert s.value.canonical() == "22400000 USD" and s.written.canonical() == "22.4"
     ratio = Question("r", "t", "What is the ratio of 2019 to 2018 revenue?", ("1.19",), "figure")
     sample = Sample(ratio, 0, 0, Generation("142.9 / 120.5", 10, 5, 0.1), cached=False, prompt=CALC)
-    s = check_sample(sample, article, "small", "m", 0.7)
+    s = confirm_sample(sample, article, "small", "m", 0.7)
     assert s.attempt.derived and s.written is None  # a ratio's scale cancels
     assert s.value is not None and s.value.canonical() == "1.19"
 
 
 def test_cascade_derived_sends_the_least_agreed_fifth_to_large() -> None:
+    from experiment.evaluate.answer import Answer
     from experiment.evaluate.methods import (
         CASCADE_DERIVED_20,
         DERIVED,
@@ -292,18 +293,17 @@ def test_cascade_derived_sends_the_least_agreed_fifth_to_large() -> None:
         add_routed,
         answer_methods,
     )
-    from experiment.evaluate.scored import Scored
 
     questions, answers = [], {}
     for n in range(5):  # question n: n + 1 of 5 samples give the checked calculation
         q = Question(f"q{n}", "a1", "How many more members than guests?", ("4482",), "figure")
         texts = ["11,959 - 7,477"] * (n + 1) + ["11,959"] * (4 - n)
-        small: list[Scored] = []
+        small: list[Answer] = []
         for i, text in enumerate(texts):
             s = Sample(q, i, i, Generation(text, 10, 5, 0.1), cached=False, prompt=CALC)
-            small.append(check_sample(s, ARTICLE, "small", "m", 0.7))
+            small.append(confirm_sample(s, ARTICLE, "small", "m", 0.7))
         large = Sample(q, 0, 0, Generation("4482", 10, 5, 0.1), cached=False)
-        big = check_sample(large, ARTICLE, "large", "m", 0.0)
+        big = confirm_sample(large, ARTICLE, "large", "m", 0.0)
         questions.append(q)
         answers[q.id] = answer_methods(q, small, big, 5)
     add_routed(questions, answers, 5, frozenset({"small", "large", "all-questions"}))
@@ -340,7 +340,7 @@ def test_the_checkers_record_judges_a_derived_result_in_its_scale() -> None:
     rows = []
     for i, text in enumerate(["142.9 - 120.5", "142.9 + 120.5", "9 - 2"]):
         sample = Sample(q, i, i, Generation(text, 10, 5, 0.1), cached=False, prompt=CALC)
-        rows.append(attempt_row(check_sample(sample, article, "small", "m", 0.7).attempt))
+        rows.append(attempt_row(confirm_sample(sample, article, "small", "m", 0.7).attempt))
     frame = typed_attempts(pd.DataFrame([{k: str(v) for k, v in r.items()} for r in rows]))
     record = derivation_record(frame, {"q": q})
     assert record["with_working"] == 3 and record["derived"] == 1 and record["derived_right"] == 1

@@ -130,13 +130,13 @@ def test_other_year_questions_keeps_only_those_the_rule_makes() -> None:
 
 
 def _checked(answer: str, text: str = TABLE):  # type: ignore[no-untyped-def]
-    from experiment.evaluate.check import check_sample
+    from experiment.evaluate.confirm import confirm_sample
     from experiment.generate.sampling import Sample
     from experiment.records import Article, Generation, Question
 
     article = Article("a", "t", "2025-01-01", text, Path("a.md"))
     q = Question("q", "a", "What was Cloud revenue in 2019?", ("x",), "figure")
-    return check_sample(
+    return confirm_sample(
         Sample(q, 0, 0, Generation(answer, 10, 2, 0.1), False), article, "small", "m", 0.7
     )
 

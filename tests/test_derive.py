@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from experiment import cli
-from experiment.verify.derive import MAX_DEPTH, MAX_TOKENS, check_derivation, is_derivation
+from experiment.verify.derive import MAX_DEPTH, MAX_TOKENS, confirm_derivation, is_derivation
 
 ARTICLE = (
     "Sales were 9 units, then 2 were returned. The margin fell from 56.7 to 44.1 points. "
@@ -30,7 +30,7 @@ TABLE = """Results by year (in millions):
 
 
 def confirmed(answer: str, article: str = ARTICLE) -> bool:
-    return check_derivation(answer, article).confirmed
+    return confirm_derivation(answer, article).confirmed
 
 
 @pytest.mark.parametrize(
@@ -59,7 +59,7 @@ def confirmed(answer: str, article: str = ARTICLE) -> bool:
     ],
 )
 def test_confirmed(answer: str) -> None:
-    d = check_derivation(answer, ARTICLE)
+    d = confirm_derivation(answer, ARTICLE)
     assert d.confirmed, d.reason
     assert d.reason == ""
     for o in d.operands:
@@ -71,18 +71,18 @@ def test_confirmed(answer: str) -> None:
     ["8 = 9 - 2", "8 = 9 + 2", "17 = 9 * 2", "4 = 9 / 2 + 2", "8 = 3 + 6 / 2", "7 = -(9 - 2)"],
 )
 def test_wrong_arithmetic_is_refused(answer: str) -> None:
-    d = check_derivation(answer, ARTICLE)
+    d = confirm_derivation(answer, ARTICLE)
     assert not d.confirmed and d.reason.startswith("the arithmetic is wrong")
 
 
 def test_the_reason_gives_the_right_value() -> None:
-    d = check_derivation("8 = 9 - 2", ARTICLE)
+    d = confirm_derivation("8 = 9 - 2", ARTICLE)
     assert d.reason == "the arithmetic is wrong (9 - 2 = 7, not 8)"
     assert d.computed is not None and d.computed.low == 7
 
 
 def test_the_record_holds_operands_with_values_and_spans() -> None:
-    d = check_derivation("$1.5 million = $2.1 million - $0.6 million", ARTICLE)
+    d = confirm_derivation("$1.5 million = $2.1 million - $0.6 million", ARTICLE)
     assert d.result is not None and (d.result.low, d.result.unit) == (1_500_000, "USD")
     assert d.expression == "$2.1 million - $0.6 million"
     assert [o.text for o in d.operands] == ["$2.1 million", "$0.6 million"]
@@ -105,7 +105,7 @@ def test_the_record_holds_operands_with_values_and_spans() -> None:
     ],
 )
 def test_operands_in_a_table_carry_its_scale(answer: str, ok: bool) -> None:
-    d = check_derivation(answer, TABLE)
+    d = confirm_derivation(answer, TABLE)
     assert d.confirmed is ok, d.reason
     if ok:
         span = d.operands[0].span
@@ -133,7 +133,7 @@ def test_operands_in_a_table_carry_its_scale(answer: str, ok: bool) -> None:
     ],
 )
 def test_percent_forms_and_rounding(answer: str, ok: bool) -> None:
-    d = check_derivation(answer, ARTICLE)
+    d = confirm_derivation(answer, ARTICLE)
     assert d.confirmed is ok, d.reason
 
 
@@ -157,7 +157,7 @@ def test_the_result_precision_is_its_last_written_digit() -> None:
     ],
 )
 def test_unit_clashes_are_refused(answer: str, reason: str) -> None:
-    d = check_derivation(answer, ARTICLE)
+    d = confirm_derivation(answer, ARTICLE)
     assert not d.confirmed and reason in d.reason
 
 
@@ -168,7 +168,7 @@ def test_a_ratio_of_amounts_is_unitless() -> None:
 
 
 def test_an_operand_not_in_the_text_is_named() -> None:
-    d = check_derivation("7 = 10 - 3", ARTICLE)
+    d = confirm_derivation("7 = 10 - 3", ARTICLE)
     assert not d.confirmed
     assert d.reason == "the operand '10' (10): value not found in article"
     assert [o.confirmed for o in d.operands] == [False, True]
@@ -178,13 +178,13 @@ def test_an_operand_not_in_the_text_is_named() -> None:
 def test_an_operand_only_in_the_question_is_refused() -> None:
     question = "By how much did 250 exceed 243?"
     article = "Our count was 250 this year."
-    d = check_derivation("7 = 250 - 243", article)
+    d = confirm_derivation("7 = 250 - 243", article)
     assert "243" in question and not d.confirmed
     assert d.reason == "the operand '243' (243): value not found in article"
 
 
 def test_an_operand_in_the_text_with_another_scale_is_refused() -> None:
-    d = check_derivation("$1.5 billion = $2.1 billion - $0.6 billion", ARTICLE)
+    d = confirm_derivation("$1.5 billion = $2.1 billion - $0.6 billion", ARTICLE)
     assert not d.confirmed and "'$2.1 billion'" in d.reason
 
 
@@ -226,7 +226,7 @@ def test_an_operand_in_the_text_with_another_scale_is_refused() -> None:
     ],
 )
 def test_hostile_and_malformed_input_is_refused_with_a_reason(answer: str, reason: str) -> None:
-    d = check_derivation(answer, ARTICLE + " 1 and 0 and 99 appear too.")
+    d = confirm_derivation(answer, ARTICLE + " 1 and 0 and 99 appear too.")
     if reason == "confirmed":
         assert d.confirmed
         return
@@ -240,7 +240,7 @@ def test_a_glued_sign_is_the_texts_signed_figure() -> None:
 
 
 def test_several_refusals_are_all_given() -> None:
-    d = check_derivation("1 = 10 / 0", ARTICLE)
+    d = confirm_derivation("1 = 10 / 0", ARTICLE)
     assert d.reason.startswith("division by zero; the operand '10'")
 
 
@@ -252,8 +252,8 @@ def test_is_derivation() -> None:
 @given(st.integers(0, 9_999), st.integers(0, 9_999))
 def test_sums_of_figures_in_the_text(a: int, b: int) -> None:
     article = f"The first site had {a} visitors and the second {b} visitors."
-    assert check_derivation(f"{a + b} = {a} + {b}", article).confirmed
-    wrong = check_derivation(f"{a + b + 1} = {a} + {b}", article)
+    assert confirm_derivation(f"{a + b} = {a} + {b}", article).confirmed
+    wrong = confirm_derivation(f"{a + b + 1} = {a} + {b}", article)
     assert not wrong.confirmed and wrong.reason.startswith("the arithmetic is wrong")
 
 
@@ -301,9 +301,9 @@ def test_cli_refuses_hostile_input_without_a_traceback(tmp_path: Path) -> None:
 def test_the_calculation_may_come_first_when_the_result_is_the_one_figure() -> None:
     text = "OrigoTech had nine warehouses and closed two of them."
     for answer in ("9 - 2 = 7", "9-2=7", "7 = 9 - 2"):
-        d = check_derivation(answer, text)
+        d = confirm_derivation(answer, text)
         assert d.confirmed and d.result_text == "7" and d.expression.replace(" ", "") == "9-2"
-    wrong = check_derivation("9 - 2 = 8", text)
+    wrong = confirm_derivation("9 - 2 = 8", text)
     assert not wrong.confirmed and "arithmetic is wrong" in wrong.reason
-    both = check_derivation("9 - 2 = 8 - 1", text)  # neither side is one figure
+    both = confirm_derivation("9 - 2 = 8 - 1", text)  # neither side is one figure
     assert not both.confirmed and "the result '9 - 2'" in both.reason

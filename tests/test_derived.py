@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from experiment.evaluate.check import check_sample, working_line
+from experiment.evaluate.confirm import confirm_sample, working_line
 from experiment.evaluate.methods import answer_methods
 from experiment.generate.prompts import DERIVE, FIGURE, messages_for
 from experiment.generate.sampling import Sample
@@ -27,7 +27,7 @@ LEFT = Question("q1", "a1", "How many warehouses does OrigoTech have left?", ("7
 
 def checked(text: str, i: int = 0, q: Question = LEFT):  # type: ignore[no-untyped-def]
     sample = Sample(q, i, i, Generation(text, 10, 5, 0.1), cached=False)
-    s = check_sample(sample, ARTICLE, "small", "m", 0.7)
+    s = confirm_sample(sample, ARTICLE, "small", "m", 0.7)
     return s.attempt, s.value
 
 
@@ -62,9 +62,9 @@ def test_a_figure_alone_has_no_working() -> None:
 
 def test_small_derived_votes_the_derived_answers_beside_the_unchanged_verified() -> None:
     small = [checked("7 = 9 - 2", 0), checked("7 = 9 - 2", 1), checked("9", 2)]
-    from experiment.evaluate.scored import Scored
+    from experiment.evaluate.answer import Answer
 
-    scored = [Scored(*x) for x in small]
+    scored = [Answer(*x) for x in small]
     out = answer_methods(LEFT, scored, scored[2], 3)
     assert out["small-derived@3"].correct and out["small-derived@3"].agreement == 2 / 3
     assert not out["small-verified@3"].correct  # only the stated 9 is confirmed by the text

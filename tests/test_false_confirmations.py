@@ -1,5 +1,5 @@
 """Issue 43: the value reader's blind spots. Each case is what `factqa verify --article A.md
---kind KIND -- "ANSWER"` checks (`verify.answer.check_text`) on an article holding TEXT; every
+--kind KIND -- "ANSWER"` checks (`verify.answer.confirm_text`) on an article holding TEXT; every
 one was confirmed before, and a refused or misread form must confirm nothing."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import pytest
 
 from experiment.records import Article
 from experiment.values.normalize import scan
-from experiment.verify.answer import check_text
-from experiment.verify.batch import check_answer
-from experiment.verify.derive import check_derivation
+from experiment.verify.answer import confirm_text
+from experiment.verify.batch import confirm_answer
+from experiment.verify.derive import confirm_derivation
 
 _EPS_TABLE = (
     "($ in millions, except per share data)\n\n"
@@ -55,7 +55,7 @@ FALSE_CONFIRMATIONS = [
 
 @pytest.mark.parametrize(("text", "answer", "kind"), FALSE_CONFIRMATIONS)
 def test_not_confirmed(text: str, answer: str, kind: str) -> None:
-    assert not check_text(answer, text, "", kind).confirmed
+    assert not confirm_text(answer, text, "", kind).confirmed
 
 
 KEPT = [
@@ -70,7 +70,7 @@ KEPT = [
 
 @pytest.mark.parametrize(("text", "answer", "kind"), KEPT)
 def test_still_confirmed(text: str, answer: str, kind: str) -> None:
-    assert check_text(answer, text, "", kind).confirmed
+    assert confirm_text(answer, text, "", kind).confirmed
 
 
 REFUSED = [
@@ -98,7 +98,7 @@ def test_refused_whole(text: str, why: str) -> None:
 @pytest.mark.parametrize(("text", "answer"), [(t, t) for t, _ in REFUSED])
 def test_refused_form_confirms_nothing(text: str, answer: str) -> None:
     # a refused answer is confirmed by nothing, even by its own text
-    assert not check_text(answer, f"It was {text} then.", "", "figure").confirmed
+    assert not confirm_text(answer, f"It was {text} then.", "", "figure").confirmed
 
 
 @pytest.mark.parametrize(
@@ -108,7 +108,7 @@ def test_refused_form_confirms_nothing(text: str, answer: str) -> None:
     ],
 )
 def test_fraction_result_is_exact(text: str, answer: str) -> None:
-    assert not check_derivation(answer, text).confirmed
+    assert not confirm_derivation(answer, text).confirmed
 
 
 @pytest.mark.parametrize(
@@ -121,4 +121,4 @@ def test_fraction_result_is_exact(text: str, answer: str) -> None:
 )
 def test_csv_row_checks_derivations(answer: str, confirmed: bool) -> None:
     article = Article("a", "A", "", "Costs were 9 and 2, and 8 staff left.", Path("a.md"))
-    assert check_answer(answer, article)["confirmed"] == ("true" if confirmed else "false")
+    assert confirm_answer(answer, article)["confirmed"] == ("true" if confirmed else "false")

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from experiment import cli
 from experiment.config import RunConfig
 from experiment.errors import ConfigError
+from experiment.evaluate.answer import Answer
 from experiment.evaluate.features import ConfirmedAnswer
 from experiment.evaluate.large_check import (
     EVIDENCE,
@@ -24,7 +25,6 @@ from experiment.evaluate.large_check import (
     passage,
     probes,
 )
-from experiment.evaluate.scored import Scored
 from experiment.generate.models.base import Backend, CandidateScores
 from experiment.records import Article, Attempt, Question, Span
 
@@ -52,9 +52,9 @@ def _candidate(text: str, samples: tuple[int, ...], after: int = 0) -> Confirmed
     return ConfirmedAnswer(None, text, samples[0], samples, _span(text, after), (0, 0), {})  # type: ignore[arg-type]
 
 
-def _sample(raw: str, i: int) -> Scored:
+def _sample(raw: str, i: int) -> Answer:
     a = Attempt("q1", "a1", "small", "s", i, i, 0.7, raw, 10, 2, 0.1, False, raw, raw)
-    return Scored(a, None)
+    return Answer(a, None)
 
 
 def test_a_prose_passage_is_the_sentence_and_its_neighbours() -> None:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from experiment.evaluate.answer import Answer
 from experiment.evaluate.methods import answer_methods
-from experiment.evaluate.scored import Scored
 from experiment.records import Attempt, Question
 from experiment.values.extract import ABSTAINED
 from experiment.values.normalize import parse_value
@@ -12,7 +12,7 @@ Q = Question("q1", "a1", "How many staff were there?", ("450",), "figure")
 NONE = Question("q2", "a1", "How many offices were there?", ("unanswerable",), "figure")
 
 
-def s(text: str, confirmed: bool = False, reason: str = "", i: int = 0) -> Scored:
+def s(text: str, confirmed: bool = False, reason: str = "", i: int = 0) -> Answer:
     """A scored sample: `text` is the model's answer; a value is read when it has one."""
     value = parse_value(text, "figure") if text and reason == "" else None
     attempt = Attempt(
@@ -21,7 +21,7 @@ def s(text: str, confirmed: bool = False, reason: str = "", i: int = 0) -> Score
         cached=False, answer=text if value else "", value=value.canonical() if value else "",
         confirmed=confirmed, reason=reason,
     )  # fmt: skip
-    return Scored(attempt, value)
+    return Answer(attempt, value)
 
 
 ABSTAIN = s("The article does not say.", reason=ABSTAINED)

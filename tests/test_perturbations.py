@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from experiment.verify.answer import check_text
+from experiment.verify.answer import confirm_text
 
 SETTINGS = settings(max_examples=400, derandomize=True, deadline=None)
 
@@ -83,5 +83,5 @@ def perturbed(draw: st.DrawFn) -> tuple[Figure, Figure]:
 def test_perturbed_figure_not_confirmed(pair: tuple[Figure, Figure]) -> None:
     original, changed = pair
     article = f"The report said it was {original.text()} last year."
-    assert check_text(original.text(), article, "", "figure").confirmed, original.text()
-    assert not check_text(changed.text(), article, "", "figure").confirmed, changed.text()
+    assert confirm_text(original.text(), article, "", "figure").confirmed, original.text()
+    assert not confirm_text(changed.text(), article, "", "figure").confirmed, changed.text()

@@ -9,12 +9,13 @@ import pytest
 from typer.testing import CliRunner
 
 from experiment import cli
+from experiment.evaluate.answer import Answer
 from experiment.evaluate.features import FEATURES
 from experiment.evaluate.judge import gold_of, judge
 from experiment.evaluate.methods import TEXT_ONLY, answer_methods
 from experiment.evaluate.pool import (
     PoolCandidate,
-    as_scored,
+    as_answer,
     bounded,
     pool,
     ranked,
@@ -23,11 +24,10 @@ from experiment.evaluate.pool import (
     written_form,
 )
 from experiment.evaluate.registry import REGISTRY, QuestionSamples
-from experiment.evaluate.scored import Scored
 from experiment.records import Article, Attempt, Question, Span
 from experiment.report.run import load_run
 from experiment.values.canonical import Quantity
-from experiment.verify.answer import check_text
+from experiment.verify.answer import confirm_text
 
 from .conftest import run_args
 
@@ -58,18 +58,18 @@ def question(text: str, gold: str, kind: str = "figure", qid: str = "q1") -> Que
     return Question(qid, "a1", text, (gold,), kind)  # type: ignore[arg-type]
 
 
-def sample(q: Question, a: Article, text: str, i: int) -> Scored:
-    """A small-model sample checked against the article, as a run checks it."""
-    check = check_text(text, a.text, q.text, q.kind)
-    value = check.best.value if check.best else None
+def sample(q: Question, a: Article, text: str, i: int) -> Answer:
+    """A small-model sample confirmed in the article, as a run confirms it."""
+    found = confirm_text(text, a.text, q.text, q.kind)
+    value = found.best.value if found.best else None
     attempt = Attempt(
         question_id=q.id, article_id="a1", role="small", model="m", sample_index=i, seed=i,
         temperature=0.7, raw_text=text, prompt_tokens=10, completion_tokens=2, seconds=0.1,
-        cached=False, answer=check.best.text if check.best else "",
-        value=value.canonical() if value else "", confirmed=check.confirmed, spans=check.spans,
-        reason=check.reason,
+        cached=False, answer=found.best.text if found.best else "",
+        value=value.canonical() if value else "", confirmed=found.confirmed, spans=found.spans,
+        reason=found.reason,
     )  # fmt: skip
-    return Scored(attempt, value)
+    return Answer(attempt, value)
 
 
 def by_canonical(cands: list[PoolCandidate]) -> dict[str, PoolCandidate]:
@@ -268,7 +268,7 @@ def test_a_text_candidate_as_an_answer_shows_its_best_span_first() -> None:
     a = article("Sales were 40 units in May. In June sales were 40 units again, and 7 in July.")
     q = question("How many units were sold in June?", "40")
     forty = by_canonical(pool(q, a))["40"]
-    s = as_scored(forty, q)
+    s = as_answer(forty, q)
     assert s.attempt.span == forty.span and set(s.attempt.spans) == set(forty.spans)
     assert s.value == forty.value and not s.failed and s.attempt.sample_index == -1
 

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from experiment import cli
-from experiment.evaluate.check import check_sample
+from experiment.evaluate.confirm import confirm_sample
 from experiment.evaluate.drafts import (
     COMPUTED,
     LARGE,
@@ -72,9 +72,9 @@ def _question(text: str = CHANGE, gold: str = "$22.4 million") -> Question:
 
 
 def calc(q: Question, art: Article, text: str, i: int, flops: float = 1e6):  # type: ignore[no-untyped-def]
-    """A small-model sample drawn with the calculation prompt, checked as a run checks it."""
+    """A small-model sample drawn with the calculation prompt, confirmed as a run confirms it."""
     g = Generation(text, 100, 5, 0.1, evaluated_tokens=105, flops=flops)
-    return check_sample(Sample(q, i, i, g, cached=False, prompt=CALC), art, "small", "m", 0.7)
+    return confirm_sample(Sample(q, i, i, g, cached=False, prompt=CALC), art, "small", "m", 0.7)
 
 
 def scores(texts: tuple[str, ...], best: dict[str, float], role: str, unknown: float) -> Drafts:

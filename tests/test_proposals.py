@@ -17,13 +17,13 @@ from experiment.evaluate.proposals import (
     RATIO,
     SUM,
     Proposal,
-    as_scored,
+    as_answer,
     propose,
     stated_scale,
 )
 from experiment.evaluate.registry import QuestionSamples
 from experiment.records import Article, Question
-from experiment.verify.derive import check_derivation
+from experiment.verify.derive import confirm_derivation
 
 TABLE = """Revenue by segment ($ in millions):
 
@@ -104,7 +104,7 @@ def test_each_operation_over_the_cells_the_question_names(
 ) -> None:
     p = first(question)
     assert (p.operation, p.derivation) == (operation, derivation)
-    assert check_derivation(p.derivation, TABLE).confirmed
+    assert confirm_derivation(p.derivation, TABLE).confirmed
 
 
 def test_the_average_over_a_span_of_three_columns() -> None:
@@ -154,7 +154,7 @@ def test_a_decrease_is_right_either_way_and_a_change_only_with_its_sign() -> Non
 def test_a_table_scale_reads_the_result_in_it() -> None:
     q = _question("What was the change in hardware revenue from 2018 to 2019?")
     p = first(q.text)
-    s = as_scored(p, q, _article(TABLE))
+    s = as_answer(p, q, _article(TABLE))
     assert s.value is not None and s.value.low == pytest.approx(22.4e6)
     assert s.written is not None and s.written.low == pytest.approx(22.4)
     assert right(q.text, "22.4 million") and right(q.text, "$22.4 million")
@@ -198,7 +198,7 @@ def test_prose_operands_from_one_sentence() -> None:
 def test_every_proposal_passes_check_derivation(question: str) -> None:
     for text in (TABLE, PROSE):
         for p in propose(question, text):
-            d = check_derivation(p.derivation, text)
+            d = confirm_derivation(p.derivation, text)
             assert d.confirmed, (p.derivation, d.reason)
             assert len(p.operands) <= MAX_OPERANDS
             for o in p.operands:

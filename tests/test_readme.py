@@ -74,7 +74,7 @@ def test_factqa_report_writes_the_bundled_row_of_the_answer(
     data = json.loads(manifest.read_text())
     data["bundled"] = True
     manifest.write_text(json.dumps(data))
-    monkeypatch.setattr("experiment.report.run.check_outputs", lambda path, m: None)
+    monkeypatch.setattr("experiment.report.run.validate_outputs", lambda path, m: None)
     readme = tmp_path / "README.md"
     readme.write_text(README.read_text(encoding="utf-8"), encoding="utf-8")
     res = runner.invoke(cli.app, ["report", str(fake_run), "--readme", str(readme)])

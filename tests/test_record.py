@@ -16,8 +16,8 @@ import pytest
 from experiment.errors import InputError
 from experiment.record.columns import QUESTION_FACTS, TABLES, question_columns
 from experiment.record.migrate import FORMAT_VERSION, migrate
-from experiment.report.checked import checked_attempts, checked_run
 from experiment.report.run import load_run
+from experiment.report.validate import validated_attempts, validated_run
 
 FIXTURES = Path(__file__).parent / "fixtures"
 V0 = FIXTURES / "run_v0"
@@ -25,8 +25,8 @@ V0 = FIXTURES / "run_v0"
 
 def _figures(path: Path) -> dict[str, Any]:
     """What the fixture's expected.json records, computed from the folder at `path`."""
-    run = checked_run(path)
-    a = checked_attempts(run)
+    run = validated_run(path)
+    a = validated_attempts(run)
     q = run.questions
     return {
         "k": run.k,
@@ -72,7 +72,7 @@ def test_a_folder_written_before_format_version_gives_the_same_figures() -> None
 
 
 def test_the_fixture_is_read_through_migrate() -> None:
-    run = checked_run(V0)
+    run = validated_run(V0)
     assert run.written_in == 0 and run.manifest.format_version == FORMAT_VERSION
     assert run.manifest.config.k == 2 and run.manifest.machine.cpu_count >= 1
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from experiment.evaluate.answer import Answer
 from experiment.evaluate.answer_type import asked_type, candidate_types, type_fit
 from experiment.evaluate.evidence import QuestionView
 from experiment.evaluate.features import FEATURES, candidates
@@ -20,7 +21,6 @@ from experiment.evaluate.methods import (
     method_names,
     routing_curve,
 )
-from experiment.evaluate.scored import Scored
 from experiment.evaluate.selector import (
     CHECKED,
     PACKAGED,
@@ -37,7 +37,7 @@ from experiment.importers.layout import select as select_rows
 from experiment.importers.split import half_of
 from experiment.records import Article, Attempt, Question
 from experiment.values.normalize import parse_value
-from experiment.verify.answer import check_text
+from experiment.verify.answer import confirm_text
 
 TEXT = (
     "OrigoTech was founded in 2009 by two engineers in Tampere. "
@@ -52,18 +52,18 @@ STAFF = Question(
 )
 
 
-def sample(q: Question, text: str, i: int, logprob: float | None = None) -> Scored:
-    """A small-model sample checked against ARTICLE, as a run checks it."""
-    check = check_text(text, TEXT, q.text, q.kind)
-    value = check.best.value if check.best else None
+def sample(q: Question, text: str, i: int, logprob: float | None = None) -> Answer:
+    """A small-model sample confirmed in ARTICLE, as a run confirms it."""
+    found = confirm_text(text, TEXT, q.text, q.kind)
+    value = found.best.value if found.best else None
     attempt = Attempt(
         question_id=q.id, article_id="a1", role="small", model="m", sample_index=i, seed=i,
         temperature=0.7, raw_text=text, prompt_tokens=10, completion_tokens=2, seconds=0.1,
-        cached=False, answer=check.best.text if check.best else "",
-        value=value.canonical() if value else "", confirmed=check.confirmed, spans=check.spans,
-        reason=check.reason, logprob=logprob,
+        cached=False, answer=found.best.text if found.best else "",
+        value=value.canonical() if value else "", confirmed=found.confirmed, spans=found.spans,
+        reason=found.reason, logprob=logprob,
     )  # fmt: skip
-    return Scored(attempt, value)
+    return Answer(attempt, value)
 
 
 # -- answer types -------------------------------------------------------------------------------

@@ -239,20 +239,20 @@ def test_the_selector_section_states_what_the_shipped_file_records() -> None:
 def test_large_at_1_records_the_prefix_its_call_read_from_the_cache() -> None:
     from dataclasses import replace
 
+    from experiment.evaluate.answer import Answer
     from experiment.evaluate.methods import with_prefix
-    from experiment.evaluate.scored import Scored
     from experiment.generate.models.cost import ModelShape
     from experiment.records import Attempt
 
     shape = ModelShape(2, 8, 8, 100, 2000, 1000)
     base = Attempt("q", "a", "large", "m", 0, 0, 0.0, "5", 1000, 5, 0.1, False, "5", "5")
-    later = Scored(replace(base, evaluated_tokens=105, flops=1.0), None)  # 900 read from cache
-    first = Scored(replace(base, evaluated_tokens=1005, flops=9.0), None)  # read it all
+    later = Answer(replace(base, evaluated_tokens=105, flops=1.0), None)  # 900 read from cache
+    first = Answer(replace(base, evaluated_tokens=1005, flops=9.0), None)  # read it all
     answer = _answer(REFERENCE, 1.0)
     got = with_prefix(answer, later, shape)
     assert got.prefix_tokens == 900 and got.prefix_flops == shape.flops(range(900), 0)
     assert with_prefix(answer, first, shape).prefix_tokens == 0
-    unknown = Scored(replace(base, evaluated_tokens=None), None)
+    unknown = Answer(replace(base, evaluated_tokens=None), None)
     assert with_prefix(answer, unknown, shape).prefix_flops is None
     # a shape recorded in a manifest reads back
     assert ModelShape.of(shape.as_json()) == shape and ModelShape.of({}) is None

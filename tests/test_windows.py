@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from experiment.config import RunConfig
 from experiment.errors import ConfigError
-from experiment.evaluate.check import check_sample
+from experiment.evaluate.confirm import confirm_sample
 from experiment.generate.models.base import Backend, SamplingParams
 from experiment.generate.sampling import sample_question
 from experiment.generate.windows import (
@@ -109,7 +109,7 @@ def test_long_article_run_reads_one_window_and_verifies_against_the_whole() -> N
     assert samples[0].context.startswith("window ") and "tf-idf" in samples[0].context
     assert all(words(s) <= backend.n_ctx for s in backend.shown)  # the prompt fits
     assert "Karvik cost 4.2 million euros" in backend.shown[0]
-    attempt = check_sample(samples[0], art, "small", "counting", 0.7).attempt
+    attempt = confirm_sample(samples[0], art, "small", "counting", 0.7).attempt
     assert attempt.confirmed and attempt.context == samples[0].context
     start = int(samples[0].context.split("[")[1].split(":")[0])
     assert attempt.span is not None and attempt.span.start >= start  # offsets in the whole article
@@ -175,7 +175,7 @@ def test_excerpt_sample_is_verified_against_the_whole_article() -> None:
     samples = sample_question(backend, art, q, 2, SamplingParams(), 0, None, reading=Reading(1))
     assert samples[0].context == "excerpt 1/5 sentences tf-idf"
     assert "1998" not in backend.shown[0] and "40 million euros" in backend.shown[0]
-    attempt = check_sample(samples[0], art, "small", "counting", 0.7).attempt
+    attempt = confirm_sample(samples[0], art, "small", "counting", 0.7).attempt
     assert attempt.confirmed and attempt.span is not None
     # offsets in the whole article, not in the excerpt
     assert PLANT[attempt.span.start : attempt.span.end] == attempt.span.text

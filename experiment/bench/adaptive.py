@@ -40,7 +40,7 @@ from experiment.bench.app import command
 from experiment.bench.harness import RESULTS_MD, ROOT, NoWriteOpt
 from experiment.config import RunConfig
 from experiment.corpus import load_articles, load_questions
-from experiment.evaluate.check import checked
+from experiment.evaluate.confirm import confirm_samples
 from experiment.evaluate.features import candidates
 from experiment.evaluate.methods import REFERENCE, SELECTED, VERIFIED
 from experiment.evaluate.selector import learned, pick
@@ -193,7 +193,7 @@ def pipeline(
     )
     for q in questions:
         art = articles[q.article_id]
-        scored = checked(drawn[q.id], art, "small", "", params.temperature)
+        scored = confirm_samples(drawn[q.id], art, "small", "", params.temperature)
         if k > 1:
             majority([s.value for s in scored], keep=[s.attempt.confirmed for s in scored])
             pick(candidates(q, art, scored), learned())

@@ -54,7 +54,7 @@ from experiment.evaluate.pool import SAMPLE_FEATURES, bounded, pool, text_rank
 from experiment.evaluate.selector import SelectorModel, save
 from experiment.fitting import OUT, fitting_sets
 from experiment.generate.sampling import article_order
-from experiment.runner import Checked, pool_scores
+from experiment.runner import Confirmed, pool_scores
 
 EVIDENCE = tuple(f for f in FEATURES if f not in SAMPLE_FEATURES)
 VARIANTS = {
@@ -97,7 +97,7 @@ def items(v1: Path, v2: Path, tatqa: Path, per_set: int, tatqa_n: int) -> list[I
             if int(done) % 25 == 0 and done == int(done):
                 print(f"{name} {role}: {int(done)}/{total}", flush=True)
 
-        got = pool_scores(cfg, articles, questions, Checked({}, {}, {}), progress=progress)
+        got = pool_scores(cfg, articles, questions, Confirmed({}, {}, {}), progress=progress)
         assert got.drafts is not None, got.drafts_left_out
         for q in questions:
             article = articles[q.article_id]

@@ -4,7 +4,7 @@
     factqa bench html-report RUN_DIR [RUN_DIR ...] [--screenshot docs/report.png] [--scale 10]
 
 For each run: `factqa report RUN --html` (the same code), then headless Chromium opens the page
-from disk, applies the "confirmed but wrong" filter through the page's own button and checks the
+from disk, applies the "confirmed but wrong" filter through the page's own button and validates the
 visible count against the page's data. The first run is also copied with its questions repeated
 `--scale` times (new ids), to time a page of thousands of questions. The screenshot is taken of
 the first run with the filter applied. The last line is machine-readable.
@@ -32,7 +32,7 @@ from experiment.report.html import write_html
 from experiment.report.run import load_run
 
 
-def check(page: Path, screenshot: Path | None) -> tuple[float, int]:
+def open_page(page: Path, screenshot: Path | None) -> tuple[float, int]:
     """(load seconds, questions shown under "confirmed but wrong") for one page."""
     from selenium.webdriver.common.by import By
 
@@ -78,7 +78,7 @@ def _run(args: SimpleNamespace) -> None:
         t0 = time.perf_counter()
         page = write_html(run)
         render = time.perf_counter() - t0
-        load, wrong = check(page, args.screenshot if i == 0 else None)
+        load, wrong = open_page(page, args.screenshot if i == 0 else None)
         size = page.stat().st_size / 2**20
         print(f"{run.name}: {size:.1f} MiB, rendered in {render:.1f} s, loaded in {load:.2f} s; "
               f"{wrong} confirmed but wrong")  # fmt: skip
@@ -87,7 +87,7 @@ def _run(args: SimpleNamespace) -> None:
         big = scaled_copy(args.runs[0], args.scale, Path(tmp) / "scaled")
         n = len(load_run(big).questions)
         page = write_html(big)  # the copy's manifest names the run's own articles folder
-        load, _ = check(page, None)
+        load, _ = open_page(page, None)
         size = page.stat().st_size / 2**20
         print(f"{n:,} questions: {size:.1f} MiB, loaded in {load:.2f} s")
         line.append(f"q{n}_mib={size:.2f} q{n}_load_s={load:.2f}")

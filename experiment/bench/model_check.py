@@ -38,9 +38,9 @@ import typer
 from experiment.bench.app import command
 from experiment.bench.harness import RESULTS_MD, NoWriteOpt, SquadV1Arg, SquadV2Arg
 from experiment.config import RunConfig
+from experiment.evaluate.answer import Answer
 from experiment.evaluate.features import FEATURES, ConfirmedAnswer, candidates
 from experiment.evaluate.judge import gold_of, sample_right
-from experiment.evaluate.scored import Scored
 from experiment.evaluate.selector import out_of_fold
 from experiment.evaluate.vote import same_answer
 from experiment.fitting import OUT, fitting_samples, fitting_sets
@@ -50,7 +50,7 @@ from experiment.generate.prompts import messages_for
 from experiment.records import Article, Generation, Question
 from experiment.report.markdown import update_section
 from experiment.runner import llama_factory
-from experiment.verify.answer import check_text
+from experiment.verify.answer import confirm_text
 
 RESULTS = RESULTS_MD
 CHOICE = SamplingParams(temperature=0.0, top_p=1.0, top_k=1, max_tokens=24)
@@ -124,7 +124,7 @@ def ask(
     model: Callable[[Messages, SamplingParams], Generation],
     q: Question,
     article: Article,
-    small: list[Scored],
+    small: list[Answer],
     cands: list[ConfirmedAnswer],
 ) -> Asked:
     gold = gold_of(q)
@@ -137,7 +137,7 @@ def ask(
         sampling_s=sum(s.attempt.seconds for s in small),
     )
     g = model(choice_messages(article, q, [s.attempt.answer for s in shown]), CHOICE)
-    best = check_text(g.text, article.text, q.text, q.kind).best
+    best = confirm_text(g.text, article.text, q.text, q.kind).best
     out.chosen = [float(best is not None and same_answer(best.value, c.value)) for c in cands]
     out.choice_s = g.seconds
     for c, s in zip(cands, shown, strict=True):

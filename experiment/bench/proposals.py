@@ -18,7 +18,7 @@ gold stated in the passage) whose wording asks for a computation or not: the sha
 among all proposals (`evaluate/proposals.propose`), among the kept top N, ranked first (=
 `text-derived`'s accuracy on them, run through the registry); the share whose wording asks for
 no computation (`asks_computation`: no proposal is built); a candidate is the gold by
-`judge.judge`, as `text-derived` gives it (`proposals.as_scored`).
+`judge.judge`, as `text-derived` gives it (`proposals.as_answer`).
 
 Where the gold was proposed and not first, the loss, comparing the first proposal with the best
 ranked gold one: `operation` (another operation), `row` (operands of another line: a table row
@@ -69,7 +69,7 @@ from experiment.evaluate.methods import (
     TEXT_DERIVED,
 )
 from experiment.evaluate.proposal_pool import is_computed
-from experiment.evaluate.proposals import KEEP_N, MAX_PROPOSALS, Proposal, as_scored, propose
+from experiment.evaluate.proposals import KEEP_N, MAX_PROPOSALS, Proposal, as_answer, propose
 from experiment.evaluate.registry import QuestionSamples
 from experiment.importers.service import import_dataset
 from experiment.records import Article, Question
@@ -174,7 +174,7 @@ def _flops_ratio(run: Run, names: dict[str, str]) -> float | None:
 
 
 def is_gold(p: Proposal, q: Question, gold: Sequence[Gold], article: Article) -> bool:
-    s = as_scored(p, q, article)
+    s = as_answer(p, q, article)
     return judge(s.value, q, gold, s.attempt.raw_text, False, s.written)
 
 

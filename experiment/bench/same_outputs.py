@@ -5,7 +5,7 @@
 For each export (attempts, questions, summary, curves, routing, blind spots, agreement,
 disagreements): "byte-identical", or the columns added and removed and, per column both have,
 how many cells differ with the first examples. Used to show that a change of the code behaves
-as before: re-score a run from the generation cache with the new code and compare. It compares
+as before: rerun a run from the generation cache with the new code and compare. It compares
 files as text on purpose (a reader of a run's results uses `experiment.report.run.load_run`).
 The last line is machine-readable: `identical=N differ=M`.
 """

@@ -33,7 +33,7 @@ from experiment.bench.app import command
 from experiment.bench.harness import RESULTS_MD, ROOT, NoWriteOpt, corpus
 from experiment.config import RunConfig
 from experiment.errors import ConfigError
-from experiment.evaluate.check import check_sample
+from experiment.evaluate.confirm import confirm_sample
 from experiment.evaluate.methods import REFERENCE, VERIFIED
 from experiment.generate.models.base import GREEDY, SamplingParams
 from experiment.generate.models.catalog import DEFAULT_LARGE, DEFAULT_SMALL
@@ -105,7 +105,7 @@ def _run(args: SimpleNamespace) -> int:
         t0 = time.perf_counter()
         dt_gen, gens = timed(small, messages_for(article, q), params, seeds(q), False)
         for i, g in enumerate(gens):
-            check_sample(Sample(q, i, seeds(q)[i], g, False), article, "small", small.name, 0.7)
+            confirm_sample(Sample(q, i, seeds(q)[i], g, False), article, "small", small.name, 0.7)
         t_pipe += time.perf_counter() - t0
         t_backend += dt_gen
     overhead = t_backend / (small.perf_ms() / 1000)

@@ -4,7 +4,7 @@
 
 Each article is the bundled articles (articles/*.md) repeated up to SIZE_MB megabytes, so every
 size has the same density of figures, dates and tables. One `factqa verify --article` check
-(`verify.answer.check_text`, an answer the text does not state, so the near-miss search runs too)
+(`verify.answer.confirm_text`, an answer the text does not state, so the near-miss search runs too)
 is timed cold: every cache emptied first. All sizes are measured in one run, on one machine, so
 their ratio is meaningful; linear scanning gives a ratio near the ratio of the sizes.
 
@@ -25,7 +25,7 @@ from experiment.bench.app import command
 from experiment.bench.harness import ROOT
 from experiment.values.normalize import scan
 from experiment.values.tables import _read, article_mentions, parse_tables
-from experiment.verify.answer import check_text
+from experiment.verify.answer import confirm_text
 from experiment.verify.injection import instruction_ranges
 
 ANSWER = "12,345,679 tonnes"  # in no bundled article
@@ -39,19 +39,19 @@ def article(size_mb: float) -> str:
 
 
 def scan_seconds(text: str) -> float:
-    """One cold check of `ANSWER` against `text`, in seconds of wall time."""
+    """One cold confirmation of `ANSWER` in `text`, in seconds of wall time."""
     return scan_times(text)[0]
 
 
 def scan_times(text: str) -> tuple[float, float]:
-    """One cold check of `ANSWER` against `text`: seconds of wall time and of this process's CPU
+    """One cold confirmation of `ANSWER` in `text`: seconds of wall time and of this process's CPU
     time (the second does not count what other jobs on the machine take)."""
     for cached in (scan, article_mentions, parse_tables, _read, instruction_ranges):
         cached.cache_clear()
     start, cpu = time.perf_counter(), time.process_time()
-    check = check_text(ANSWER, text, "", "figure")
+    found = confirm_text(ANSWER, text, "", "figure")
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-    assert not check.confirmed, "the probe answer must not be in the bundled articles"
+    assert not found.confirmed, "the probe answer must not be in the bundled articles"
     return seconds, cpu
 
 

@@ -26,9 +26,9 @@ import typer
 from experiment.bench.app import command
 from experiment.bench.harness import corpus
 from experiment.config import RunConfig
+from experiment.evaluate.answer import Answer
 from experiment.evaluate.evidence import index
 from experiment.evaluate.features import candidates
-from experiment.evaluate.scored import Scored
 from experiment.evaluate.selector import learned, pick
 from experiment.records import Attempt, Question
 from experiment.report.run import load_run
@@ -36,7 +36,7 @@ from experiment.values.canonical import DateValue
 from experiment.values.normalize import scan
 
 
-def offered(q: Question, text: str) -> list[Scored]:
+def offered(q: Question, text: str) -> list[Answer]:
     """One confirmed sample per value of the question's kind that the article states."""
     out = []
     for i, m in enumerate(scan(text)):
@@ -46,7 +46,7 @@ def offered(q: Question, text: str) -> list[Scored]:
                     q.id, q.article_id, "small", "m", i, i, 0.7, m.text, 0, 0, 0.0, False,
                     m.text, v.canonical(), confirmed=True, logprob=-1.0 - i % 7,
                 )  # fmt: skip
-                out.append(Scored(attempt, v))
+                out.append(Answer(attempt, v))
                 break
     return out
 

@@ -1,4 +1,4 @@
-"""Questions without gold: the small model's methods scored against large@1's answer instead.
+"""Questions without gold: the small model's methods judged against large@1's answer instead.
 
 The comparison the user asked for is against one answer of the large model, so a question with no
 gold answer is still useful: its reference becomes large@1's answer (its value as written, or
@@ -15,15 +15,15 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from experiment.evaluate.answer import Answer
 from experiment.evaluate.methods import REFERENCE
-from experiment.evaluate.registry import Answers, MethodAnswer
-from experiment.evaluate.scored import Scored
+from experiment.evaluate.registry import MethodAnswer, MethodAnswers
 from experiment.records import UNANSWERABLE, Question
 
-SCORED_AGAINST = REFERENCE  # what questions without gold are scored against
+SCORED_AGAINST = REFERENCE  # what questions without gold are judged against (`scored_against`)
 
 
-def with_reference(q: Question, large: Scored) -> Question:
+def with_reference(q: Question, large: Answer) -> Question:
     """`q` itself when it has gold; otherwise `q` with large@1's answer as its gold."""
     if q.gold:
         return q
@@ -40,7 +40,7 @@ def _cells(a: MethodAnswer) -> tuple[str, str]:
 
 
 def disagreements(
-    questions: Sequence[Question], answers: Answers, methods: list[str]
+    questions: Sequence[Question], answers: MethodAnswers, methods: list[str]
 ) -> list[dict[str, Any]]:
     """One row per question without gold: large@1's answer and evidence beside each of
     `methods`', whether they agree; questions where any of them disagrees come first."""

@@ -23,10 +23,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from experiment.evaluate.answer import Answer
 from experiment.evaluate.features import FEATURES, ConfirmedAnswer, candidates
 from experiment.evaluate.judge import gold_of, gold_values, sample_right
-from experiment.evaluate.registry import Answers
-from experiment.evaluate.scored import Scored
+from experiment.evaluate.registry import MethodAnswers
 from experiment.evaluate.selector import learned, pick
 from experiment.records import Article, Question
 from experiment.values.canonical import DateValue, Quantity, Value
@@ -104,7 +104,7 @@ class _Where:
     rank: int | None
     ranked: tuple[tuple[ConfirmedAnswer, float], ...]
 
-    def kept(self, small: Sequence[Scored], chosen: Scored) -> tuple[float | None, Any]:
+    def kept(self, small: Sequence[Answer], chosen: Answer) -> tuple[float | None, Any]:
         """(confidence, features) of the candidate whose cluster holds `chosen`."""
         for c, score in self.ranked:
             if any(small[j] is chosen for j in c.samples):
@@ -112,7 +112,7 @@ class _Where:
         return None, None
 
 
-def _where_gold(q: Question, article: Article, small: Sequence[Scored]) -> _Where:
+def _where_gold(q: Question, article: Article, small: Sequence[Answer]) -> _Where:
     gold = gold_of(q)
     sel = pick(candidates(q, article, small), learned())
     rank = None
@@ -134,9 +134,9 @@ def _where_gold(q: Question, article: Article, small: Sequence[Scored]) -> _Wher
 
 def blind_spots(
     questions: Sequence[Question],
-    answers: Answers,
+    answers: MethodAnswers,
     methods: Sequence[str],
-    small: dict[str, Sequence[Scored]] | None = None,
+    small: dict[str, Sequence[Answer]] | None = None,
     articles: dict[str, Article] | None = None,
 ) -> list[BlindSpot]:
     """The answers of each of `methods` that the article confirmed and that are wrong, with a

@@ -42,11 +42,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TypeVar
 
+from experiment.evaluate.answer import Answer
 from experiment.evaluate.features import FEATURES
 from experiment.evaluate.large_check import UNKNOWN
 from experiment.evaluate.pool import POOL_N, SAMPLE_FEATURES, PoolCandidate, bounded, pool, ranked
 from experiment.evaluate.proposal_pool import ProposedCandidate, is_computed, proposal_pool
-from experiment.evaluate.scored import Scored
 from experiment.evaluate.selector import SelectorModel, learned
 from experiment.generate.models.base import CandidateScores
 from experiment.generate.models.cost import ModelShape
@@ -147,7 +147,7 @@ def pool_of(q: Question, prompt: str = FIGURE) -> str:
 
 
 def question_pools(
-    q: Question, article: Article, small: Sequence[Scored] = (), prompt: str = FIGURE
+    q: Question, article: Article, small: Sequence[Answer] = (), prompt: str = FIGURE
 ) -> tuple[list[PoolCandidate], list[PoolCandidate]]:
     """What the models score for a question (`pool_of`): the bounded text pool, and the pool
     merged with `small`'s confirmed samples, bounded (`merged_bounded`); for a computed one the

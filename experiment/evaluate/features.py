@@ -45,10 +45,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from experiment.evaluate.answer import Answer
 from experiment.evaluate.answer_type import asked_type, type_fit
 from experiment.evaluate.context import context_of, cover, measure_terms, period_match
 from experiment.evaluate.evidence import Alignment, QuestionView
-from experiment.evaluate.scored import Scored
 from experiment.evaluate.vote import clusters, shown
 from experiment.records import Article, Question, Span
 from experiment.values.canonical import DateValue, Quantity, Value, quantities_equal, supports
@@ -119,7 +119,7 @@ def backs(other: Value, value: Value) -> bool:
     return supports(value, other)
 
 
-def _logprob(small: Sequence[Scored], members: Sequence[int]) -> float | None:
+def _logprob(small: Sequence[Answer], members: Sequence[int]) -> float | None:
     known = [small[i].attempt.logprob for i in members if small[i].attempt.logprob is not None]
     if not known:
         return None
@@ -189,7 +189,7 @@ def evidence(
 
 
 def question_features(
-    asked: Asked, article: Article, contexts: Sequence[str], small: Sequence[Scored]
+    asked: Asked, article: Article, contexts: Sequence[str], small: Sequence[Answer]
 ) -> dict[str, float | None]:
     """The question-level features (`uncovered`, `period_absent`, `not_stated`), given every
     candidate's context text and the small model's samples (none: nothing said "not stated")."""
@@ -206,7 +206,7 @@ def question_features(
 
 
 def sample_features(
-    small: Sequence[Scored],
+    small: Sequence[Answer],
     confirmed: Sequence[int],
     members: Sequence[int],
     groups: Sequence[Sequence[int]],
@@ -239,7 +239,7 @@ def in_order(features: dict[str, float | None]) -> dict[str, float | None]:
     return {k: features[k] for k in FEATURES if k in features}
 
 
-def candidates(q: Question, article: Article, small: Sequence[Scored]) -> list[ConfirmedAnswer]:
+def candidates(q: Question, article: Article, small: Sequence[Answer]) -> list[ConfirmedAnswer]:
     """The distinct confirmed answers among `small`, in the vote's order of first appearance."""
     confirmed = [i for i, s in enumerate(small) if s.value is not None and s.attempt.confirmed]
     if not confirmed:

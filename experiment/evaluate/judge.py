@@ -34,7 +34,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from experiment.evaluate.scored import Scored
+from experiment.evaluate.answer import Answer
 from experiment.records import Question
 from experiment.values.canonical import (
     DateValue,
@@ -170,6 +170,6 @@ def judge(
     return any(value_right(v, g, q.text, answer_text) for v in readings for g in gold)
 
 
-def sample_right(s: Scored, q: Question, gold: Sequence[Gold]) -> bool:
+def sample_right(s: Answer, q: Question, gold: Sequence[Gold]) -> bool:
     """Whether one sample's answer to `q` is right by the judge."""
     return judge(s.value, q, gold, s.attempt.raw_text, s.abstained, s.written)

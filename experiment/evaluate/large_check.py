@@ -25,10 +25,10 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from experiment.evaluate.answer import Answer
 from experiment.evaluate.context import cell_at
 from experiment.evaluate.evidence import index
 from experiment.evaluate.features import ConfirmedAnswer
-from experiment.evaluate.scored import Scored
 from experiment.generate.models.base import CandidateScores, Messages
 from experiment.generate.prompts import messages_for
 from experiment.records import Article, Question, known_sum
@@ -89,7 +89,7 @@ def evidence_score(margin: float) -> float:
     return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, margin))))
 
 
-def candidate_text(small: Sequence[Scored], candidate: ConfirmedAnswer) -> str:
+def candidate_text(small: Sequence[Answer], candidate: ConfirmedAnswer) -> str:
     """The form the small model wrote most often for this candidate (the earliest on a tie)."""
     written = [small[i].attempt.raw_text.strip() for i in candidate.samples]
     counts = Counter(written)
@@ -128,7 +128,7 @@ def probes(
     question: Question,
     article: Article,
     candidates: Sequence[ConfirmedAnswer],
-    small: Sequence[Scored],
+    small: Sequence[Answer],
     whole: Messages,
     prompt: str,
 ) -> list[Probe]:
@@ -155,7 +155,7 @@ def probes(
 def decide(
     mode: str,
     candidates: Sequence[ConfirmedAnswer],
-    small: Sequence[Scored],
+    small: Sequence[Answer],
     calls: Sequence[Probe],
     scores: Sequence[CandidateScores],
     threshold: float | None = None,

@@ -16,7 +16,7 @@ from the same samples (nothing regenerated).
 - cascade@B%         small-selected@k, except that the B % of questions with the lowest selector
                      confidence get large@1's answer instead (`routed`)
 - cascade-derived@20%  small-derived@k, except that the 20 % of questions whose vote agrees least
-                     (a checked calculation's agreement where there is one) get large@1's answer
+                     (a confirmed calculation's agreement where there is one) get large@1's answer
 - large-checks@k     the large model's most probable among the small model's confirmed candidates
                      and "unknown", on the large@1 prompt (`large_check`, whole); it abstains on
                      "unknown" and where nothing was confirmed
@@ -46,7 +46,7 @@ from the same samples (nothing regenerated).
                      get large@1's answer instead
 - small-text-derived@k  for a question the run routes to the calculation prompt (`auto`,
                      `calc`): the small model scores the kept proposals' results after its
-                     sampling prompt; over them merged with its own checked calculations, the
+                     sampling prompt; over them merged with its own confirmed calculations, the
                      most probable, near ties by votes then the model-free rank
                      (`drafts.derived_pick`); "unknown" abstains. The stated pool's three
                      methods abstain on such a question, and these two on every other
@@ -64,6 +64,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from experiment.evaluate.answer import Answer
 from experiment.evaluate.drafts import (
     COMPUTED,
     STATED,
@@ -81,22 +82,21 @@ from experiment.evaluate.drafts import SMALL as SMALL_ROLE
 from experiment.evaluate.features import ConfirmedAnswer
 from experiment.evaluate.judge import gold_of
 from experiment.evaluate.large_check import EVIDENCE, LARGE_EVIDENCE, WHOLE, Check, evidence_score
-from experiment.evaluate.pool import PoolCandidate, as_scored, bounded, pool, ranked, text_rank
+from experiment.evaluate.pool import PoolCandidate, as_answer, bounded, pool, ranked, text_rank
 from experiment.evaluate.proposal_pool import ProposedCandidate, proposal_pool
-from experiment.evaluate.proposals import as_scored as proposal_answer
+from experiment.evaluate.proposals import as_answer as proposal_answer
 from experiment.evaluate.proposals import propose
 from experiment.evaluate.registry import (
     REGISTRY,
-    Answers,
     Choice,
     Method,
     MethodAnswer,
+    MethodAnswers,
     QuestionSamples,
     Spend,
     known_sum,
     sample_right,
 )
-from experiment.evaluate.scored import Scored
 from experiment.evaluate.selector import RULE, SelectorModel, learned, learned_checked, pick
 from experiment.evaluate.vote import majority
 from experiment.generate.models.cost import ModelShape
@@ -124,18 +124,18 @@ def _first(qs: QuestionSamples) -> Choice:
     return Choice(first if first.value is not None else None, qs.small[:1], failed=first.failed)
 
 
-def _vote(qs: QuestionSamples, checked: bool, derived: bool = False) -> Choice:
-    """The majority of the small model's samples: all of them, or (`checked`) those the article
+def _vote(qs: QuestionSamples, confirmed: bool, derived: bool = False) -> Choice:
+    """The majority of the small model's samples: all of them, or (`confirmed`) those the article
     confirms; with `derived`, those whose working the derivation checker confirms where there
-    are any (a question whose samples show a checked calculation is answered by calculation,
+    are any (a question whose samples show a confirmed calculation is answered by calculation,
     not by the stated figure beside it: +5 of 80 on DROP dev's fitting part, docs/RESULTS.md
     "calculator"), else the confirmed ones."""
     values = [s.value for s in qs.small]
     abstentions = [s.abstained for s in qs.small]
-    if checked:
+    if confirmed:
         keep = [s.attempt.confirmed for s in qs.small]
         if derived and any(s.attempt.derived for s in qs.small):
-            keep = [s.attempt.derived for s in qs.small]  # a checked working outranks a figure
+            keep = [s.attempt.derived for s in qs.small]  # a confirmed working outranks a figure
         vote = majority(values, keep=keep, abstentions=abstentions)
     else:
         vote = majority(values, abstain_votes=True, abstentions=abstentions)
@@ -144,15 +144,15 @@ def _vote(qs: QuestionSamples, checked: bool, derived: bool = False) -> Choice:
 
 
 def _majority(qs: QuestionSamples) -> Choice:
-    return _vote(qs, checked=False)
+    return _vote(qs, confirmed=False)
 
 
 def _verified(qs: QuestionSamples) -> Choice:
-    return _vote(qs, checked=True)
+    return _vote(qs, confirmed=True)
 
 
 def _derived(qs: QuestionSamples) -> Choice:
-    return _vote(qs, checked=True, derived=True)
+    return _vote(qs, confirmed=True, derived=True)
 
 
 def _pass(qs: QuestionSamples) -> Choice:
@@ -209,7 +209,7 @@ def _cascade(qs: QuestionSamples) -> Choice:
 
 def _routed(
     questions: Sequence[Question],
-    answers: Answers,
+    answers: MethodAnswers,
     k: int,
     method: Method,
 ) -> dict[str, MethodAnswer]:
@@ -264,7 +264,7 @@ def _text_only(qs: QuestionSamples) -> Choice:
     if not top or top[0][1] < model.threshold:
         return Choice(None, [], 0.0, top[0][1] if top else 0.0)
     best, score = top[0]
-    return Choice(as_scored(best, qs.question), [], 1.0, score)
+    return Choice(as_answer(best, qs.question), [], 1.0, score)
 
 
 LARGE_1 = REGISTRY.register(Method("large@1", LARGE, _large))
@@ -354,17 +354,17 @@ def _whole_call(drafts: Drafts) -> Spend:
     return Spend(drafts.prompt_tokens, drafts.seconds, drafts.evaluated_tokens, drafts.flops)
 
 
-def _text_answer(qs: QuestionSamples, c: PoolCandidate) -> Scored:
+def _text_answer(qs: QuestionSamples, c: PoolCandidate) -> Answer:
     """A candidate no sample gives, as the answer: a proposal's derivation, its working shown
-    (`proposals.as_scored`), or the article's own form of a stated value (`pool.as_scored`)."""
+    (`proposals.as_answer`), or the article's own form of a stated value (`pool.as_answer`)."""
     if isinstance(c, ProposedCandidate) and c.proposal is not None:
         assert qs.article is not None
         return proposal_answer(c.proposal, qs.question, qs.article)
-    return as_scored(c, qs.question)
+    return as_answer(c, qs.question)
 
 
 def _scored_choice(
-    qs: QuestionSamples, got: Ranked, drafts: Drafts, paid: Sequence[Scored], spend: Spend
+    qs: QuestionSamples, got: Ranked, drafts: Drafts, paid: Sequence[Answer], spend: Spend
 ) -> Choice:
     """A scored pool's pick as a method's choice: a sampled candidate is given as its shown
     sample, a text one as the text drafts it (`_text_answer`)."""
@@ -478,7 +478,7 @@ def method_names(k: int, selected: bool = True, checks: bool = False) -> list[st
     return REGISTRY.names(k, inputs(selected, checks and selected))
 
 
-def question_facts(q: Question, article: Article, small: Sequence[Scored]) -> dict[str, object]:
+def question_facts(q: Question, article: Article, small: Sequence[Answer]) -> dict[str, object]:
     """What the verifier could and did do for one question, whatever the method.
 
     - gold_in_text: the article states a gold value (false for computed answers, e.g. DROP sums);
@@ -512,8 +512,8 @@ def inputs(
 
 def answer_methods(
     q: Question,
-    small: Sequence[Scored],
-    large: Scored,
+    small: Sequence[Answer],
+    large: Answer,
     k: int,
     article: Article | None = None,
     selector: SelectorModel | None = None,
@@ -545,7 +545,7 @@ def answer_methods(
 
 def routed(
     questions: Sequence[Question],
-    answers: Answers,
+    answers: MethodAnswers,
     share: float,
     base: str,
     to: str = REFERENCE,
@@ -588,7 +588,7 @@ def routed(
     return out
 
 
-def with_prefix(answer: MethodAnswer, large: Scored, shape: ModelShape | None) -> MethodAnswer:
+def with_prefix(answer: MethodAnswer, large: Answer, shape: ModelShape | None) -> MethodAnswer:
     """large@1's `answer` with the article prefix its call read from the cache: the prompt and
     answer tokens less those it evaluated (a token of slack: the last answer token is not
     always decoded), its FLOPs at positions 0.. by the model's `shape` (None: unknown)."""
@@ -602,7 +602,7 @@ def with_prefix(answer: MethodAnswer, large: Scored, shape: ModelShape | None) -
 
 
 def add_routed(
-    questions: Sequence[Question], answers: Answers, k: int, has: frozenset[str] | None = None
+    questions: Sequence[Question], answers: MethodAnswers, k: int, has: frozenset[str] | None = None
 ) -> None:
     """Add every routed method (cascade@B%) that `has` allows to `answers` (default: all but
     the ones that route to the large model's checks)."""
@@ -612,7 +612,7 @@ def add_routed(
 
 
 def routing_curve(
-    questions: Sequence[Question], answers: Answers, k: int
+    questions: Sequence[Question], answers: MethodAnswers, k: int
 ) -> list[dict[str, float | int | str]]:
     """Accuracy against the share of questions sent to the large model, 0 to 100 % in steps of
     5 %, for each router's confidence (the learned selector's first)."""
@@ -638,8 +638,8 @@ CURVE_COLUMNS = ("k", "method", "accuracy", "coverage", "flops", "seconds")
 
 def k_curve(
     questions: Sequence[Question],
-    small: dict[str, Sequence[Scored]],
-    large: dict[str, Scored],
+    small: dict[str, Sequence[Answer]],
+    large: dict[str, Answer],
     k: int,
     articles: dict[str, Article] | None = None,
 ) -> list[dict[str, float | int | str]]:

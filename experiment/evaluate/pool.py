@@ -45,6 +45,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
+from experiment.evaluate.answer import Answer
 from experiment.evaluate.features import (
     Asked,
     evidence,
@@ -52,7 +53,6 @@ from experiment.evaluate.features import (
     question_features,
     sample_features,
 )
-from experiment.evaluate.scored import Scored
 from experiment.evaluate.selector import SelectorModel, learned
 from experiment.evaluate.vote import clusters, shown
 from experiment.records import Article, Attempt, Question, Span
@@ -168,7 +168,7 @@ def _text_pick(members: Sequence[Stated]) -> Stated:
 
 
 def pool(
-    q: Question, article: Article, small: Sequence[Scored] = (), asked: Asked | None = None
+    q: Question, article: Article, small: Sequence[Answer] = (), asked: Asked | None = None
 ) -> list[PoolCandidate]:
     """The question's whole pool (module docstring): the sampled clusters in the vote's order of
     first appearance, then the text's own in the order the article states them."""
@@ -298,9 +298,9 @@ def text_attempt(
     )
 
 
-def as_scored(c: PoolCandidate, q: Question) -> Scored:
+def as_answer(c: PoolCandidate, q: Question) -> Answer:
     """A text candidate as the answer a method gives (`text_attempt`), its evidence span shown
     first."""
     others = tuple(s for s in c.spans if s != c.span)
     attempt = text_attempt(q, c.text, c.text, c.canonical, (c.span, *others))
-    return Scored(attempt, c.value, c.written)
+    return Answer(attempt, c.value, c.written)

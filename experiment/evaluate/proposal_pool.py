@@ -27,6 +27,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from experiment.evaluate.answer import Answer
 from experiment.evaluate.pool import CURRENCIES, Origin, PoolCandidate, scaled_form
 from experiment.evaluate.proposals import (
     AVERAGE,
@@ -38,8 +39,7 @@ from experiment.evaluate.proposals import (
     propose,
     result_scale,
 )
-from experiment.evaluate.proposals import as_scored as proposal_answer
-from experiment.evaluate.scored import Scored
+from experiment.evaluate.proposals import as_answer as proposal_answer
 from experiment.evaluate.vote import clusters, shown
 from experiment.generate.prompts import CALC, prompt_for
 from experiment.records import Article, Question, Span
@@ -91,8 +91,8 @@ def result_text(p: Proposal, text: str) -> str:
     return scaled_form(figure, value, Quantity(low, low, unit))
 
 
-def _voting(small: Sequence[Scored]) -> list[int]:
-    """The samples small-derived@k votes among: those with a checked working where any has
+def _voting(small: Sequence[Answer]) -> list[int]:
+    """The samples small-derived@k votes among: those with a confirmed working where any has
     one, else the confirmed ones (answered, in either case)."""
     derived = [i for i, s in enumerate(small) if s.value is not None and s.attempt.derived]
     if derived:
@@ -101,7 +101,7 @@ def _voting(small: Sequence[Scored]) -> list[int]:
 
 
 def proposal_pool(
-    q: Question, article: Article, small: Sequence[Scored] = (), n: int = KEEP_N
+    q: Question, article: Article, small: Sequence[Answer] = (), n: int = KEEP_N
 ) -> list[ProposedCandidate]:
     """The question's computed pool (module docstring): the kept top `n` proposals merged with
     `small`'s calculations, in the best proposal's rank order, then the values only samples
@@ -123,11 +123,11 @@ def proposal_pool(
 
 def _candidate(
     article: Article,
-    small: Sequence[Scored],
+    small: Sequence[Answer],
     sampled: list[int],
     index: int | None,
     proposals: Sequence[Proposal],
-    drafted: Sequence[Scored],
+    drafted: Sequence[Answer],
     rank: int | None,
 ) -> ProposedCandidate:
     """One cluster as a candidate: the sample it shows where any is sampled, else its best
@@ -164,7 +164,7 @@ def _candidate(
     )
 
 
-def _sample_text(s: Scored) -> str:
+def _sample_text(s: Answer) -> str:
     """A sample's answer as written with its scale (a calculation's result over scaled cells:
     "$22.4 million")."""
     answer = s.attempt.answer

@@ -27,7 +27,7 @@ TAT-QA's TagOp picks cells and an operator:
 
 Each proposal is a derivation `RESULT = EXPRESSION` (the figures as the article writes them,
 without currency symbols or accounting parentheses; the result to `CALC_PLACES` decimals) that
-`verify/derive.check_derivation` confirms: `propose` keeps only those it confirms, so every
+`verify/derive.confirm_derivation` confirms: `propose` keeps only those it confirms, so every
 proposal is confirmed by construction and its working is the evidence shown. A sum, difference
 or average of table cells is read in their table's scale, else in the one scale the article
 states for its figures ("All figures shown in thousands"), the figure as computed kept as
@@ -60,10 +60,10 @@ from decimal import Decimal
 from functools import lru_cache
 from itertools import combinations, permutations
 
+from experiment.evaluate.answer import Answer
 from experiment.evaluate.context import cover, measure_terms
 from experiment.evaluate.evidence import index, terms
 from experiment.evaluate.pool import text_attempt
-from experiment.evaluate.scored import Scored
 from experiment.records import Article, Question, Span
 from experiment.values.canonical import DateValue, Quantity
 from experiment.values.normalize import outermost, scan
@@ -78,7 +78,7 @@ from experiment.values.tables import (
     read_scale,
     scaled_reading,
 )
-from experiment.verify.derive import CALC_PLACES, Derivation, check_derivation
+from experiment.verify.derive import CALC_PLACES, Derivation, confirm_derivation
 from experiment.verify.operation import asked_shapes
 
 MAX_OPERANDS = 3  # figures in one proposal
@@ -137,14 +137,14 @@ class Operand:
 @dataclass(frozen=True)
 class Proposal:
     """One candidate calculation: its derivation, what it does and over which operands, the
-    checker's verdict and the model-free score."""
+    article's verdict on it (`confirmed`) and the model-free score."""
 
     derivation: str  # RESULT = EXPRESSION
     result: str
     expression: str
     operation: str
     operands: tuple[Operand, ...]
-    checked: Derivation | None = None  # the checker's verdict (set once it is among the best)
+    confirmed: Derivation | None = None  # the confirmed derivation (set once among the best)
     score: float = 0.0
     terms: dict[str, float] = field(default_factory=dict)
 
@@ -154,8 +154,8 @@ class Proposal:
 
     @property
     def value(self) -> Quantity:
-        assert self.checked is not None and self.checked.result is not None
-        return self.checked.result
+        assert self.confirmed is not None and self.confirmed.result is not None
+        return self.confirmed.result
 
 
 # --- the question ----------------------------------------------------------------------------
@@ -473,7 +473,7 @@ def _combos(ops: Sequence[Operand], operation: str) -> Iterator[tuple[Operand, .
 
 
 def propose(question: str, article: str) -> list[Proposal]:
-    """The question's proposals, confirmed by `check_derivation`, best first by the model-free
+    """The question's proposals, confirmed by `confirm_derivation`, best first by the model-free
     rank, at most `MAX_PROPOSALS`; [] where the wording asks for no computation."""
     if not asks_computation(question):
         return []
@@ -515,10 +515,10 @@ def _proposals(question: str, article: str) -> tuple[Proposal, ...]:
                         seen[derivation] = score(p, asked, relevance[i], cue, distinct)
     ranked = sorted(seen.values(), key=lambda p: (-p.score, p.operands[0].span.start))
     out: list[Proposal] = []
-    for p in ranked:  # the best first, each confirmed by the checker, until the bound
-        d = check_derivation(p.derivation, article)
+    for p in ranked:  # the best first, each confirmed in the article, until the bound
+        d = confirm_derivation(p.derivation, article)
         if d.confirmed and d.result is not None:
-            out.append(replace(p, checked=d))
+            out.append(replace(p, confirmed=d))
             if len(out) == MAX_PROPOSALS:
                 break
     return tuple(out)
@@ -683,7 +683,7 @@ def result_scale(p: Proposal, text: str) -> Quantity | None:
     return Quantity(value.low * factor, value.high * factor, unit or value.unit, value.qualifier)
 
 
-def as_scored(p: Proposal, q: Question, article: Article) -> Scored:
+def as_answer(p: Proposal, q: Question, article: Article) -> Answer:
     """A proposal as the answer a method gives: its result (read in its operands' table scale
     where they are scaled cells, `result_scale`), the derivation as the working shown, no
     model paid."""
@@ -703,4 +703,4 @@ def as_scored(p: Proposal, q: Question, article: Article) -> Scored:
         derived=True,
         operand_spans=spans,
     )
-    return Scored(attempt, value, written)
+    return Answer(attempt, value, written)

@@ -1,7 +1,7 @@
 """The method registry: every way of choosing an answer from the same samples is one `Method`.
 
 A method has a name pattern (`small-verified@{k}`), what it needs (`NEEDS`), whether it keeps
-one answer, and one function: per question (`answer`: a question's checked samples to a
+one answer, and one function: per question (`answer`: a question's confirmed samples to a
 `Choice`) or over every question (`route`: the routed cascades, which rank questions by another
 method's confidence). Everything that lists methods (the summary, curves, routing, exports,
 console, Markdown, HTML, notebook) iterates `REGISTRY`, so a new method is one `register` call;
@@ -15,12 +15,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 
+from experiment.evaluate.answer import Answer
 from experiment.evaluate.drafts import Drafts
 from experiment.evaluate.features import ConfirmedAnswer, candidates
 from experiment.evaluate.judge import Gold, gold_of, judge, sample_right
 from experiment.evaluate.large_check import Check
 from experiment.evaluate.pool import PoolCandidate, pool
-from experiment.evaluate.scored import Scored
 from experiment.evaluate.selector import SelectorModel
 from experiment.records import Article, Question, known_sum
 
@@ -39,8 +39,8 @@ class Choice:
     """What a method's function decides for one question: the sample whose answer it gives
     (None: it abstained, or `failed`), the samples it paid for, and how sure it is."""
 
-    chosen: Scored | None
-    paid: Sequence[Scored]
+    chosen: Answer | None
+    paid: Sequence[Answer]
     agreement: float = 1.0  # share of the k samples that give the chosen value (1: one answer)
     confidence: float | None = None  # the method's own confidence; None: its agreement
     large_calls: int = 0
@@ -62,7 +62,7 @@ class Spend:
 @dataclass(frozen=True)
 class MethodAnswer:
     method: str
-    chosen: Scored | None  # the sample whose answer is given; None when there is none
+    chosen: Answer | None  # the sample whose answer is given; None when there is none
     correct: bool
     agreement: float  # share of the samples that give the chosen value
     confidence: float  # what the routed cascades and risk-coverage rank answers by
@@ -96,12 +96,12 @@ class MethodAnswer:
 
 @dataclass
 class QuestionSamples:
-    """One question's checked samples, as every method's function reads them: the first k of
+    """One question's confirmed samples, as every method's function reads them: the first k of
     the small model's, the large model's answer, the article when the selectors need it."""
 
     question: Question
-    small: list[Scored]
-    large: Scored | None  # None where only the small model answered (`factqa ask`)
+    small: list[Answer]
+    large: Answer | None  # None where only the small model answered (`factqa ask`)
     k: int
     article: Article | None = None
     selector: SelectorModel | None = None  # None: the shipped one
@@ -126,7 +126,7 @@ class QuestionSamples:
         return pool(self.question, self.article)
 
     @property
-    def large_answer(self) -> Scored:
+    def large_answer(self) -> Answer:
         """The large model's answer, for the methods that need it."""
         assert self.large is not None, "this method needs the large model's answer"
         return self.large
@@ -135,15 +135,15 @@ class QuestionSamples:
     def all_failed(self) -> bool:
         return all(s.failed for s in self.small)
 
-    def right(self, s: Scored) -> bool:
+    def right(self, s: Answer) -> bool:
         """Whether one sample's answer is right by the judge."""
         return sample_right(s, self.question, self.gold)
 
 
-Answers = dict[str, dict[str, MethodAnswer]]  # answers[question id][method name]
+MethodAnswers = dict[str, dict[str, MethodAnswer]]  # answers[question id][method name]
 Answerer = Callable[[QuestionSamples], Choice]
 # (questions, every per-question answer, k, the routed method) -> its answer by question id
-Router = Callable[[Sequence[Question], Answers, int, "Method"], dict[str, MethodAnswer]]
+Router = Callable[[Sequence[Question], MethodAnswers, int, "Method"], dict[str, MethodAnswer]]
 
 
 @dataclass(frozen=True)

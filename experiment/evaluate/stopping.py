@@ -40,9 +40,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from experiment.errors import ConfigError
-from experiment.evaluate.check import checked
+from experiment.evaluate.answer import Answer
+from experiment.evaluate.confirm import confirm_samples
 from experiment.evaluate.features import candidates
-from experiment.evaluate.scored import Scored
 from experiment.evaluate.selector import learned, pick
 from experiment.evaluate.vote import clusters
 from experiment.generate.sampling import Sample, SampleStop
@@ -66,7 +66,7 @@ class StopRule:
         level = str(int(self.level)) if self.kind == "window" else f"{self.level:g}"
         return f"{self.kind}:{level}{NONE if self.none_counts else ''}"
 
-    def should_stop(self, q: Question, article: Article, small: Sequence[Scored]) -> bool:
+    def should_stop(self, q: Question, article: Article, small: Sequence[Answer]) -> bool:
         """Whether the samples so far (one question's, in drawing order) are enough."""
         if self.kind == "never" or not small:
             return False
@@ -116,7 +116,7 @@ def parse_rounds(text: str, k: int) -> tuple[int, ...]:
     return tuple(out)
 
 
-def _outcomes(small: Sequence[Scored], none_counts: bool) -> list[Value | None]:
+def _outcomes(small: Sequence[Answer], none_counts: bool) -> list[Value | None]:
     """The votes in drawing order: confirmed values, and None for "nothing confirmed" when it
     counts."""
     out: list[Value | None] = []
@@ -154,7 +154,7 @@ def leader_posterior(outcomes: Sequence[Value | None]) -> float:
 
 
 def _selector_sure(
-    q: Question, article: Article, small: Sequence[Scored], level: float, none_counts: bool
+    q: Question, article: Article, small: Sequence[Answer], level: float, none_counts: bool
 ) -> bool:
     picked = pick(candidates(q, article, small), learned())
     if picked.best is None:
@@ -164,19 +164,21 @@ def _selector_sure(
 
 
 def sample_stopper(rule: StopRule, articles: dict[str, Article], temperature: float) -> SampleStop:
-    """The sampler's stop callback: a question's samples so far, checked against its article,
+    """The sampler's stop callback: a question's samples so far, confirmed against its article,
     judged by `rule` (nothing but the question's own samples and article is read)."""
 
     def stop(samples: list[Sample]) -> bool:
         q = samples[0].question
         article = articles[q.article_id]
-        return rule.should_stop(q, article, checked(samples, article, "small", "", temperature))
+        return rule.should_stop(
+            q, article, confirm_samples(samples, article, "small", "", temperature)
+        )
 
     return stop
 
 
 def adaptive_facts(
-    rule: str, rounds: Sequence[int] | None, k: int, drawn: Sequence[Sequence[Scored]]
+    rule: str, rounds: Sequence[int] | None, k: int, drawn: Sequence[Sequence[Answer]]
 ) -> dict[str, object]:
     """The manifest's sampling record: the rule, the rounds (None: all k at once), mean samples,
     share stopped early."""

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from experiment.evaluate.methods import REFERENCE
-from experiment.evaluate.registry import Answers, Method, known_sum
+from experiment.evaluate.registry import Method, MethodAnswers, known_sum
 from experiment.evaluate.stats import bootstrap_ci, mcnemar_exact, paired_difference_ci
 from experiment.records import Question
 
@@ -75,7 +75,7 @@ def verdict(diff_ci_low: float, diff_ci_high: float, clusters: int, mcnemar_p: f
 
 def summarize(
     questions: Sequence[Question],
-    answers: Answers,
+    answers: MethodAnswers,
     methods: Sequence[Method],
     k: int,
 ) -> list[MethodSummary]:

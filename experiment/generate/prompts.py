@@ -5,7 +5,7 @@ Four prompts (the `prompt` setting):
 - `derive` also lets a computed answer come with its working, `RESULT = EXPRESSION` over figures
   the article writes (`experiment.verify.derive` checks it; docs/NORMALIZER.md, "Derivations");
 - `calc` asks for the calculation alone, over figures the article writes; the calculator
-  computes its result (`experiment.verify.derive.check_expression`);
+  computes its result (`experiment.verify.derive.confirm_expression`);
 - `auto` gives `calc` to a question whose wording asks for a computation
   (`experiment.values.question_kind.asks_computation`) and `figure` to every other.
 """

@@ -3,8 +3,8 @@ and TAT-QA JSON.
 
 A file that cannot be read as a whole (not UTF-8 or JSON, nested too deep, a top level of another
 shape) is refused with an `InputError` naming the file and what was expected. Every record is
-checked against its authors' schema (`schema`): a malformed one is skipped and counted by reason
-in the import summary, never turned into data.
+validated against its authors' schema (`schema.validate`): a malformed one is skipped and counted by
+reason in the import summary, never turned into data.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from experiment.importers.layout import Imported, ImportStats, shown, stated
 from experiment.importers.schema import (
     Malformed,
     any_text,
-    check,
     decode_json,
     each,
     either,
@@ -38,6 +37,7 @@ from experiment.importers.schema import (
     one_of,
     record,
     text,
+    validate,
     whole,
 )
 from experiment.importers.split import units
@@ -141,7 +141,7 @@ def read_squad(path: Path, stats: ImportStats) -> list[Imported]:
 
 
 def _squad_article(_: int, art: Any, where: str, stats: ImportStats) -> list[Imported]:
-    art = check(art, SQUAD_ARTICLE, "SQuAD article")
+    art = validate(art, SQUAD_ARTICLE, "SQuAD article")
     read = partial(_squad_paragraph, title=art["title"], stats=stats)
     return each(listed(f"{where}.paragraphs", art["paragraphs"], read), stats)
 
@@ -149,15 +149,15 @@ def _squad_article(_: int, art: Any, where: str, stats: ImportStats) -> list[Imp
 def _squad_paragraph(
     pi: int, para: Any, where: str, title: str, stats: ImportStats
 ) -> list[Imported]:
-    para = check(para, SQUAD_PARAGRAPH, "SQuAD paragraph")
+    para = validate(para, SQUAD_PARAGRAPH, "SQuAD paragraph")
     read = partial(_squad_question, title=title, pi=pi, context=para["context"])
     return each(listed(f"{where}.qas", para["qas"], read), stats)
 
 
 def _squad_answers(qa: dict[str, Any], context: str) -> tuple[str, ...]:
-    """The answer texts of a checked question: none when it is impossible, one at least else,
+    """The answer texts of a validated question: none when it is impossible, one at least else,
     each inside the context."""
-    answers = [check(a, SQUAD_ANSWER, "SQuAD answer") for a in qa["answers"]]
+    answers = [validate(a, SQUAD_ANSWER, "SQuAD answer") for a in qa["answers"]]
     if qa.get("is_impossible"):
         if answers:
             raise Malformed("SQuAD question", "answers", "given for an unanswerable question")
@@ -173,7 +173,7 @@ def _squad_answers(qa: dict[str, Any], context: str) -> tuple[str, ...]:
 def _squad_question(
     _: int, qa: Any, where: str, title: str, pi: int, context: str
 ) -> list[Imported]:
-    qa = check(qa, SQUAD_QUESTION, "SQuAD question", SQUAD_V2)
+    qa = validate(qa, SQUAD_QUESTION, "SQuAD question", SQUAD_V2)
     return [
         Imported(
             qid=qa["id"],
@@ -206,8 +206,8 @@ def drop_answer(answer: Any) -> tuple[str, str | None]:
     """A DROP typed answer as (text, kind): a `number` is a figure, a filled `date` a date, one
     span is kept untyped (the wording decides); ("", None) for several spans or none.
     `Malformed` when it is not DROP's {number, date: {day, month, year}, spans}."""
-    answer = check(answer, DROP_ANSWER, "DROP answer")
-    date = check(answer["date"], DROP_DATE, "DROP date")
+    answer = validate(answer, DROP_ANSWER, "DROP answer")
+    date = validate(answer["date"], DROP_DATE, "DROP date")
     number = answer["number"].strip()
     if number:
         return number, "figure"
@@ -225,7 +225,7 @@ def drop_answer(answer: Any) -> tuple[str, str | None]:
 
 
 def _drop_passage(pid: str, rec: Any, stats: ImportStats) -> list[Imported]:
-    rec = check(rec, DROP_PASSAGE, "DROP passage")
+    rec = validate(rec, DROP_PASSAGE, "DROP passage")
     read = partial(_drop_pair, pid=pid, passage=rec["passage"], stats=stats)
     return each(listed(f"passage {shown(pid)}.qa_pairs", rec["qa_pairs"], read), stats)
 
@@ -233,7 +233,7 @@ def _drop_passage(pid: str, rec: Any, stats: ImportStats) -> list[Imported]:
 def _drop_pair(
     _: int, qa: Any, where: str, pid: str, passage: str, stats: ImportStats
 ) -> list[Imported]:
-    qa = check(qa, DROP_PAIR, "DROP question", DROP_PAIR_EXTRA)
+    qa = validate(qa, DROP_PAIR, "DROP question", DROP_PAIR_EXTRA)
     gold, kind = drop_answer(qa["answer"])
     extra = [drop_answer(a) for a in qa.get("validated_answers", [])]
     if not gold:
@@ -254,7 +254,7 @@ def _drop_imported(
 
 
 def _evals_fields(obj: dict[str, Any]) -> tuple[str, str, list[str]]:
-    """(passage, question, answers) of a checked simple-evals line."""
+    """(passage, question, answers) of a validated simple-evals line."""
     head, sep, rest = obj["context"].partition("\nQuestion:")
     if not sep or not head.startswith("Passage:"):
         raise Malformed("DROP line", "context", "not 'Passage: ...\\nQuestion: ...'")
@@ -268,12 +268,12 @@ def _evals_fields(obj: dict[str, Any]) -> tuple[str, str, list[str]]:
 
 def _drop_line(line: int, obj: Any, stats: ImportStats) -> list[Imported]:
     """One JSON line: the split layout (a 'passage' field) or simple-evals ('context')."""
-    if "passage" in check(obj, {}, "DROP line"):
-        obj = check(obj, DROP_SPLIT, "DROP line", DROP_SPLIT_EXTRA)
+    if "passage" in validate(obj, {}, "DROP line"):
+        obj = validate(obj, DROP_SPLIT, "DROP line", DROP_SPLIT_EXTRA)
         passage, question, answers = obj["passage"], obj["question"], obj["answers"]
         qid = obj.get("id") or f"drop-{line:05d}"
     elif "context" in obj:
-        obj = check(obj, DROP_EVALS, "DROP line", DROP_EVALS_EXTRA)
+        obj = validate(obj, DROP_EVALS, "DROP line", DROP_EVALS_EXTRA)
         passage, question, answers = _evals_fields(obj)
         qid = f"drop-dev-{line - 1:05d}"
     else:
@@ -404,7 +404,7 @@ def _span_kind(text: str, question: str) -> str | None:
 def _tatqa_question(
     _: int, q: Any, where: str, uid: str, passage: str, stats: ImportStats
 ) -> list[Imported]:
-    q = check(q, TATQA_QUESTION, "TAT-QA question")
+    q = validate(q, TATQA_QUESTION, "TAT-QA question")
     answer_type, question = q["answer_type"], q["question"]
     answers = tatqa_answer(q["answer"], q["scale"])
     if answer_type == "multi-span" or not answers:
@@ -431,9 +431,9 @@ def tatqa_passage(table: list[list[str]], paragraphs: list[str]) -> str:
 
 def _tatqa_document(_: int, doc: Any, where: str, stats: ImportStats) -> list[Imported]:
     """A context: its paragraphs in order, with its table (`tatqa_passage`)."""
-    doc = check(doc, TATQA_DOCUMENT, "TAT-QA document")
-    table = check(doc["table"], TATQA_TABLE, "TAT-QA table")
-    paragraphs = [check(p, TATQA_PARAGRAPH, "TAT-QA paragraph") for p in doc["paragraphs"]]
+    doc = validate(doc, TATQA_DOCUMENT, "TAT-QA document")
+    table = validate(doc["table"], TATQA_TABLE, "TAT-QA table")
+    paragraphs = [validate(p, TATQA_PARAGRAPH, "TAT-QA paragraph") for p in doc["paragraphs"]]
     ordered = sorted(paragraphs, key=lambda p: p["order"])
     passage = tatqa_passage(table["table"], [p["text"] for p in ordered])
     if not passage:

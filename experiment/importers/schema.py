@@ -1,4 +1,4 @@
-"""The authors' record schemas, checked field by field, and the JSON loader every reader shares.
+"""The authors' record schemas, validated field by field, and the JSON loader every reader shares.
 
 A record that differs from its schema raises `Malformed`; `each` skips it and counts it by reason
 in the import summary (`ImportStats.skipped`), so one bad record among thousands costs only
@@ -18,8 +18,8 @@ from typing import Any
 from experiment.errors import InputError
 from experiment.importers.layout import Imported, ImportStats, shown
 
-Check = Callable[[Any], str | None]  # a field's value -> what is wrong with it, or None
-Schema = Mapping[str, Check]
+Rule = Callable[[Any], str | None]  # a field's value -> what is wrong with it, or None
+Schema = Mapping[str, Rule]
 
 _NAMES = {bool: "true/false", int: "a number", float: "a number", str: "text"}
 _NAMES |= {list: "a list", dict: "an object", type(None): "null"}
@@ -58,16 +58,16 @@ def flag(value: Any) -> str | None:
 
 
 def items(value: Any) -> str | None:
-    """A list (its items are checked as records of their own)."""
+    """A list (its items are validated as records of their own)."""
     return None if isinstance(value, list) else _wrong(value, "a list")
 
 
 def record(value: Any) -> str | None:
-    """An object (its fields are checked as a record of its own)."""
+    """An object (its fields are validated as a record of its own)."""
     return None if isinstance(value, dict) else _wrong(value, "an object")
 
 
-def list_of(item: Check, nonempty: bool = False) -> Check:
+def list_of(item: Rule, nonempty: bool = False) -> Rule:
     """A list whose every item passes `item` (and that has one, if `nonempty`)."""
 
     def test(value: Any) -> str | None:
@@ -88,7 +88,7 @@ def finite(value: Any) -> str | None:
     return None if isinstance(value, int) or math.isfinite(value) else "not a finite number"
 
 
-def one_of(allowed: Collection[str]) -> Check:
+def one_of(allowed: Collection[str]) -> Rule:
     """One of the `allowed` strings, exactly."""
 
     def test(value: Any) -> str | None:
@@ -100,12 +100,12 @@ def one_of(allowed: Collection[str]) -> Check:
     return test
 
 
-def either(expected: str, *checks: Check) -> Check:
-    """Passes when one of `checks` passes; else the complaint of the one made for the value's
+def either(expected: str, *rules: Rule) -> Rule:
+    """Passes when one of `rules` passes; else the complaint of the one made for the value's
     type, or that it is not `expected`."""
 
     def test(value: Any) -> str | None:
-        problems = [c(value) for c in checks]
+        problems = [r(value) for r in rules]
         if None in problems:
             return None
         wrong_type = _wrong(value, "")
@@ -123,7 +123,9 @@ class Malformed(Exception):
         super().__init__(self.reason)
 
 
-def check(value: Any, schema: Schema, kind: str, optional: Schema | None = None) -> dict[str, Any]:
+def validate(
+    value: Any, schema: Schema, kind: str, optional: Schema | None = None
+) -> dict[str, Any]:
     """`value` as a record of `kind` with every field of `schema` (and any of `optional`) as it
     should be; `Malformed` naming the first field that is not."""
     if not isinstance(value, dict):

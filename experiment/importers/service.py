@@ -48,7 +48,7 @@ def import_dataset(
 ) -> ImportResult:
     """Import `source` into `out/articles` and `out/questions/<fmt>.csv`.
 
-    Everything is read and checked before anything is written; an existing import in `out` is
+    Everything is read and validated before anything is written; an existing import in `out` is
     replaced only with `overwrite`, so two samples never mix in one folder. `other_years` adds
     the unanswerable questions of `experiment.importers.unanswerable` to the source's own;
     `stated_only` leaves out the questions whose gold is computed.

@@ -1,5 +1,5 @@
 """The run folder's files and their columns, each with its dtype: the one spec that the writer
-(`record.write`) and the readers (`report.run`, `report.checked`) use.
+(`record.write`) and the readers (`report.run`, `report.validate`) use.
 
 A dtype says what a cell holds: `str`, `int`, `float` (blank where `blank`: unknown), `bool`
 (`true`/`false`), or `spans` (a JSON array of `[start, end]` pairs). Tables read as text

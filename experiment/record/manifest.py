@@ -338,7 +338,7 @@ def from_json(data: Any, path: Path) -> Manifest:
                 f"the manifest has no '{name}'", path=path, field=name, fix="run it again"
             )
     try:
-        _check_outputs(data.get("outputs") or {})
+        _validate_outputs(data.get("outputs") or {})
         values = {k: v for k, v in data.items() if k in known}
         for name, make in _TYPED.items():
             if name in values:
@@ -357,7 +357,7 @@ def from_json(data: Any, path: Path) -> Manifest:
     return manifest
 
 
-def _check_outputs(outputs: Mapping[str, Any]) -> None:
+def _validate_outputs(outputs: Mapping[str, Any]) -> None:
     """Each recorded output is a plain file name with a size and a digest (ValueError if not)."""
     for name, record in outputs.items():
         if not safe_name(name):

@@ -13,7 +13,7 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
-from experiment.evaluate.registry import Answers
+from experiment.evaluate.registry import MethodAnswers
 from experiment.evaluate.summary import MethodSummary
 from experiment.files import atomic_write
 from experiment.record.columns import ANSWERS, ATTEMPTS, SUMMARY, question_columns
@@ -50,7 +50,7 @@ def attempt_row(a: Attempt, kind: str = "") -> dict[str, Any]:
 
 def question_rows(
     questions: Sequence[Question],
-    answers: Answers,
+    answers: MethodAnswers,
     methods: Sequence[str],
     verified: str,
     extra: Mapping[str, Mapping[str, Any]] | None = None,
@@ -93,7 +93,7 @@ def question_rows(
 
 
 def answer_rows(
-    questions: Sequence[Question], answers: Answers, methods: Sequence[str]
+    questions: Sequence[Question], answers: MethodAnswers, methods: Sequence[str]
 ) -> Iterator[dict[str, Any]]:
     """answers.csv, the long form of questions.csv: one row per question and method, its value
     in typed columns."""
@@ -168,7 +168,7 @@ def _peek(path: Path) -> dict[str, Any]:
 
 
 def previous_history(path: Path) -> list[RunEntry]:
-    """Earlier runs into the same folder, so a re-score keeps the time of the first full run
+    """Earlier runs into the same folder, so a rerun keeps the time of the first full run
     (an entry that is not one is left out)."""
     history = _peek(path).get("history")
     entries = []

@@ -1,4 +1,4 @@
-"""Headless Chromium for checking the HTML report (Debian's `chromium` and `chromedriver`).
+"""Headless Chromium for validating the HTML report (Debian's `chromium` and `chromedriver`).
 
 Used by the browser test and `factqa bench html-report`; selenium comes with the `dev` extra.
 """

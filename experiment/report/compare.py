@@ -1,7 +1,7 @@
 """Two runs side by side: which settings and machine facts differ, and which samples.
 
-`compare(a, b)` reads both folders as `factqa report` does (`report/checked`: against their
-manifests, each field and column checked, a damaged folder one `InputError` naming it) and returns
+`compare(a, b)` reads both folders as `factqa report` does (`report/validate`: against their
+manifests, each field and column validated, a damaged folder one `InputError` naming it) and returns
 what differs:
 - settings: the configuration keys whose values differ;
 - machine: the manifest's machine facts that differ (CPU, cores, threads, llama.cpp's system
@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from experiment.errors import InputError
-from experiment.report.checked import AGAIN, checked_attempts, checked_run, reporting
+from experiment.report.validate import AGAIN, reporting, validated_attempts, validated_run
 
 KEY = ["question_id", "role", "sample_index"]
 
@@ -44,9 +44,9 @@ def _diff(a: dict[str, Any], b: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
 
 def _side(path: Path) -> tuple[dict[str, Any], dict[str, Any], pd.DataFrame]:
     """One run's settings, machine facts (with its git commit) and samples (KEY and raw text),
-    checked: a damaged folder is an `InputError` naming it."""
-    run = checked_run(path)
-    attempts = checked_attempts(run)
+    validated: a damaged folder is an `InputError` naming it."""
+    run = validated_run(path)
+    attempts = validated_attempts(run)
     cols = [*KEY, "raw_text"]
     missing = [c for c in cols if c not in attempts.columns]
     if missing:

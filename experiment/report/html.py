@@ -239,12 +239,12 @@ def _articles_folder(run: Run, articles_dir: Path | None) -> Path:
     return folder
 
 
-def check_html(run: Run, articles_dir: Path | None = None) -> None:
-    """What the page needs beyond the run's tables, checked before anything is written: its
+def validate_html(run: Run, articles_dir: Path | None = None) -> None:
+    """What the page needs beyond the run's tables, validated before anything is written: its
     attempts.csv and its articles folder."""
-    from experiment.report.checked import checked_attempts
+    from experiment.report.validate import validated_attempts
 
-    checked_attempts(run)
+    validated_attempts(run)
     _articles_folder(run, articles_dir)
 
 

@@ -2,7 +2,7 @@
 routing.
 
 Every reader of a run (the notebook, `factqa report`, the HTML page, the Markdown writer, the
-benchmarks) loads it here, so a run folder is checked and parsed in one place: every output
+benchmarks) loads it here, so a run folder is validated and parsed in one place: every output
 must have the size and SHA-256 its manifest records (a folder cut short or edited is refused),
 a folder of an older format is brought to the current one (`record.migrate`), and cells are
 typed as `record.columns` declares: true/false cells become booleans, confidences numbers, and
@@ -163,7 +163,7 @@ def _mismatch(file: Path, recorded: FileRecord) -> str:
     return ""
 
 
-def check_outputs(path: Path, manifest: Manifest) -> None:
+def validate_outputs(path: Path, manifest: Manifest) -> None:
     """Every file the run wrote is there as it wrote it; an `InputError` naming the first one
     that is not (a folder cut short, edited or partly rewritten)."""
     for name, recorded in manifest.outputs.items():
@@ -196,7 +196,7 @@ def load_run(path: Path) -> Run:
     file = path / "manifest.json"
     raw = read_json(file)
     manifest = from_json(_migrate(raw, {}, file)[0], file)
-    check_outputs(path, manifest)  # before any table is parsed: an edited file is named so
+    validate_outputs(path, manifest)  # before any table is parsed: an edited file is named so
     tables = _migrate(raw, _tables(path, manifest), file)[1]
     return Run(
         path,

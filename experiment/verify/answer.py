@@ -1,4 +1,4 @@
-"""One answer checked against one article: read the asked figure or date, then confirm it.
+"""One answer confirmed against one article: read the asked figure or date, then verify it.
 
 The step every caller shares (a run's samples, `factqa verify`, `factqa ask`): the answer's best
 candidate of the asked kind (`experiment.values.extract`) and the article's verdict on it
@@ -15,7 +15,9 @@ from experiment.verify.match import Verdict, verify
 
 
 @dataclass(frozen=True)
-class AnswerCheck:
+class Confirmation:
+    """What was read from an answer and the article's verdict on it."""
+
     extraction: Extraction
     verdict: Verdict | None  # None when no value could be read from the answer
 
@@ -41,10 +43,10 @@ class AnswerCheck:
         return self.extraction.reason or (self.verdict.reason if self.verdict else "")
 
 
-def check_text(answer: str, article: str, question: str, kind: str) -> AnswerCheck:
+def confirm_text(answer: str, article: str, question: str, kind: str) -> Confirmation:
     """The value of `kind` that `answer` gives for `question`, and whether `article` confirms it."""
     extraction = extract(answer, question, kind)
     best = extraction.best
     if best is None:
-        return AnswerCheck(extraction, None)
-    return AnswerCheck(extraction, verify(best.value, article, best.text))
+        return Confirmation(extraction, None)
+    return Confirmation(extraction, verify(best.value, article, best.text))

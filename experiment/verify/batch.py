@@ -1,4 +1,4 @@
-"""Batch verification: check answers from any system against the articles, row by row.
+"""Batch verification: confirm answers from any system in the articles, row by row.
 
 Input columns: `answer`, and `article_id` (an id in the articles folder) or `article` (a path to
 an article file); optional `question_id`, `question` and `kind`. A row that names an unknown
@@ -17,10 +17,10 @@ from experiment.corpus import read_article, read_text, refuse_repeated
 from experiment.errors import FactQAError, InputError
 from experiment.files import write_csv
 from experiment.records import Article, span_cells
-from experiment.verify.answer import AnswerCheck, check_text
+from experiment.verify.answer import Confirmation, confirm_text
 from experiment.verify.derive import (
-    check_derivation,
-    check_expression,
+    confirm_derivation,
+    confirm_expression,
     is_calculation,
     is_derivation,
 )
@@ -36,25 +36,25 @@ class VerifyStats:
     first_error: str = ""
 
 
-def check_answer(answer: str, article: Article, question: str = "", kind: str = "") -> dict:
+def confirm_answer(answer: str, article: Article, question: str = "", kind: str = "") -> dict:
     """One answer against one article: the result columns of a verified row.
 
     Without a kind, the figure reading is tried first and the date reading if it is not confirmed.
-    A derivation ("8 = 9 - 2") or a calculation ("9 - 2") is checked as `--article` checks it:
+    A derivation ("8 = 9 - 2") or a calculation ("9 - 2") is confirmed as `--article` does:
     its arithmetic and every operand, never its result alone.
     """
     if is_derivation(answer) or is_calculation(answer):
         return _derivation_cells(answer, article)
-    chosen: AnswerCheck | None = None
+    chosen: Confirmation | None = None
     reason = ""
     for k in [kind] if kind in ("figure", "date") else ["figure", "date"]:
-        check = check_text(answer, article.text, question, k)
-        if check.best is None:
-            reason = reason or check.reason
+        found = confirm_text(answer, article.text, question, k)
+        if found.best is None:
+            reason = reason or found.reason
             continue
-        if chosen is None or check.confirmed:
-            chosen = check
-        if check.confirmed:
+        if chosen is None or found.confirmed:
+            chosen = found
+        if found.confirmed:
             break
     best = chosen.best if chosen else None
     return {
@@ -68,7 +68,7 @@ def check_answer(answer: str, article: Article, question: str = "", kind: str = 
 def _derivation_cells(answer: str, article: Article) -> dict:
     """The result columns of a derivation or calculation: its result (or the calculator's) and
     its first operand's span."""
-    d = (check_derivation if is_derivation(answer) else check_expression)(answer, article.text)
+    d = (confirm_derivation if is_derivation(answer) else confirm_expression)(answer, article.text)
     value = d.result or d.computed
     span = next((o.span for o in d.operands if o.span is not None), None)
     return {
@@ -144,7 +144,7 @@ def verify_rows(path: Path, articles: ArticleSource) -> Iterator[tuple[dict[str,
                     continue
                 yield (
                     row,
-                    check_answer(
+                    confirm_answer(
                         row["answer"] or "",
                         article,
                         row.get("question") or "",

@@ -1,4 +1,4 @@
-"""A computed answer checked by its working: `RESULT = EXPRESSION`, every operand in the article.
+"""A computed answer confirmed by its working: `RESULT = EXPRESSION`, every operand in the article.
 
 An answer such as `22.2% = (56.7 - 44.1) / 56.7` is confirmed when (1) every operand of the
 expression is confirmed in the article at value level (`experiment.verify.match.verify`, so scales,
@@ -423,7 +423,7 @@ def _show(v: Decimal, places: int) -> str:
     return format(v.normalize(context=_CTX), "f")
 
 
-# --- the check ------------------------------------------------------------------------------
+# --- confirming -----------------------------------------------------------------------------
 
 
 def _split(answer: str) -> tuple[str, str]:
@@ -458,7 +458,7 @@ def _oriented(left: str, right: str) -> tuple[str, str, Quantity]:
         raise
 
 
-def check_derivation(answer: str, article: str) -> Derivation:
+def confirm_derivation(answer: str, article: str) -> Derivation:
     """Whether `article` confirms the derivation `answer` (`RESULT = EXPRESSION`), with the
     evidence span of every operand; the reason when it does not."""
     result_text, expression, result = "", "", None
@@ -467,10 +467,10 @@ def check_derivation(answer: str, article: str) -> Derivation:
         result_text, expression, result = _oriented(result_text, expression)
     except Refused as e:
         return Derivation(answer, result_text, result, expression, (), None, False, str(e))
-    return _checked(answer, expression, article, result_text, result)
+    return _verdict(answer, expression, article, result_text, result)
 
 
-def check_expression(expression: str, article: str) -> Derivation:
+def confirm_expression(expression: str, article: str) -> Derivation:
     """A calculation without a written result (the `calc` prompt's answer, `56.7 - 44.1`): the
     calculator computes the result, rounded to two decimals (`CALC_PLACES`), and `article`
     must confirm every operand, with units that agree. The result is the calculator's, so the
@@ -478,7 +478,7 @@ def check_expression(expression: str, article: str) -> Derivation:
     if len(expression) > MAX_CHARS:
         reason = f"longer than {MAX_CHARS} characters"
         return Derivation(expression, "", None, expression, (), None, False, reason)
-    return _checked(expression, expression.strip(), article, "", None)
+    return _verdict(expression, expression.strip(), article, "", None)
 
 
 CALC_PLACES = 2  # the decimals a computed result keeps (TAT-QA's golds keep two)
@@ -523,7 +523,7 @@ def _plain(node: _Node) -> bool:
 
 def expression_of(answer: str) -> str | None:
     """The calculation of a `RESULT = EXPRESSION` answer (either side first, as
-    `check_derivation` reads it), without its result; of a chain of steps
+    `confirm_derivation` reads it), without its result; of a chain of steps
     (`(2 + 4) / 2 = 6 / 2 = 3`) its first calculation; None when it has neither form."""
     first = answer.split("=")[0].strip()
     if answer.count("=") > 1 and is_calculation(first):
@@ -555,7 +555,7 @@ def is_calculation(line: str) -> bool:
     return bool(spaced or glued)
 
 
-def _checked(
+def _verdict(
     answer: str, expression: str, article: str, result_text: str, result: Quantity | None
 ) -> Derivation:
     """The verdict on `expression` against `article`: against the written `result` when there

@@ -3,7 +3,7 @@ file is whole: the tensor data must reach as far as the table says.
 
 Only the layout is read (version 2 and 3: little-endian header, metadata key-values, tensor
 infos, aligned data section). Tensor sizes come from ggml's block sizes; a tensor of a type not in
-the table is checked by its start offset only.
+the table is validated by its start offset only.
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ def expected_size(path: Path) -> int:
     return header.data_start + end
 
 
-def check_whole(path: Path) -> None:
+def validate_whole(path: Path) -> None:
     """Raise `Truncated` (or ValueError for an unreadable table) if the file is not whole."""
     need = expected_size(path)
     have = path.stat().st_size

@@ -1,4 +1,4 @@
-"""Where model files live, how they are fetched, and how they are checked before loading.
+"""Where model files live, how they are fetched, and how they are validated before loading.
 
 Files live in `$FACTQA_MODELS_DIR`, else `$XDG_CACHE_HOME/factqa/models`, else
 `~/.cache/factqa/models`. A verified file gets a `.verified` stamp (size, mtime, SHA-256) so a
@@ -76,7 +76,7 @@ def file_sha256(path: Path) -> str:
     return digest
 
 
-def check_gguf(path: Path) -> None:
+def validate_gguf(path: Path) -> None:
     """Refuse a file that is not a GGUF model before llama.cpp tries to load it."""
     if not path.is_file():
         raise ModelError(f"model file not found: {path}")
@@ -86,10 +86,10 @@ def check_gguf(path: Path) -> None:
         raise ModelError(
             f"{path} is not a GGUF file (starts with {magic!r}); give a .gguf model file"
         )
-    from experiment.generate.models.gguf import Truncated, check_whole
+    from experiment.generate.models.gguf import Truncated, validate_whole
 
     try:
-        check_whole(path)
+        validate_whole(path)
     except Truncated as e:
         raise ModelError(
             f"{path} is truncated: it {e}. Fix: download it again (an interrupted copy?)"
@@ -217,7 +217,7 @@ def _hf(spec: str) -> Path:
 
 
 def resolve(spec: str, auto_pull: bool = True) -> ModelFile:
-    """A catalog name, a .gguf path, or hf:OWNER/REPO/FILE.gguf -> a checked local file."""
+    """A catalog name, a .gguf path, or hf:OWNER/REPO/FILE.gguf -> a validated local file."""
     if spec in CATALOG:
         model = CATALOG[spec]
         path = models_dir() / model.filename
@@ -230,11 +230,11 @@ def resolve(spec: str, auto_pull: bool = True) -> ModelFile:
         return ModelFile(spec, path, verify_catalog_file(model, path))
     if spec.startswith("hf:"):
         path = _hf(spec)
-        check_gguf(path)
+        validate_gguf(path)
         return ModelFile(path.stem, path, file_sha256(path))
     path = Path(spec).expanduser()
     if path.suffix == ".gguf" or path.exists():
-        check_gguf(path)
+        validate_gguf(path)
         return ModelFile(path.stem, path, file_sha256(path))
     raise ModelError(
         f"unknown model '{spec}'; known: {', '.join(CATALOG)}; "

@@ -1,8 +1,8 @@
-"""A run folder checked before it is reported: `checked_run` is `load_run` that also refuses a
+"""A run folder validated before it is reported: `validated_run` is `load_run` that also refuses a
 manifest field of the wrong type and a table without the columns its readers need or with text
 where a number belongs, each as an `InputError` naming the file, the line and the column.
 
-What the checks do not foresee (a manifest's `config` or `history` entries that do not fit
+What the validation does not foresee (a manifest's `config` or `history` entries that do not fit
 together) is refused the same way while the run is reported (`reporting`), so a damaged folder
 gives one line, never a traceback.
 """
@@ -34,7 +34,7 @@ from experiment.report.run import Run, load_run
 AGAIN = "run the same 'factqa run' command again to write the run folder anew"
 
 
-TABLES = {  # Run attribute -> its file's spec (`record.columns`); checked where the file is there
+TABLES = {  # Run attribute -> its file's spec (`record.columns`); validated where the file is there
     "summary": SUMMARY,
     "agreement": AGREEMENT,
     "curves": CURVES,
@@ -45,26 +45,26 @@ CSV_FILES = ("summary.csv", "questions.csv", "curves.csv", "blindspots.csv", "ro
 TYPES = {"int": int, "float": (int, float), "str": str, "bool": bool, "dict": dict, "list": list}
 
 
-def checked_run(path: Path) -> Run:
-    """The run folder at `path`, loaded and checked; an `InputError` for any damaged file."""
+def validated_run(path: Path) -> Run:
+    """The run folder at `path`, loaded and validated; an `InputError` for any damaged file."""
     try:
         run = load_run(path)
     except RecursionError:
         raise InputError("nested too deeply", path=path / "manifest.json", fix=AGAIN) from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
         raise _unreadable(path, e) from None
-    _check_manifest(run.manifest, path / "manifest.json")
+    _validate_manifest(run.manifest, path / "manifest.json")
     for attribute, table in TABLES.items():
         if (path / table.file).exists():
-            _check_table(getattr(run, attribute), path / table.file, table)
+            _validate_table(getattr(run, attribute), path / table.file, table)
     if run.summary.empty:
         raise InputError("has no rows", path=path / "summary.csv", line=2, fix=AGAIN)
     required = question_required(run.summary.method.astype(str))
-    _check_table(run.questions, path / QUESTIONS.file, Table(QUESTIONS.file, ()), required)
+    _validate_table(run.questions, path / QUESTIONS.file, Table(QUESTIONS.file, ()), required)
     return run
 
 
-def checked_attempts(run: Run) -> pd.DataFrame:
+def validated_attempts(run: Run) -> pd.DataFrame:
     """The run's attempts.csv, typed; an `InputError` if it is missing or is not one."""
     path = run.path / "attempts.csv"
     try:
@@ -77,7 +77,7 @@ def checked_attempts(run: Run) -> pd.DataFrame:
 
 @contextmanager
 def reporting(run_dir: Path) -> Iterator[None]:
-    """Anything in the run folder's files that the checks did not foresee and that breaks its
+    """Anything in the run folder's files that the validation did not foresee and that breaks its
     report: one InputError naming the folder, not a traceback."""
     try:
         yield
@@ -102,7 +102,7 @@ def _unreadable(path: Path, error: Exception, names: tuple[str, ...] = CSV_FILES
     return InputError(f"a file cannot be read ({error})", path=path, fix=AGAIN)
 
 
-def _check_manifest(m: Manifest, path: Path) -> None:
+def _validate_manifest(m: Manifest, path: Path) -> None:
     """Each field holds what its annotation says (an int, a string, a mapping, ...)."""
     for f in fields(Manifest):
         value = getattr(m, f.name)
@@ -119,7 +119,7 @@ def _check_manifest(m: Manifest, path: Path) -> None:
             )
 
 
-def _check_table(
+def _validate_table(
     table: pd.DataFrame, path: Path, spec: Table, required: tuple[str, ...] | None = None
 ) -> None:
     """The required columns are there and every number cell is a number (line = row + 2)."""

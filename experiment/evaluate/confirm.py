@@ -1,24 +1,25 @@
-"""A model's sample as an `Attempt` record: the figure or date it gives, and whether the article
-confirms it (no gold is used here; judging against gold is `experiment.evaluate.judge`)."""
+"""Confirm a model's sample: the figure or date it gives, read into an `Answer` (its `Attempt`
+record and value), and whether the article confirms it (no gold is used here; judging against
+gold is `experiment.evaluate.judge`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
 
+from experiment.evaluate.answer import Answer
 from experiment.evaluate.judge import CHANGE_QUESTION
-from experiment.evaluate.scored import Scored
 from experiment.generate.prompts import CALC
 from experiment.generate.sampling import Sample
 from experiment.generate.trouble import output_trouble
 from experiment.records import Article, Attempt
 from experiment.values.canonical import Quantity
 from experiment.values.tables import scaled_reading
-from experiment.verify.answer import check_text
+from experiment.verify.answer import confirm_text
 from experiment.verify.derive import (
     Derivation,
-    check_derivation,
-    check_expression,
+    confirm_derivation,
+    confirm_expression,
     expression_of,
     is_calculation,
     is_derivation,
@@ -45,17 +46,17 @@ def derivation_of(text: str, article: str, prompt: str, question: str = "") -> D
     calculator gives the result: of a bare calculation, or of the calculation in a
     `RESULT = EXPRESSION` line (a result the model wrote is not read; docs/NORMALIZER.md,
     "Calculations"), and as its size where `question` asks for no change. Under the other
-    prompts a `RESULT = EXPRESSION` line is checked as written. Either way a calculation that
+    prompts a `RESULT = EXPRESSION` line is confirmed as written. Either way a calculation that
     does not perform the operation the question asks for is refused (`verify.operation`)."""
     line = working_line(text)
     calc = None
     if prompt == CALC:
         calc = expression_of(line) if line is not None else calculation_line(text)
     if calc is not None:
-        derived = check_expression(calc, article)
+        derived = confirm_expression(calc, article)
         derived = derived if CHANGE_QUESTION.search(question) else magnitude(derived)
     elif line is not None:
-        derived = check_derivation(line, article)
+        derived = confirm_derivation(line, article)
     else:
         return None
     mismatch = operation_mismatch(question, derived.expression) if derived.confirmed else ""
@@ -83,29 +84,29 @@ def derived_scale(article: str, d: Derivation, value: Quantity) -> Quantity | No
     return Quantity(value.low * factor, value.high * factor, unit, value.qualifier)
 
 
-def check_sample(
+def confirm_sample(
     sample: Sample, article: Article, role: str, model: str, temperature: float
-) -> Scored:
-    """The checked sample: its attempt, its value, and the value as written where the value is
+) -> Answer:
+    """The confirmed sample: its attempt, its value, and the value as written where the value is
     a bare figure read in its scaled table cell (`tables.scaled_reading`)."""
     q = sample.question
     g = sample.generation
     derivation = derivation_of(g.text, article.text, sample.prompt, q.text)
     # a derivation's answer is its result; the working is its evidence, never a candidate
     said = derivation.result_text if derivation and derivation.result_text else g.text
-    check = check_text(said, article.text, q.text, q.kind)
-    best = check.best
+    found = confirm_text(said, article.text, q.text, q.kind)
+    best = found.best
     value = best.value if best else None
     written = None
-    if value is not None and check.confirmed:
-        scaled = scaled_reading(article.text, check.spans, value)
+    if value is not None and found.confirmed:
+        scaled = scaled_reading(article.text, found.spans, value)
         if scaled is not None:
             value, written = scaled, value
     elif isinstance(value, Quantity) and derivation is not None and derivation.confirmed:
         scaled = derived_scale(article.text, derivation, value)
         if scaled is not None:
             value, written = scaled, value
-    reason = check.reason
+    reason = found.reason
     if not best:
         reason = output_trouble(g.text, g.finish_reason) or reason
     attempt = Attempt(
@@ -125,9 +126,9 @@ def check_sample(
         flops=g.flops,
         answer=best.text if best else "",
         value=value.canonical() if value else "",
-        candidates=tuple(c.value.canonical() for c in check.extraction.candidates),
-        confirmed=check.confirmed,
-        spans=check.spans,
+        candidates=tuple(c.value.canonical() for c in found.extraction.candidates),
+        confirmed=found.confirmed,
+        spans=found.spans,
         reason=reason,
         context=sample.context,
         logprob=None if g.logprob is None else round(g.logprob, 4),
@@ -140,11 +141,11 @@ def check_sample(
         if derivation and derivation.confirmed
         else (),
     )
-    return Scored(attempt, value, written)
+    return Answer(attempt, value, written)
 
 
-def checked(
+def confirm_samples(
     samples: Sequence[Sample], article: Article, role: str, model: str, temperature: float
-) -> list[Scored]:
+) -> list[Answer]:
     """One question's samples, each read and confirmed against its article."""
-    return [check_sample(s, article, role, model, temperature) for s in samples]
+    return [confirm_sample(s, article, role, model, temperature) for s in samples]

@@ -1,4 +1,5 @@
-"""One checked sample: what the model said (`Attempt`) and the value read from it."""
+"""An answer (a confirmed sample, or the candidate a method gives): what was said (`Attempt`)
+and the value read from it."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from experiment.values.extract import ABSTAINED
 
 
 @dataclass(frozen=True)
-class Scored:
+class Answer:
     attempt: Attempt
     value: Value | None
     # The figure as written, where `value` is its reading in a scaled table's cell ("142.9"
