@@ -4,12 +4,15 @@ and a section of docs/RESULTS.md saved as its record (or left alone)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from experiment.config import PROJECT_ROOT
 from experiment.records import Article, Question
+
+if TYPE_CHECKING:
+    from experiment.bench.sections import Record
 
 ROOT = PROJECT_ROOT
 RESULTS_MD = ROOT / "docs" / "RESULTS.md"
@@ -40,20 +43,28 @@ def write_section(
 ) -> None:
     """Save the section `name` as its record (`results/bench/NAME.json`: its text as blocks,
     its command, this commit and date) and write the results document whole again (nothing
-    if not `write`). The command defaults to the section's "Command: `...`". A results file
-    other than docs/RESULTS.md keeps its records in a results/ folder beside it."""
+    if not `write`). The command defaults to the section's "Command: `...`"."""
     if not write:
         return
     import re
 
+    from experiment.bench.sections import blocks_of, measured
+
+    said = re.search(r"Command: `([^`]+)`", text)
+    command = command or (said[1] if said else f"factqa bench {name}")
+    publish(results_md, measured(name, command, {"blocks": blocks_of(text)}))
+
+
+def publish(results_md: Path, record: Record) -> None:
+    """Save `record` (`results/bench/NAME.json`) and write the results document whole again
+    (`factqa bench report`). A results file other than docs/RESULTS.md keeps its records in a
+    results/ folder beside it, and its README beside it too."""
     from experiment.bench.report import write_report
-    from experiment.bench.sections import blocks_of, measured, save
+    from experiment.bench.sections import save
 
     default = results_md.resolve() == RESULTS_MD.resolve()
     results = ROOT / "results" if default else results_md.parent / "results"
-    said = re.search(r"Command: `([^`]+)`", text)
-    command = command or (said[1] if said else f"factqa bench {name}")
-    save(measured(name, command, {"blocks": blocks_of(text)}), results)
+    save(record, results)
     write_report(results, results_md, README if default else results_md.parent / "README.md")
 
 
