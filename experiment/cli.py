@@ -1264,16 +1264,36 @@ def bench_report(
         Path | None, typer.Option("--results-md", help="default: docs/RESULTS.md")
     ] = None,
     readme: Annotated[Path | None, typer.Option(help="default: README.md")] = None,
+    check: Annotated[
+        bool,
+        typer.Option(
+            "--check",
+            help="Write nothing; exit 1 (with a short diff) where a committed file differs from "
+            "what the report writes.",
+        ),
+    ] = False,
 ) -> None:
-    """Write each preset's section of docs/RESULTS.md and the README's tables from results/
-    alone, with no model and no run folder."""
+    """Write docs/RESULTS.md whole, its data sets' pages (docs/results/) and the README's
+    generated blocks from results/ alone (the results folders and the sections' records), with
+    no model and no run folder."""
     from experiment.bench.harness import README, RESULTS_MD
-    from experiment.bench.report import write_report
+    from experiment.bench.report import check_report, write_report
     from experiment.bench.results import RESULTS
 
+    where = (results_dir or RESULTS, results_md or RESULTS_MD, readme or README)
     with _errors():
-        written = write_report(results_dir or RESULTS, results_md or RESULTS_MD, readme or README)
-        _out().print(f"wrote {len(written)} sections: {', '.join(written)}", highlight=False)
+        if check:
+            differ = check_report(*where, say=lambda text: _out().print(text, highlight=False))
+            if differ:
+                _out().print(
+                    f"{differ} generated files differ from what factqa bench report writes",
+                    highlight=False,
+                )
+                raise typer.Exit(1)
+            _out().print("the generated files are what factqa bench report writes")
+            return
+        written = write_report(*where)
+        _out().print(f"wrote {len(written)} files", highlight=False)
 
 
 def _flowing(doc: str) -> str:

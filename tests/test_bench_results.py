@@ -97,7 +97,7 @@ def bench_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path
         "data": data,
         "out": tmp_path / "out",
         "results": tmp_path / "results",
-        "md": tmp_path / "RESULTS.md",
+        "md": tmp_path / "docs" / "RESULTS.md",
         "readme": tmp_path / "README.md",
     }
     args = ["bench", "run", "squad-v1", str(data), "--sample", "8", "--out", str(paths["out"])]
@@ -122,7 +122,9 @@ def test_results_hold_no_question_or_passage_text(bench_run: dict[str, Path], wr
     set's text."""
     folder = bench_run["results"] / "squad-v1-s"
     assert (folder / INDEX).is_file()
-    text = _all_text(folder) if written == "results" else bench_run["md"].read_text("utf-8")
+    md = bench_run["md"]
+    pages = "".join(p.read_text("utf-8") for p in (md.parent / "results").glob("*.md"))
+    text = _all_text(folder) if written == "results" else md.read_text("utf-8") + pages
     source = json.loads(bench_run["data"].read_text(encoding="utf-8"))
     for article in source["data"]:
         context = article["paragraphs"][0]["context"]
@@ -221,7 +223,7 @@ def test_report_writes_sections_from_results_alone(
     import shutil
 
     shutil.rmtree(bench_run["out"])  # no run folder: the results alone
-    md, readme = tmp_path / "R.md", tmp_path / "READ.md"
+    md, readme = tmp_path / "docs" / "R.md", tmp_path / "READ.md"
     readme.write_text("<!-- answer:start -->\n<!-- answer:end -->\n", encoding="utf-8")
     args = ["bench", "report", "--results-dir", str(bench_run["results"])]
     res = CliRunner().invoke(cli.app, [*args, "--results-md", str(md), "--readme", str(readme)])
@@ -238,6 +240,13 @@ def test_report_writes_sections_from_results_alone(
     assert int(got["results_bytes"]) == sum(f.stat().st_size for f in files)
     assert int(got["results_md_lines"]) == len(text.splitlines())
     assert int(got["bench_subcommands"]) >= 30
+    # the data set's whole section is its page; the document is what --check expects
+    assert "factqa bench run squad-v1" in (md.parent / "results" / "squad-v1-s.md").read_text()
+    check = [*args, "--results-md", str(md), "--readme", str(readme), "--check"]
+    assert CliRunner().invoke(cli.app, check).exit_code == 0
+    md.write_text(text.replace("squad_v1_stated_large=", "squad_v1_stated_large=9"), "utf-8")
+    res = CliRunner().invoke(cli.app, check)
+    assert res.exit_code == 1 and "squad_v1_stated_large" in res.output
 
 
 def test_bench_help_lists_the_subcommands() -> None:

@@ -37,7 +37,7 @@ import pandas as pd
 import typer
 
 from experiment.bench.app import command
-from experiment.bench.harness import RESULTS_MD, ROOT, NoWriteOpt
+from experiment.bench.harness import RESULTS_MD, ROOT, NoWriteOpt, write_section
 from experiment.config import RunConfig
 from experiment.corpus import load_articles, load_questions
 from experiment.evaluate.confirm import confirm_samples
@@ -52,7 +52,6 @@ from experiment.generate.sampling import article_order, sample_all
 from experiment.generate.windows import ARTICLE, WHOLE_ARTICLE, Reading, parse_reading
 from experiment.importers.service import import_dataset
 from experiment.records import Article, Question
-from experiment.report.markdown import update_section
 from experiment.report.run import Run, load_run
 from experiment.runner import llama_factory, run_experiment
 
@@ -345,7 +344,7 @@ def _run(args: SimpleNamespace) -> None:
     )
     print(report)
     if not args.no_write:
-        update_section(RESULTS_MD, "adaptive", report)
+        write_section(RESULTS_MD, "adaptive", report)
     print(last)
 
 

@@ -1,16 +1,18 @@
 """What the benchmark subcommands share: the repository's paths, the options that name them,
-and a section of docs/RESULTS.md written or left alone."""
+and a section of docs/RESULTS.md saved as its record (or left alone)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from experiment.config import PROJECT_ROOT
 from experiment.records import Article, Question
-from experiment.report.markdown import update_section
+
+if TYPE_CHECKING:
+    from experiment.bench.sections import Record
 
 ROOT = PROJECT_ROOT
 RESULTS_MD = ROOT / "docs" / "RESULTS.md"
@@ -36,10 +38,34 @@ NoWriteOpt = Annotated[
 WriteOpt = Annotated[bool, typer.Option("--write", help="Rewrite the section in docs/RESULTS.md.")]
 
 
-def write_section(results_md: Path, name: str, text: str, write: bool = True) -> None:
-    """Replace the section `name` of the results document with `text` (nothing if not `write`)."""
-    if write:
-        update_section(results_md, name, text)
+def write_section(
+    results_md: Path, name: str, text: str, write: bool = True, command: str = ""
+) -> None:
+    """Save the section `name` as its record (`results/bench/NAME.json`: its text as blocks,
+    its command, this commit and date) and write the results document whole again (nothing
+    if not `write`). The command defaults to the section's "Command: `...`"."""
+    if not write:
+        return
+    import re
+
+    from experiment.bench.sections import blocks_of, measured
+
+    said = re.search(r"Command: `([^`]+)`", text)
+    command = command or (said[1] if said else f"factqa bench {name}")
+    publish(results_md, measured(name, command, {"blocks": blocks_of(text)}))
+
+
+def publish(results_md: Path, record: Record) -> None:
+    """Save `record` (`results/bench/NAME.json`) and write the results document whole again
+    (`factqa bench report`). A results file other than docs/RESULTS.md keeps its records in a
+    results/ folder beside it, and its README beside it too."""
+    from experiment.bench.report import write_report
+    from experiment.bench.sections import save
+
+    default = results_md.resolve() == RESULTS_MD.resolve()
+    results = ROOT / "results" if default else results_md.parent / "results"
+    save(record, results)
+    write_report(results, results_md, README if default else results_md.parent / "README.md")
 
 
 # the fitting halves' data files (experiment/fitting.py reads their fitting titles only)

@@ -33,7 +33,7 @@ from typing import Annotated
 import typer
 
 from experiment.bench.app import command
-from experiment.bench.harness import RESULTS_MD, NoWriteOpt, ResultsMdOpt
+from experiment.bench.harness import RESULTS_MD, NoWriteOpt, ResultsMdOpt, write_section
 from experiment.config import build_config
 from experiment.evaluate.features import candidates
 from experiment.evaluate.large_check import EVIDENCE, MODES, WHOLE, probes
@@ -48,7 +48,6 @@ from experiment.generate.models.base import GREEDY, SamplingParams
 from experiment.generate.sampling import article_order, prompt_of
 from experiment.generate.windows import WHOLE_ARTICLE
 from experiment.report.machine import load_average
-from experiment.report.markdown import update_section
 from experiment.report.run import load_run
 from experiment.report.tables import markdown_table
 from experiment.runner import llama_factory, small_samples
@@ -156,7 +155,7 @@ def _run(args: SimpleNamespace) -> None:
     )
     print(text)
     if not args.no_write:
-        update_section(args.results, f"large-check-{args.name}", text)
+        write_section(args.results, f"large-check-{args.name}", text)
     print(line)
 
 

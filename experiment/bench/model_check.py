@@ -36,7 +36,7 @@ import numpy as np
 import typer
 
 from experiment.bench.app import command
-from experiment.bench.harness import RESULTS_MD, NoWriteOpt, SquadV1Arg, SquadV2Arg
+from experiment.bench.harness import RESULTS_MD, NoWriteOpt, SquadV1Arg, SquadV2Arg, write_section
 from experiment.config import RunConfig
 from experiment.evaluate.answer import Answer
 from experiment.evaluate.features import FEATURES, ConfirmedAnswer, candidates
@@ -48,7 +48,6 @@ from experiment.generate.cache import GenerationCache, cache_key
 from experiment.generate.models.base import Backend, Messages, SamplingParams
 from experiment.generate.prompts import messages_for
 from experiment.records import Article, Generation, Question
-from experiment.report.markdown import update_section
 from experiment.runner import llama_factory
 from experiment.verify.answer import confirm_text
 
@@ -238,7 +237,7 @@ def _run(args: SimpleNamespace) -> None:
         f"choice_over_sampling={choice / sampling:.2f} check_over_sampling={check / sampling:.2f}"
     )
     if not args.no_write:
-        update_section(RESULTS, "model-check", body)
+        write_section(RESULTS, "model-check", body)
 
 
 @command("model-check")

@@ -37,7 +37,8 @@ other); `period` (another column of the gold's table row, or a prose context nam
 period than the gold's); `row` (another row of the gold's table column); `entity` (anything
 else: another figure of another thing).
 
-`--write` rewrites the `pool-coverage` section of docs/RESULTS.md.
+`--write` saves the section's record (`results/bench/pool-coverage.json`) and writes
+docs/RESULTS.md again (`factqa bench report`).
 """
 
 from __future__ import annotations
@@ -48,12 +49,13 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Protocol
+from typing import Annotated, Any, Protocol
 
 import typer
 
 from experiment.bench.app import command
-from experiment.bench.harness import RESULTS_MD, ResultsMdOpt, WriteOpt, corpus, write_section
+from experiment.bench.harness import RESULTS_MD, ResultsMdOpt, WriteOpt, corpus, publish
+from experiment.bench.sections import Record, measured, renders
 from experiment.errors import ConfigError
 from experiment.evaluate.context import cell_at, context_of
 from experiment.evaluate.judge import gold_of, judge
@@ -255,24 +257,39 @@ def _mean_size(s: SetResult) -> float:
     return sum(r.size for r in s.stated) / len(s.stated) if s.stated else math.nan
 
 
-def table(results: Sequence[SetResult], n: int) -> str:
+def set_figures(s: SetResult) -> dict[str, Any]:
+    """One set's figures as its record keeps them (shares rounded to 6 digits)."""
+    losses = Counter(r.loss for r in s.stated if r.loss)
+    stated, rows = [r.text_only for r in s.stated], [r.text_only for r in s.rows]
+    return {
+        "name": s.name,
+        "stated": len(s.stated),
+        "questions": len(rows),
+        "whole_pool": round(s.covered(), 6),
+        "bounded_pool": round(s.covered(POOL_N), 6),
+        "ranked_first": round(s.covered(1), 6),
+        "text_only_stated": round(sum(stated) / len(stated), 6),
+        "text_only_all": round(sum(rows) / len(rows), 6),
+        "mean_pool": round(_mean_size(s), 6),
+        "whole_pool_missed": _missed(s),
+        "losses": {k: losses[k] for k in ("scale", "period", "row", "entity")},
+    }
+
+
+def table(sets: Sequence[dict[str, Any]], n: int) -> str:
+    """The coverage table over sets' figures (`set_figures`)."""
     lines = [
         f"| data set | stated | whole pool | bounded pool (N={n}) | ranked first "
         "| text-only, stated | text-only, all questions | mean pool "
         "| ranking loss (scale/period/row/entity) |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
-    for s in results:
-        losses = Counter(r.loss for r in s.stated if r.loss)
-        loss = "/".join(str(losses[k]) for k in ("scale", "period", "row", "entity"))
-        stated_acc = [r.text_only for r in s.stated]
-        all_acc = [r.text_only for r in s.rows]
-        size = _mean_size(s)
+    for s in sets:
+        loss = "/".join(str(v) for v in s["losses"].values())
         lines.append(
-            f"| {s.name} | {len(s.stated)} | {s.covered():.1%} | {s.covered(n):.1%} "
-            f"| {s.covered(1):.1%} "
-            f"| {sum(stated_acc) / len(stated_acc):.1%} "
-            f"| {sum(all_acc) / len(all_acc):.1%} ({len(all_acc)}) | {size:.1f} | {loss} |"
+            f"| {s['name']} | {s['stated']} | {s['whole_pool']:.1%} | {s['bounded_pool']:.1%} "
+            f"| {s['ranked_first']:.1%} | {s['text_only_stated']:.1%} "
+            f"| {s['text_only_all']:.1%} ({s['questions']}) | {s['mean_pool']:.1f} | {loss} |"
         )
     return "\n".join(lines)
 
@@ -287,17 +304,16 @@ LINE_NAMES = {
 STATED_TOO = ("bundled", "tatqa", "drop")  # the sets whose stated questions issue 39 names
 
 
-def line(evaluation: Sequence[SetResult]) -> str:
+def line(evaluation: Sequence[dict[str, Any]]) -> str:
     """Issue 39's machine-readable keys that need no model: `text_cov_X` (the whole pool holds
     the gold, stated questions), `text_only_X` (all questions) and `text_only_X_stated`."""
     pairs = []
     for s in evaluation:
-        key = LINE_NAMES[s.name]
-        pairs.append(f"text_cov_{key}={s.covered():.3f}")
-        pairs.append(f"text_only_{key}={sum(r.text_only for r in s.rows) / len(s.rows):.3f}")
+        key = LINE_NAMES[s["name"]]
+        pairs.append(f"text_cov_{key}={s['whole_pool']:.3f}")
+        pairs.append(f"text_only_{key}={s['text_only_all']:.3f}")
         if key in STATED_TOO:
-            stated = sum(r.text_only for r in s.stated) / len(s.stated)
-            pairs.append(f"text_only_{key}_stated={stated:.3f}")
+            pairs.append(f"text_only_{key}_stated={s['text_only_stated']:.3f}")
     return " ".join(pairs)
 
 
@@ -342,63 +358,95 @@ def pool_coverage(
             f"TEXT_ONLY_THRESHOLD = {TEXT_ONLY_THRESHOLD}: mean accuracy {shipped:.4f}, "
             f"{'holds' if shipped == acc else 'REFIT'})"
         )
-        print(table(fitting, POOL_N))
-    body = table(evaluation, POOL_N)
-    print(body)
-    print(line(evaluation))
+        print(table([set_figures(s) for s in fitting], POOL_N))
+    print(table([set_figures(s) for s in evaluation], POOL_N))
+    print(line([set_figures(s) for s in evaluation]))
     if write:
         if not fitting or not all(sources.values()):
             raise ConfigError(
                 "--write needs every data set (the fitting halves and the four)", field="write"
             )
-        write_section(results, "pool-coverage", section(fitting, evaluation))
+        given = " ".join(
+            f"--{opt} PATH/TO/{path.name}"  # type: ignore[union-attr]
+            for opt, path in (
+                ("squad-v1", squad_v1),
+                ("squad-v2", squad_v2),
+                ("drop", drop),
+                ("tatqa", tatqa),
+            )
+        )
+        command = f"factqa bench pool-coverage {given} --write"
+        publish(results, measured(SECTION, command, figures(fitting, evaluation)))
 
 
-def section(fitting: Sequence[SetResult], evaluation: Sequence[SetResult]) -> str:
-    """docs/RESULTS.md's `pool-coverage` section: the command, what was fitted, the table."""
+SECTION = "pool-coverage"
+
+
+def figures(fitting: Sequence[SetResult], evaluation: Sequence[SetResult]) -> dict[str, Any]:
+    """What the section shows: the shipped N and threshold, what the fitting halves chose, each
+    set's figures (`set_figures`)."""
     n, curves = fit_n(fitting)
     threshold, acc = fit_threshold(fitting)
-    at = ", ".join(f"{name} {curve[n - 1]:.1%}" for name, curve in curves.items())
-    sets = {r.name: r for r in [*fitting, *evaluation]}
-    fit_miss, eval_miss = (f"{_missed(sets[k])} of {len(sets[k].stated)}" for k in TATQA_SETS)
-    drop_pool = _mean_size(sets["drop"])
-    return f"""## The pool: the article's own candidates (issue 39)
+    return {
+        "pool_n": POOL_N,
+        "text_only_threshold": TEXT_ONLY_THRESHOLD,
+        "fitted_n": n,
+        "fitted_threshold": round(threshold, 6),
+        "fitted_mean_accuracy": round(acc, 6),
+        "fitting_kept_at_n": {name: round(curve[n - 1], 6) for name, curve in curves.items()},
+        "fitting": [set_figures(s) for s in fitting],
+        "evaluation": [set_figures(s) for s in evaluation],
+    }
 
-Command: `python bench/pool_coverage.py --squad-v1 PATH/TO/dev-v1.1.json --squad-v2 \
-PATH/TO/dev-v2.0.json --drop PATH/TO/drop_dev.jsonl.gz --tatqa PATH/TO/tatqa_dataset_dev.json \
---write` (no model runs; under a minute on 2 CPU cores).
 
-For each question the pool is every distinct value of the asked kind the article states
-(`experiment/evaluate/pool.py`; table cells read in their table's scale), here without samples.
-Columns, over the stated questions (answerable, gold not computed): the share whose gold is in
-the whole pool, in the pool bounded to N={POOL_N} by the model-free rank (the shipped selector
-without its sample features), and ranked first; text-only's accuracy (the registered method: the
-first candidate, abstaining under {TEXT_ONLY_THRESHOLD}), on stated questions and on all of the
-set's questions (abstaining is right on an unanswerable one; a computed gold is rarely stated);
-the mean pool size; and, where the gold was in the pool but not first, what was ranked first
-instead (bench/pool_coverage.py's docstring: the same figure at another scale, another period,
-another row of the gold's table column, another entity).
+@renders(SECTION, "better")
+def section(record: Record) -> str:
+    """docs/RESULTS.md's `pool-coverage` section from its record: the command, what was
+    fitted, the table, the line."""
+    f = record.figures
+    n, pool_n = f["fitted_n"], f["pool_n"]
+    at = ", ".join(f"{name} {share:.1%}" for name, share in f["fitting_kept_at_n"].items())
+    sets = {s["name"]: s for s in [*f["fitting"], *f["evaluation"]]}
+    fit_miss, eval_miss = (
+        f"{sets[k]['whole_pool_missed']} of {sets[k]['stated']}" for k in TATQA_SETS
+    )
+    drop_pool = sets["drop"]["mean_pool"]
+    return f"""## The pool: the article's own candidates
 
-Fitted on the fitting halves only (SQuAD v1.1 and v2.0 fitting titles, TAT-QA's fitting part,
-the sizes of `experiment/fitting.py`), nothing refitted on the sets below: N={n}, the smallest
-at which every fitting set's bounded pool keeps the gold for 98 % of the stated questions its
-whole pool does ({at}); text-only's threshold {TEXT_ONLY_THRESHOLD} (the fitted top score
-{threshold:.5f} rounded down, which answers the fitting questions alike: the best mean accuracy
-over the fitting sets' questions, {acc:.1%}).
+Command: `{record.command}` (no model runs; under a minute on 2 CPU cores). Commit \
+`{record.commit}`, {record.date}.
 
-{table(evaluation, POOL_N)}
+For each question the pool is every distinct value of the asked kind the article states \
+(`experiment/evaluate/pool.py`; table cells read in their table's scale), here without samples. \
+Columns, over the stated questions (answerable, gold not computed): the share whose gold is in \
+the whole pool, in the pool bounded to N={pool_n} by the model-free rank (the shipped selector \
+without its sample features), and ranked first; text-only's accuracy (the registered method: the \
+first candidate, abstaining under {f["text_only_threshold"]}), on stated questions and on all of \
+the set's questions (abstaining is right on an unanswerable one; a computed gold is rarely \
+stated); the mean pool size; and, where the gold was in the pool but not first, what was ranked \
+first instead (`factqa bench pool-coverage --help`: the same figure at another scale, another \
+period, another row of the gold's table column, another entity).
 
-Where the whole pool misses on TAT-QA ({fit_miss} fitting, {eval_miss} evaluation questions),
-the gold mostly carries a scale the text never states (the data set's own "thousand" or
-"million" beside a table that states none); the rest are a change's direction that the figure's
-mention does not carry (a gold "decreased X" where the text's mention is "X"), a nil
-written as a dash, and a gold that contradicts its text. DROP's stated questions have the gold
-in every pool, but their passages state many figures of the asked kind ({drop_pool:.1f} a
-question) and the evidence features rarely single out the asked one: its ranking is where a
-model's check must add the most.
+Fitted on the fitting halves only (SQuAD v1.1 and v2.0 fitting titles, TAT-QA's fitting part, \
+the sizes of `experiment/fitting.py`), nothing refitted on the sets below: N={n}, the smallest \
+at which every fitting set's bounded pool keeps the gold for 98 % of the stated questions its \
+whole pool does ({at}); text-only's threshold {f["text_only_threshold"]} (the fitted top score \
+{f["fitted_threshold"]:.5f} rounded down, which answers the fitting questions alike: the best \
+mean accuracy over the fitting sets' questions, {f["fitted_mean_accuracy"]:.1%}).
 
-Issue 39's keys that need no model (the models' scores of the pool, and so `small_text0_*`,
-`small_text_*`, `large_text_*` and their FLOPs, are in "The article drafts, the small model
-checks", from the benchmark runs: `python bench/drafts.py --write`):
+{table(f["evaluation"], pool_n)}
 
-`{line(evaluation)}`"""
+Where the whole pool misses on TAT-QA ({fit_miss} fitting, {eval_miss} evaluation questions), \
+the gold mostly carries a scale the text never states (the data set's own "thousand" or \
+"million" beside a table that states none); the rest are a change's direction that the figure's \
+mention does not carry (a gold "decreased X" where the text's mention is "X"), a nil written as \
+a dash, and a gold that contradicts its text. DROP's stated questions have the gold in every \
+pool, but their passages state many figures of the asked kind ({drop_pool:.1f} a question) and \
+the evidence features rarely single out the asked one: its ranking is where a model's check \
+must add the most.
+
+Issue 39's keys that need no model (the models' scores of the pool, and so `small_text0_*`, \
+`small_text_*`, `large_text_*` and their FLOPs, are in "The article drafts, the small model \
+checks", from the benchmark runs: `factqa bench drafts --write`):
+
+`{line(f["evaluation"])}`"""

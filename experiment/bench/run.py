@@ -1,9 +1,10 @@
-"""`factqa bench run PRESET DATA_PATH`: import the preset's sample, run every method, write its
-section of docs/RESULTS.md (and, for the default runs, the README's tables) and its committed
-results (`results/PRESET/`).
+"""`factqa bench run PRESET DATA_PATH`: import the preset's sample, run every method, save its
+committed results (`results/PRESET/`) and write docs/RESULTS.md, its pages and the README's
+tables again from results/ (`bench/document`).
 
-A variant (another small model, adaptive sampling, an excerpt, another prompt, part, checks or
-seed) is named after what differs (`squad-v1-adaptive-window2`) and writes its section only.
+A variant (adaptive sampling, an excerpt, another prompt, part, checks or seed) is named after
+what differs (`squad-v1-adaptive-window2`) and saves its section only, as its record
+(`results/bench/bench-NAME.json`).
 """
 
 from __future__ import annotations
@@ -15,13 +16,14 @@ from pathlib import Path
 
 from experiment.bench.harness import OUT, README, RESULTS_MD
 from experiment.bench.presets import BUNDLED_PRESET, PRESETS, figures_line, import_preset
+from experiment.bench.report import write_report
 from experiment.bench.results import RESULTS, save_results
+from experiment.bench.sections import blocks_of, measured, records_dir, save
 from experiment.config import RunConfig
 from experiment.generate.windows import ARTICLE
 from experiment.importers.split import Half
 from experiment.record.results_index import Source
-from experiment.report.first_screen import update_answer
-from experiment.report.markdown import benchmark_section, benchmark_summary, update_section
+from experiment.report.markdown import benchmark_section
 from experiment.report.run import load_run
 from experiment.runner import BackendFactory, Factories, llama_factory, run_experiment
 
@@ -150,28 +152,6 @@ def source_of(o: BenchOptions, title: str, line: str) -> Source:
     )
 
 
-def default_runs(out: Path, results: Path) -> tuple[dict[str, Path], dict[str, Path]]:
-    """The runs the README's tables show: the public table's and the first screen's (a run
-    folder where there is one, else the committed results)."""
-
-    def where(name: str) -> Path:
-        return out / name if (out / name / "summary.csv").exists() else results / name
-
-    public = {
-        "SQuAD v1.1, evaluation titles (small qwen2.5-coder-0.5b)": where("squad-v1"),
-        "SQuAD v1.1, evaluation titles (small smollm2-135m)": where("squad-v1-smollm2-135m"),
-        "SQuAD v2.0, evaluation titles (100 unanswerable)": where("squad-v2"),
-        "DROP, evaluation passages": where("drop"),
-    }
-    first = {  # the default models on each data set, short labels for the first screen
-        "bundled OrigoTech corpus": where("bundled"),
-        "SQuAD v1.1": where("squad-v1"),
-        "SQuAD v2.0, half unanswerable": where("squad-v2"),
-        "DROP, evaluation passages": where("drop"),
-    }
-    return public, first
-
-
 def run_preset(
     o: BenchOptions,
     factory: BackendFactory | Factories = llama_factory,
@@ -191,21 +171,16 @@ def run_preset(
     text = benchmark_section(run, title, command_of(o)) + f"\n\n`{line}`\n"
     say(text)
     if o.write and not o.limit:
-        update_section(o.results_md, f"bench-{name}", text)
-        if not o.variant:
+        stale = records_dir(o.results) / f"bench-{name}.json"
+        if o.variant:  # its section only, kept as its record
+            save(measured(f"bench-{name}", command_of(o), {"blocks": blocks_of(text)}), o.results)
+        else:
             files = save_results(result.run_dir, o.results / name, source_of(o, title, line))
             size = sum(int(r["bytes"]) for r in files.values())
             say(f"wrote {o.results / name} ({len(files)} files, {size:,} bytes)")
-        if not o.variant and o.preset not in (BUNDLED_PRESET, "tatqa-dev"):
-            public, first = default_runs(o.out, o.results)
-            missing = [label for label, d in public.items() if not (d / "summary.csv").exists()]
-            if missing:  # the table over fewer runs would drop their rows: keep it as it is
-                say(f"the public table is left as it is: no run or results of {', '.join(missing)}")
-            else:
-                summary = benchmark_summary(public)
-                update_section(o.results_md, "bench-summary", summary)
-                update_section(o.readme, "public", summary)  # the README states the same table
-            update_answer(o.readme, first)  # the README's first screen (rows without a run stay)
-            say(f"updated {o.results_md} and {o.readme}")
+            if stale.exists():  # the section migrated from the document: the results replace it
+                stale.unlink()
+        write_report(o.results, o.results_md, o.readme)
+        say(f"updated {o.results_md}, its pages and {o.readme}")
     say(line)
     return line

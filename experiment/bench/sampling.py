@@ -30,7 +30,7 @@ from typing import Annotated
 import typer
 
 from experiment.bench.app import command
-from experiment.bench.harness import RESULTS_MD, ROOT, NoWriteOpt, corpus
+from experiment.bench.harness import RESULTS_MD, ROOT, NoWriteOpt, corpus, write_section
 from experiment.config import RunConfig
 from experiment.errors import ConfigError
 from experiment.evaluate.confirm import confirm_sample
@@ -39,7 +39,6 @@ from experiment.generate.models.base import GREEDY, SamplingParams
 from experiment.generate.models.catalog import DEFAULT_LARGE, DEFAULT_SMALL
 from experiment.generate.prompts import messages_for
 from experiment.generate.sampling import Sample, derive_seed
-from experiment.report.markdown import update_section
 from experiment.runner import llama_factory
 
 ARTICLE = "a02-q3-results"
@@ -142,7 +141,7 @@ def _run(args: SimpleNamespace) -> int:
     )
     print(report)
     if not args.no_write:
-        update_section(RESULTS_MD, "sampling", report)
+        write_section(RESULTS_MD, "sampling", report)
     print(
         f"ratio_A={ratio_a:.2f} ratio_B={ratio_b:.2f} ratio_C={ratio_c:.2f} "
         f"ratio_D={ratio_d:.2f} overhead={overhead:.2f} peak_rss_mib={peak:.0f} "

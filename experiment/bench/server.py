@@ -32,7 +32,7 @@ from typing import Annotated
 import typer
 
 from experiment.bench.app import command
-from experiment.bench.harness import RESULTS_MD, ROOT, NoWriteOpt, corpus
+from experiment.bench.harness import RESULTS_MD, ROOT, NoWriteOpt, corpus, write_section
 from experiment.config import RunConfig
 from experiment.errors import ConfigError, ModelError
 from experiment.evaluate.methods import REFERENCE
@@ -42,7 +42,6 @@ from experiment.generate.models.openai_compat import OpenAIBackend
 from experiment.generate.models.store import resolve
 from experiment.generate.prompts import messages_for
 from experiment.generate.sampling import article_order, derive_seed
-from experiment.report.markdown import update_section
 from experiment.report.run import load_run
 
 
@@ -157,7 +156,7 @@ def _run(args: SimpleNamespace) -> None:
     )
     print(text)
     if not args.no_write:
-        update_section(RESULTS_MD, f"server-{args.server}", text)
+        write_section(RESULTS_MD, f"server-{args.server}", text)
     print(
         f"qps_1={qps1:.3f} qps_{args.concurrency}={qpsn:.3f} ratio={qpsn / qps1:.2f} "
         f"identical_passes={same}/{len(questions)} equal_in_process={in_process or 'na'}"

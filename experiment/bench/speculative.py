@@ -19,7 +19,7 @@ from typing import Annotated
 import typer
 
 from experiment.bench.app import command
-from experiment.bench.harness import RESULTS_MD, NoWriteOpt, corpus
+from experiment.bench.harness import RESULTS_MD, NoWriteOpt, corpus, write_section
 from experiment.config import RunConfig
 from experiment.evaluate.methods import REFERENCE
 from experiment.generate.models.base import GREEDY, SamplingParams
@@ -27,7 +27,6 @@ from experiment.generate.models.batched import DRAFT_LENGTH, BatchedLlamaBackend
 from experiment.generate.models.store import resolve
 from experiment.generate.prompts import messages_for
 from experiment.generate.sampling import article_order
-from experiment.report.markdown import update_section
 
 
 def _run(args: SimpleNamespace) -> None:
@@ -97,7 +96,7 @@ def _run(args: SimpleNamespace) -> None:
     )
     print(text)
     if not args.no_write:
-        update_section(RESULTS_MD, "speculative", text)
+        write_section(RESULTS_MD, "speculative", text)
     print(
         f"lookup_speedup={summary['lookup'][0]:.2f} draft_speedup={summary['draft'][0]:.2f} "
         f"identical={'true' if identical else 'false'}"

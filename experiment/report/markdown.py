@@ -73,8 +73,13 @@ def section_text(path: Path, name: str) -> str:
 
 def update_section(path: Path, name: str, body: str) -> None:
     """Replace the text between `<!-- name:start -->` and `<!-- name:end -->`, or append it."""
-    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
     text = _results_text(path) if path.exists() else HEADER
+    atomic_write(path, with_section(text, name, body, path))
+
+
+def with_section(text: str, name: str, body: str, path: Path | None = None) -> str:
+    """`text` with the section `name` replaced by `body` (appended where there is none)."""
+    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
     if (start in text) != (end in text) or (start in text and text.index(end) < text.index(start)):
         first = min(i for i in (text.find(start), text.find(end)) if i >= 0)
         raise InputError(
@@ -90,7 +95,7 @@ def update_section(path: Path, name: str, body: str) -> None:
         text = before + block + after
     else:
         text = text.rstrip() + "\n\n" + block + "\n"
-    atomic_write(path, text)
+    return text
 
 
 def _timing(m: Manifest) -> str:
@@ -148,9 +153,10 @@ def section_name(m: Manifest) -> str:
     return f"run-{m.run_id}"
 
 
-def readme_section(run_dir: Path) -> str:
-    """A short form of `run_section` for the README: accuracy, coverage, blind spot."""
-    run = load_run(run_dir)
+def readme_section(run_dir: Path | Run) -> str:
+    """A short form of `run_section` for the README: accuracy, coverage, blind spot (a run or
+    results folder, or a loaded run)."""
+    run = load_any(run_dir)
     m = run.manifest
     lines = [
         f"{m.questions} questions on {m.articles} articles, k={m.k}, "
@@ -577,33 +583,56 @@ def _loaded(runs: dict[str, Path]) -> list[tuple[str, Run]]:
     return [(label, load_any(d)) for label, d in runs.items() if (d / "summary.csv").exists()]
 
 
-def benchmark_summary(runs: dict[str, Path]) -> str:
+def kept_table_rows(text: str) -> list[dict[str, list[str]]]:
+    """Each Markdown table of `text` as its rows by their first cell (a data set's label)."""
+    tables: list[dict[str, list[str]]] = []
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("| ") and (i == 0 or not lines[i - 1].startswith("|")):
+            rows = {}
+            for row in lines[i + 2 :]:
+                if not row.startswith("|"):
+                    break
+                cells = [c.strip() for c in row.strip().strip("|").split(" | ")]
+                rows[cells[0]] = cells
+            tables.append(rows)
+    return tables
+
+
+def _with_kept(
+    fresh: dict[str, list[Any]], labels: list[str], kept: dict[str, list[str]]
+) -> list[list[Any]]:
+    """The rows in `labels`' order: a run's where there is one, else the kept row (if any)."""
+    return [fresh[x] if x in fresh else kept[x] for x in labels if x in fresh or x in kept]
+
+
+def benchmark_summary(runs: dict[str, Path], kept: str = "") -> str:
     """One table over the benchmark runs that exist: the claim, data set by data set (method
-    names at the k of the first run; the presets share one k)."""
+    names at the k of the first run; the presets share one k). A data set with no run keeps
+    its row of `kept` (the tables as written before), in its place."""
     loaded = _loaded(runs)
     k = loaded[0][1].k if loaded else 10
-    rows = []
+    kept_claim, kept_selector = [*kept_table_rows(kept), {}, {}][:2]
+    rows = {}
     for label, run in loaded:
         rows_of = _by_method(run)
         v, large, ceiling = rows_of[run.verified], rows_of[REFERENCE], rows_of[PASS.name(run.k)]
-        rows.append(
-            [
-                label,
-                run.manifest.questions,
-                COLUMNS["accuracy [95% CI]"](large),
-                COLUMNS["accuracy [95% CI]"](v),
-                f"{ceiling.accuracy:.3f}",
-                COLUMNS[DIFFERENCE](v),
-                COLUMNS[MCNEMAR](v),
-                COLUMNS["in text, wrong"](v),
-                COLUMNS["verdict"](v),
-            ]
-        )
+        rows[label] = [
+            label,
+            run.manifest.questions,
+            COLUMNS["accuracy [95% CI]"](large),
+            COLUMNS["accuracy [95% CI]"](v),
+            f"{ceiling.accuracy:.3f}",
+            COLUMNS[DIFFERENCE](v),
+            COLUMNS[MCNEMAR](v),
+            COLUMNS["in text, wrong"](v),
+            COLUMNS["verdict"](v),
+        ]
     return "\n".join(
         [
-            *_claim_lines(rows, k),
+            *_claim_lines(_with_kept(rows, list(runs), kept_claim), k),
             "",
-            *_selector_summary(loaded, k),
+            *_selector_summary(loaded, k, list(runs), kept_selector),
         ]
     )
 
@@ -625,29 +654,31 @@ def _selector_columns(k: int) -> tuple[str, ...]:
     )
 
 
-def _selector_summary(loaded: list[tuple[str, Run]], k: int) -> list[str]:
-    """The selector data set by data set: against the vote, the ceiling and the large model."""
-    rows = []
+def _selector_summary(
+    loaded: list[tuple[str, Run]], k: int, labels: list[str], kept: dict[str, list[str]]
+) -> list[str]:
+    """The selector data set by data set: against the vote, the ceiling and the large model
+    (the `kept` row of a data set with no run)."""
+    fresh = {}
     for label, run in loaded:
         if run.selected is None:
             continue
         rk, by = run.k, _by_method(run)
         v, s, cas = by[run.verified], by[run.selected], by.get(CASCADE_20.name(rk))
-        rows.append(
-            [
-                label,
-                f"{v.accuracy:.3f}",
-                f"{by[RULE_PICK.name(rk)].accuracy:.3f}",
-                COLUMNS["accuracy [95% CI]"](s),
-                f"{by[PASS.name(rk)].accuracy:.3f}",
-                _pct(gap_closed(run.summary, s.method, rk)),
-                f"{v.in_text_wrong_rate:.1%} / {s.in_text_wrong_rate:.1%}",
-                COLUMNS[DIFFERENCE](s),
-                COLUMNS["verdict"](s),
-                COLUMNS[DIFFERENCE](cas) if cas is not None else "—",
-                COLUMNS["verdict"](cas) if cas is not None else "—",
-            ]
-        )
+        fresh[label] = [
+            label,
+            f"{v.accuracy:.3f}",
+            f"{by[RULE_PICK.name(rk)].accuracy:.3f}",
+            COLUMNS["accuracy [95% CI]"](s),
+            f"{by[PASS.name(rk)].accuracy:.3f}",
+            _pct(gap_closed(run.summary, s.method, rk)),
+            f"{v.in_text_wrong_rate:.1%} / {s.in_text_wrong_rate:.1%}",
+            COLUMNS[DIFFERENCE](s),
+            COLUMNS["verdict"](s),
+            COLUMNS[DIFFERENCE](cas) if cas is not None else "—",
+            COLUMNS["verdict"](cas) if cas is not None else "—",
+        ]
+    rows = _with_kept(fresh, labels, kept)
     if not rows:
         return []
     cascade = CASCADE_20.name(k)
@@ -669,9 +700,9 @@ def _claim_lines(rows: list[list[Any]], k: int) -> list[str]:
     return [
         "## The claim on public data",
         "",
-        "Written by `factqa bench run` from every benchmark run present; each data set's "
-        "own section in docs/RESULTS.md has the command, models, intervals, costs and error "
-        "analysis. "
+        "Written by `factqa bench report` from the committed results; each data set's "
+        "section in docs/RESULTS.md has the command, models and verdict, its page under "
+        "docs/results/ the intervals, costs and error analysis. "
         "Accuracy with 95 % cluster-bootstrap intervals (clusters: Wikipedia title, passage "
         f"or article); the difference is {VERIFIED.name(k)} minus large@1 on the same "
         "questions, with a paired cluster-bootstrap interval; p is the exact McNemar test. "

@@ -1,0 +1,394 @@
+"""docs/RESULTS.md, its data sets' pages (docs/results/PRESET.md) and the README's generated
+blocks, written whole from `results/` alone: the committed results folders (`results/PRESET/`)
+and the sections' records (`results/bench/NAME.json`, `bench/sections`). No model, no run folder.
+
+The document follows the reader's questions, in `PARTS`: the claim; the methods that beat the
+claim's method; cost; each data set; the verifier; how each shipped choice was fitted; the
+committed results and the tool. A part lists its sections by name; a section registered with
+`@renders(NAME, PART)` and not listed comes after them, so a new benchmark needs no edit here.
+A record of no registered section and no part (a variant run's) goes to "Further measurements".
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from experiment.bench.app import load, subcommands
+from experiment.bench.presets import PRESETS
+from experiment.bench.sections import (
+    SECTIONS,
+    Record,
+    load_all,
+    provenance,
+    records_dir,
+    render,
+    render_blocks,
+)
+from experiment.config import PROJECT_ROOT
+from experiment.files import atomic_write
+from experiment.record.results_index import INDEX
+from experiment.report.first_screen import BLOCK as ANSWER
+from experiment.report.first_screen import answer_section
+from experiment.report.markdown import (
+    benchmark_section,
+    benchmark_summary,
+    readme_section,
+    with_section,
+)
+from experiment.report.results import load_results
+
+TITLE = "# Results"
+INTRO = (
+    "Every figure here is written by `factqa bench report` from the committed results under "
+    "results/ alone: a data set's run in `results/PRESET/`, every other measurement's record "
+    "in `results/bench/NAME.json` (no model runs; `factqa bench report --check` says whether "
+    "this file, docs/results/ and the README's tables are what it writes). Each section names "
+    "the command that measured it and records it anew. Dated results that are no longer "
+    "current are in docs/HISTORY.md."
+)
+
+
+@dataclass(frozen=True)
+class Part:
+    """A part of the document: its heading, what it answers, its sections in order."""
+
+    key: str
+    heading: str
+    intro: str
+    names: tuple[str, ...]
+
+
+PARTS = (
+    Part(
+        "claim",
+        "The claim",
+        "Can many checked answers of a small model beat one answer of a large one? "
+        "small-verified@k (the small model's confirmed answers, voted) against large@1 (one "
+        "greedy answer of the large model), data set by data set, and the rules every verdict "
+        "is judged by.",
+        ("bench-summary", "verdict-rules"),
+    ),
+    Part(
+        "better",
+        "The methods that beat small-verified@k",
+        "What closes the gap to large@1: the article's own candidates scored by a model, the "
+        "learned selector with the large model's evidence check, and computed answers drafted "
+        "from the text.",
+        ("drafts", "pool-coverage", "selector-checked", "proposals", "large-check"),
+    ),
+    Part(
+        "cost",
+        "Cost",
+        "What sampling, serving and checking cost on this machine (FLOPs per method are in "
+        "each data set's table).",
+        (
+            "sampling",
+            "server-experiment",
+            "server-llama-server",
+            "server-notes",
+            "speculative",
+            "speculative-notes",
+            "selector-cost",
+        ),
+    ),
+    Part(
+        "datasets",
+        "Each data set",
+        "Per data set, its run's method table and verdict; its page under docs/results/ has "
+        "the rest (SQuAD EM and F1, AUROC, risk-coverage, accuracy against k, the selector's "
+        "routing and calibration, cost curves, stated and computed questions, blind spots).",
+        tuple(f"bench-{p}" for p in ("bundled", "squad-v1", "squad-v2", "drop", "tatqa-dev")),
+    ),
+    Part(
+        "verifier",
+        "The verifier",
+        "Whether the article states a value: recall on gold answers, rejection of corrupted "
+        "ones, speed.",
+        ("verifier", "verifier-notes"),
+    ),
+    Part(
+        "fitted",
+        "How each shipped choice was fitted",
+        "Every shipped model file and threshold, chosen on the fitting halves only.",
+        ("selector-fit", "feature-sets", "adaptive-fit", "excerpt-fit", "model-check"),
+    ),
+    Part("other", "Further measurements", "Sections recorded by other commands.", ()),
+)
+INVENTORY = "bench-inventory"
+SUMMARY = "bench-summary"
+README_ANSWER, README_RESULT = "readme-answer", "readme-result"  # kept README blocks' records
+PUBLIC = {  # the claim's table: label -> preset
+    "SQuAD v1.1, evaluation titles (small qwen2.5-coder-0.5b)": "squad-v1",
+    "SQuAD v1.1, evaluation titles (small smollm2-135m)": "squad-v1-smollm2-135m",
+    "SQuAD v2.0, evaluation titles (100 unanswerable)": "squad-v2",
+    "DROP, evaluation passages": "drop",
+}
+FIRST = {  # the README's first screen: label -> preset
+    "bundled OrigoTech corpus": "bundled",
+    "SQuAD v1.1": "squad-v1",
+    "SQuAD v2.0, half unanswerable": "squad-v2",
+    "DROP, evaluation passages": "drop",
+}
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where the document is written from and to."""
+
+    results: Path = PROJECT_ROOT / "results"
+    results_md: Path = PROJECT_ROOT / "docs" / "RESULTS.md"
+    readme: Path = PROJECT_ROOT / "README.md"
+    scripts: Path = PROJECT_ROOT / "bench"
+
+    @property
+    def pages(self) -> Path:
+        """The data sets' pages: docs/results/ beside docs/RESULTS.md."""
+        return self.results_md.parent / "results"
+
+
+def folders(results: Path) -> dict[str, Path]:
+    """The committed results folders, by name."""
+    if not results.is_dir():
+        return {}
+    return {p.name: p for p in sorted(results.iterdir()) if (p / INDEX).is_file()}
+
+
+def preset_section(path: Path) -> str:
+    """One results folder's whole section: the benchmark section and its figures line."""
+    res = load_results(path)
+    src = res.source
+    return benchmark_section(res.run, src.title, src.command) + f"\n\n`{src.line}`"
+
+
+@dataclass(frozen=True)
+class DataSet:
+    """A data set's section: whole (its page) and where it came from."""
+
+    name: str  # the results folder's or record's name, without "bench-"
+    whole: str
+    record: Record | None  # a migrated record; None: rendered from results/NAME/
+
+    def headline(self) -> str:
+        """Its heading, command, models, method table and verdict, a link to its page, and its
+        machine-readable lines."""
+        chunks = self.whole.split("\n\n")
+        verdict = next((i for i, c in enumerate(chunks) if c.startswith("**")), len(chunks) - 1)
+        lines = [c for c in chunks[verdict + 1 :] if c.startswith("`") and c.endswith("`")]
+        head = chunks[: verdict + 1]
+        if self.record is not None:
+            head.insert(1, provenance(self.record))
+        link = (
+            f"Every other table of this run (SQuAD EM and F1, AUROC, risk-coverage, accuracy "
+            f"against k, routing, calibration, cost curves, stated and computed questions, "
+            f"blind spots): [docs/results/{self.name}.md](results/{self.name}.md)."
+        )
+        return "\n\n".join([*head, link, *lines])
+
+    def page(self) -> str:
+        """docs/results/NAME.md: the whole section."""
+        note = (
+            "Written by `factqa bench report` from "
+            + (
+                f"results/{self.name}/"
+                if self.record is None
+                else f"the record results/bench/bench-{self.name}.json"
+            )
+            + "; the summary of every data set is [docs/RESULTS.md](../RESULTS.md)."
+        )
+        body = self.whole
+        if body.startswith("## "):
+            body = body[1:]
+        heading, _, rest = body.partition("\n\n")
+        extra = [provenance(self.record)] if self.record is not None else []
+        return "\n\n".join([heading, note, *extra, rest]) + "\n"
+
+
+def datasets(layout: Layout, records: dict[str, Record]) -> list[DataSet]:
+    """The data sets in the document's order: the presets', then other results folders, then
+    other runs' records; a results folder wins over a record of the same name."""
+    found = folders(layout.results)
+    listed = [n[len("bench-") :] for p in PARTS if p.key == "datasets" for n in p.names]
+    names = [p for p in [*listed, *PRESETS] if p in found or f"bench-{p}" in records]
+    names = list(dict.fromkeys(names))
+    names += [n for n in found if n not in names]
+    names += [
+        r[len("bench-") :]
+        for r in records
+        if r.startswith("bench-") and r[len("bench-") :] not in names and r != SUMMARY
+        if r != INVENTORY
+    ]
+    out = []
+    for name in names:
+        if name in found:
+            out.append(DataSet(name, preset_section(found[name]), None))
+        else:
+            rec = records[f"bench-{name}"]
+            out.append(DataSet(name, render_blocks(rec.blocks or []), rec))
+    return out
+
+
+def summary(layout: Layout, records: dict[str, Record]) -> str:
+    """The claim's tables over the results folders; a data set without one keeps its rows of
+    the migrated record, which the section then names."""
+    found = folders(layout.results)
+    runs = {label: found.get(p, layout.results / p) for label, p in PUBLIC.items()}
+    rec = records.get(SUMMARY)
+    text = benchmark_summary(runs, render_blocks(rec.blocks or []) if rec is not None else "")
+    kept = [p for p in PUBLIC.values() if p not in found and rec is not None]
+    shown = [p for p in kept if any(p == PUBLIC[label] for label in PUBLIC if label in text)]
+    if rec is not None and shown:
+        text += (
+            f"\n\nRows of {', '.join(shown)} (no results folder yet) are recorded by earlier "
+            f"runs{f' ({rec.date})' if rec.date else ''}, migrated from {rec.recorded_from}; "
+            "`factqa bench run PRESET PATH/TO/DATA` records them anew."
+        )
+    return text
+
+
+def _demoted(text: str) -> str:
+    """A section's headings one level down, under its part's heading."""
+    return "\n".join("#" + x if x.startswith("#") else x for x in text.splitlines())
+
+
+def _marked(name: str, body: str) -> str:
+    return f"<!-- {name}:start -->\n{body.strip()}\n<!-- {name}:end -->"
+
+
+def _placed(records: dict[str, Record]) -> dict[str, list[str]]:
+    """Each part's section names in order: those it lists, then registered ones, then records
+    of no part (in "other")."""
+    listed = {n for p in PARTS for n in p.names}
+    out = {p.key: [n for n in p.names if n in records or n == SUMMARY] for p in PARTS}
+    for name, sec in sorted(SECTIONS.items()):
+        if name not in listed and name in records:
+            out.setdefault(sec.part, []).append(name)
+    for name in records:
+        kept = name.startswith("bench-") or name.startswith("readme-")
+        if name not in listed and name not in SECTIONS and not kept:
+            out["other"].append(name)
+    return out
+
+
+def results_document(layout: Layout, records: dict[str, Record], sets: list[DataSet]) -> str:
+    """docs/RESULTS.md, whole (its inventory line counted with the file as written)."""
+    placed = _placed(records)
+    chunks = [TITLE, INTRO]
+    for part in PARTS:
+        bodies: list[tuple[str, str]] = []
+        for name in placed.get(part.key, []):
+            if name == SUMMARY:
+                bodies.append((name, summary(layout, records)))
+            else:
+                bodies.append((name, render(records[name])))
+        if part.key == "datasets":
+            bodies = [(f"bench-{s.name}", s.headline()) for s in sets]
+        if not bodies:
+            continue
+        chunks += [f"## {part.heading}", part.intro]
+        chunks += [_marked(name, _demoted(body)) for name, body in bodies]
+    text = "\n\n".join(chunks) + "\n"
+    draft = text + "\n" + _marked(INVENTORY, inventory(layout, 0)) + "\n"
+    lines = len(draft.splitlines())  # the line counts the file with the inventory in place
+    return text + "\n" + _marked(INVENTORY, inventory(layout, lines)) + "\n"
+
+
+def inventory(layout: Layout, lines: int) -> str:
+    """The committed results and the tool: results files and bytes, the document's `lines`,
+    `factqa bench`'s subcommands, the scripts left in bench/."""
+    files = [f for p in folders(layout.results).values() for f in p.iterdir() if f.is_file()]
+    where = records_dir(layout.results)
+    files += sorted(where.glob("*.json")) if where.is_dir() else []
+    load()
+    line = (
+        f"results_files={len(files)} results_bytes={sum(f.stat().st_size for f in files)} "
+        f"results_md_lines={lines} bench_subcommands={len(subcommands())} "
+        f"bench_scripts_left={len(list(layout.scripts.glob('*.py')))}"
+    )
+    return (
+        "## The committed results and the benchmark tool\n\n"
+        "Written by `factqa bench report` (no model): the files and bytes under results/ (the "
+        "results folders and the sections' records), the lines of this file, the subcommands "
+        "of `factqa bench` and the scripts left in bench/.\n\n"
+        f"`{line}`"
+    )
+
+
+def readme_text(layout: Layout, records: dict[str, Record], public: str) -> str:
+    """The README with its generated blocks: the answer table, the bundled corpus's result,
+    the claim on public data."""
+    text = layout.readme.read_text(encoding="utf-8")
+    found = folders(layout.results)
+    first = {label: found.get(p, layout.results / p) for label, p in FIRST.items()}
+    kept = records.get(README_ANSWER)
+    answer = answer_section(first, render_blocks(kept.blocks or []) if kept else "")
+    text = with_section(text, ANSWER, answer, layout.readme)
+    if "bundled" in found:
+        text = with_section(text, "result", readme_section(found["bundled"]), layout.readme)
+    elif README_RESULT in records:
+        result = render_blocks(records[README_RESULT].blocks or [])
+        text = with_section(text, "result", result, layout.readme)
+    return with_section(text, "public", public, layout.readme)
+
+
+def build(layout: Layout) -> dict[Path, str]:
+    """Every generated file's text, by path."""
+    load()  # every module registers its sections
+    records = load_all(layout.results)
+    sets = datasets(layout, records)
+    out = {layout.results_md: results_document(layout, records, sets)}
+    for s in sets:
+        out[layout.pages / f"{s.name}.md"] = s.page()
+    if layout.readme.exists():
+        out[layout.readme] = readme_text(layout, records, summary(layout, records))
+    return out
+
+
+def stale_pages(layout: Layout, built: dict[Path, str]) -> list[Path]:
+    """Pages under docs/results/ that the document no longer has."""
+    if not layout.pages.is_dir():
+        return []
+    return [p for p in sorted(layout.pages.glob("*.md")) if p not in built]
+
+
+def write(layout: Layout) -> list[Path]:
+    """Write every generated file (and remove stale pages); the paths written."""
+    built = build(layout)
+    for path, text in built.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, text)
+    for path in stale_pages(layout, built):
+        path.unlink()
+    return list(built)
+
+
+def differences(layout: Layout, say: Callable[[str], None] = print, context: int = 2) -> int:
+    """How many generated files differ from what `write` would write; a short diff of each."""
+    built = build(layout)
+    differ = 0
+    for path, text in built.items():
+        now = path.read_text(encoding="utf-8") if path.exists() else ""
+        if now == text:
+            continue
+        differ += 1
+        name = _shown(path)
+        diff = list(
+            difflib.unified_diff(
+                now.splitlines(), text.splitlines(), name, "generated", n=context, lineterm=""
+            )
+        )
+        say("\n".join(diff[:40] + ([f"... {len(diff) - 40} more lines"] if len(diff) > 40 else [])))
+    for path in stale_pages(layout, built):
+        differ += 1
+        say(f"{_shown(path)}: not generated any more (factqa bench report removes it)")
+    return differ
+
+
+def _shown(path: Path) -> str:
+    """A path as the repository names it (as given, outside it)."""
+    try:
+        return path.resolve().relative_to(PROJECT_ROOT.resolve()).as_posix()
+    except ValueError:
+        return str(path)
