@@ -34,10 +34,9 @@ from typing import Annotated
 import typer
 
 from experiment.bench.app import command
-from experiment.bench.harness import RESULTS_MD, NoWriteOpt
+from experiment.bench.harness import RESULTS_MD, NoWriteOpt, write_section
 from experiment.importers.split import HALVES, half_of
 from experiment.records import Span
-from experiment.report.markdown import update_section
 from experiment.values.canonical import CURRENCIES, UNITS, DateValue, Quantity, Value, supports
 from experiment.values.normalize import outermost, parse_value, scan
 from experiment.values.question_kind import question_kind
@@ -429,7 +428,7 @@ def _run(args: SimpleNamespace) -> int:
     report = "\n".join(lines)
     print(report)
     if not args.no_write:
-        update_section(RESULTS_MD, "verifier", report)
+        write_section(RESULTS_MD, "verifier", report)
     # checks_per_s is the rate as the verifier is used (each paragraph scanned once, when first
     # seen, then looked up); the cold worst case is printed above.
     print(
