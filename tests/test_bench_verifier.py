@@ -71,14 +71,18 @@ def test_the_section_shows_ids_and_causes_never_the_data_sets_text(
     assert "<!-- verifier:start -->" in section
     for text in (section, printed):
         # the cases are there, by id and cause
-        assert "### Recall misses (1)" in text and f"| q-lamps | figure | number | {CUT} |" in text
-        assert f"| other paragraph | q-seats | figure | number | number | {SPELLED} |" in text
+        assert "### Recall misses (1)" in text and f"- {CUT} (1): q-lamps (figure, " in text
+        assert (
+            f"- {SPELLED} (2): " in text
+            and "q-seats (other paragraph, number against number)" in text
+        )
         # their text is not: gold, corrupted string, evidence span, question, paragraph
         for leaked in (LAMPS, "1,000,000", "a million", PARAGRAPH[:30], OTHER[:30]):
             assert leaked not in text
         for question, _ in QUESTIONS.values():
             assert question not in text
-        assert "`" not in text.split("### Recall misses", 1)[1]  # no quoted fragment at all
+        listed = text.split("### Recall misses", 1)[1].split("<!-- verifier:end", 1)[0]
+        assert "`" not in listed  # no quoted fragment at all
 
 
 def _item(gold: str, context: str, question: str = "How many are there?") -> Item:

@@ -169,7 +169,17 @@ class DataSet:
 
     name: str  # the results folder's or record's name, without "bench-"
     whole: str
-    record: Record | None  # a migrated record; None: rendered from results/NAME/
+    record: Record | None  # its record (migrated, or a variant run's); None: results/NAME/
+
+    @property
+    def migrated(self) -> bool:
+        """Whether its record was migrated once from the document (not measured by its run)."""
+        return self.record is not None and bool(self.record.recorded_from)
+
+    @property
+    def variant(self) -> bool:
+        """A variant of a preset's run (another prompt, part, seed, ...), kept as its record."""
+        return self.name not in PRESETS and self.record is not None and not self.migrated
 
     def headline(self) -> str:
         """Its heading, command, models, method table and verdict, a link to its page, and its
@@ -178,7 +188,7 @@ class DataSet:
         verdict = next((i for i, c in enumerate(chunks) if c.startswith("**")), len(chunks) - 1)
         lines = [c for c in chunks[verdict + 1 :] if c.startswith("`") and c.endswith("`")]
         head = chunks[: verdict + 1]
-        if self.record is not None:
+        if self.migrated:
             head.insert(1, provenance(self.record))
         link = (
             f"Every other table of this run (SQuAD EM and F1, AUROC, risk-coverage, accuracy "
@@ -202,7 +212,7 @@ class DataSet:
         if body.startswith("## "):
             body = body[1:]
         heading, _, rest = body.partition("\n\n")
-        extra = [provenance(self.record)] if self.record is not None else []
+        extra = [provenance(self.record)] if self.migrated else []
         return "\n\n".join([heading, note, *extra, rest]) + "\n"
 
 
@@ -284,11 +294,18 @@ def results_document(layout: Layout, records: dict[str, Record], sets: list[Data
             else:
                 bodies.append((name, render(records[name])))
         if part.key == "datasets":
-            bodies = [(f"bench-{s.name}", s.headline()) for s in sets]
+            bodies = [(f"bench-{s.name}", s.headline()) for s in sets if not s.variant]
         if not bodies:
             continue
         chunks += [f"## {part.heading}", part.intro]
         chunks += [_marked(name, _demoted(body)) for name, body in bodies]
+        variants = [s for s in sets if s.variant] if part.key == "datasets" else []
+        if variants:
+            chunks.append(
+                "Variant runs, each whole on its page: "
+                + ", ".join(f"[{s.name}](results/{s.name}.md)" for s in variants)
+                + "."
+            )
     text = "\n\n".join(chunks) + "\n"
     draft = text + "\n" + _marked(INVENTORY, inventory(layout, 0)) + "\n"
     lines = len(draft.splitlines())  # the line counts the file with the inventory in place

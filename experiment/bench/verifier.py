@@ -311,10 +311,6 @@ def accepted_cause(text: str, value: Value | None, evidence: Value | None, span:
     return UNEXPLAINED
 
 
-def _by_cause(causes: list[str]) -> str:
-    return ", ".join(f"{c}: {n}" for c, n in Counter(causes).most_common()) or "none"
-
-
 def _run(args: SimpleNamespace) -> int:
     items, paragraphs = load(args.data)
     if args.limit:
@@ -453,42 +449,35 @@ def _half_rates(
     return 1 - missed / max(n_rec, 1), n_rec, 1 - taken / max(n_rej, 1), n_rej
 
 
-def miss_table(rows: list[list[str]], limit: int = 60) -> list[str]:
-    """The recall misses: their count by cause, then (the first `limit`) question id, kind, what
-    the parser read of the gold and the cause. No gold string: it is SQuAD's text."""
-    lines = [
+def _by_cause_lines(rows: list[tuple[str, str]]) -> list[str]:
+    """One line per cause, the most frequent first: its count and the cases' labels."""
+    by: dict[str, list[str]] = {}
+    for label, cause in rows:
+        by.setdefault(cause, []).append(label)
+    ordered = sorted(by.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    return [f"- {cause} ({len(labels)}): {', '.join(labels)}" for cause, labels in ordered]
+
+
+def miss_table(rows: list[list[str]]) -> list[str]:
+    """The recall misses by cause, each with its question ids (a row: question id, kind, what the
+    parser read of the gold, cause). No gold string: it is SQuAD's text."""
+    return [
         f"### Recall misses ({len(rows)})",
         "",
-        f"By cause: {_by_cause([r[-1] for r in rows])}.",
+        *_by_cause_lines([(f"{r[0]} ({r[1]}, read as {r[2]})", r[-1]) for r in rows]),
     ]
-    if rows:
-        lines += [
-            "",
-            "| question id | kind | gold read as | cause |",
-            "| --- | --- | --- | --- |",
-            *(f"| {' | '.join(r)} |" for r in rows[:limit]),
-        ]
-    return lines
 
 
-def accepted_table(rows: dict[str, list[list[str]]], limit: int = 15) -> list[str]:
-    """The corruptions accepted: their count by cause, then (the first `limit` of each
-    corruption) question id, kind, what the parser read of the corruption and of the evidence,
-    and the cause. No gold, corrupted or evidence string: each is SQuAD's text or made from it."""
-    every = [r for acc in rows.values() for r in acc]
-    lines = [
-        f"### Corruptions accepted ({len(every)})",
-        "",
-        f"By cause: {_by_cause([r[-1] for r in every])}.",
+def accepted_table(rows: dict[str, list[list[str]]]) -> list[str]:
+    """The corruptions accepted by cause, each with its question ids and corruption (a row:
+    question id, kind, what the parser read of the corruption and of the evidence, cause). No
+    gold, corrupted or evidence string: each is SQuAD's text or made from it."""
+    every = [
+        (f"{r[0]} ({name}, {r[2]} against {r[3]})", r[-1])
+        for name, acc in rows.items()
+        for r in acc
     ]
-    if every:
-        lines += [
-            "",
-            "| corruption | question id | kind | corrupted read as | evidence read as | cause |",
-            "| --- | --- | --- | --- | --- | --- |",
-            *(f"| {name} | {' | '.join(r)} |" for name, acc in rows.items() for r in acc[:limit]),
-        ]
-    return lines
+    return [f"### Corruptions accepted ({len(every)})", "", *_by_cause_lines(every)]
 
 
 @command("verifier")
