@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -474,3 +475,17 @@ def _listed(value: str, allowed: tuple[str, ...], name: str) -> tuple[str, ...]:
             field=name,
         )
     return tuple(m for m in allowed if m in said)
+
+
+def git_commit() -> str:
+    """This checkout's commit (40 hex digits, "-dirty" with uncommitted changes); "" outside git."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(PROJECT_ROOT), "describe", "--always", "--dirty", "--abbrev=40"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return done.stdout.strip() if done.returncode == 0 else ""

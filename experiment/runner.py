@@ -17,7 +17,6 @@ import datetime as dt
 import gc
 import os
 import platform
-import subprocess
 import threading
 import time
 from collections import Counter
@@ -28,7 +27,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from experiment.config import BUNDLED, PROJECT_ROOT, RunConfig
+from experiment.config import BUNDLED, RunConfig, git_commit
 from experiment.corpus import load_articles, load_questions
 from experiment.errors import ConfigError, ModelError, OutputError, RunFailed
 from experiment.evaluate.agreement import (
@@ -295,19 +294,6 @@ def load_corpus(cfg: RunConfig) -> tuple[dict[str, Article], list[Question]]:
     if cfg.limit:
         questions = questions[: cfg.limit]
     return articles, questions
-
-
-def _git_commit() -> str:
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(PROJECT_ROOT), "describe", "--always", "--dirty", "--abbrev=40"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return ""
-    return done.stdout.strip() if done.returncode == 0 else ""
 
 
 def _versions() -> dict[str, str]:
@@ -794,7 +780,7 @@ def _manifest(
         bundled=cfg.dataset == BUNDLED,
         command=cfg.command(),
         config=Settings(cfg.as_dict()),
-        git_commit=_git_commit(),
+        git_commit=git_commit(),
         versions=_versions(),
         models=got.models,
         seeds=Seeds(

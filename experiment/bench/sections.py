@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import subprocess
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from experiment.config import PROJECT_ROOT
+from experiment.config import git_commit
 from experiment.files import atomic_write
 from experiment.report.tables import markdown_table
 
@@ -49,23 +48,11 @@ class Record:
         return list(blocks) if isinstance(blocks, list) else None
 
 
-def _commit() -> str:
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "--short=12", "HEAD"],
-            cwd=PROJECT_ROOT,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-    except (OSError, subprocess.CalledProcessError):
-        return ""
-    return out.stdout.strip()
-
-
 def measured(name: str, command: str, figures: dict[str, Any]) -> Record:
     """A record of a measurement made now: this checkout's commit and today's date (UTC)."""
-    return Record(name, command, figures, _commit(), dt.datetime.now(dt.UTC).date().isoformat())
+    return Record(
+        name, command, figures, git_commit()[:12], dt.datetime.now(dt.UTC).date().isoformat()
+    )
 
 
 def records_dir(results: Path) -> Path:
