@@ -699,6 +699,7 @@ def _print_proposals(
         COMPUTED,
         SMALL,
         derived_pick,
+        derived_selector,
         drafts_of,
         texts_to_score,
     )
@@ -720,7 +721,7 @@ def _print_proposals(
         _out().print(f"the proposals are not scored: {e}")
         return
     drafts = drafts_of(SMALL, texts, got, backend.shape, COMPUTED)
-    pick = derived_pick(merged, drafts)
+    pick = derived_pick(merged, drafts, derived_selector())
     title = (
         f"the calculations the article drafts ({len(merged)}), scored by {backend.name} "
         f"after the {prompt_for(q, cfg.prompt)} prompt"
@@ -1183,7 +1184,10 @@ def bench_run(
     small_context: Annotated[
         str, typer.Option(help="What the small model reads: 'article' or 'excerpt:N'.")
     ] = "article",
-    prompt: Annotated[str, typer.Option(help="figure, derive, calc or auto.")] = "figure",
+    prompt: Annotated[
+        str | None,
+        typer.Option(help="figure, derive, calc or auto (default: the preset's, presets.py)."),
+    ] = None,
     half: HalfOpt = None,
     checks: Annotated[str, typer.Option(help="The large model's checks, or 'none'.")] = (
         RunConfig.checks

@@ -113,7 +113,14 @@ PARTS = (
         "fitted",
         "How each shipped choice was fitted",
         "Every shipped model file and threshold, chosen on the fitting halves only.",
-        ("selector-fit", "feature-sets", "adaptive-fit", "excerpt-fit", "model-check"),
+        (
+            "selector-fit",
+            "feature-sets",
+            "derived-fit",
+            "adaptive-fit",
+            "excerpt-fit",
+            "model-check",
+        ),
     ),
     Part("other", "Further measurements", "Sections recorded by other commands.", ()),
 )

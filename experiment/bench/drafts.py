@@ -232,8 +232,8 @@ def section(rows: list, line: str, kept_rows: dict[str, str]) -> str:  # type: i
     sets = ", ".join(f"{n} {c}" for n, c in fitted.get("questions", {}).items())
     return f"""## The article drafts, the small model checks (issue 39)
 
-Command: `python bench/drafts.py --write` (no model: it reads the benchmark runs' folders,
-made by `python bench/accuracy.py PRESET PATH/TO/DATA` with the pools' scores on).
+Command: `factqa bench drafts --write` (no model: it reads the benchmark runs' folders,
+made by `factqa bench run PRESET PATH/TO/DATA` with the pools' scores on).
 
 Each method's cell: accuracy over all questions / over the stated ones (gold not computed) (its
 FLOPs against large@1's on the same questions, from the run's own counters). Coverage columns

@@ -9,6 +9,12 @@ run is named, and the machine-readable line of its figures.
 - bundled    the bundled OrigoTech corpus (no data file)
 
 The evaluation titles are the half the selector was not fitted on (importers/split.py).
+
+Each preset names its prompt setting: `auto` (the calculation prompt for a question whose
+wording asks for a computation, the figure prompt otherwise) where the data set asks computed
+questions (DROP, TAT-QA, the bundled corpus), `figure` where every answer is a span of the
+passage (SQuAD). The choice follows the kind of data set, as issue 40 asks, not a comparison of
+the two on a reported sample; a run with the other setting is a variant.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from experiment.evaluate.methods import (
     SELECTED,
     VERIFIED,
 )
+from experiment.generate.prompts import AUTO, FIGURE
 from experiment.importers.service import import_dataset
 from experiment.importers.split import Half
 from experiment.records import Question
@@ -48,6 +55,7 @@ class Preset:
     title: str
     half: Half | None  # only the evaluation half of the titles (importers/split.py)
     line_prefix: str  # the machine-readable line's prefix
+    prompt: str = FIGURE  # the prompt setting (generate/prompts.SETTINGS)
 
     @property
     def public(self) -> bool:
@@ -58,9 +66,9 @@ class Preset:
 PRESETS = {
     "squad-v1": Preset("squad", 300, None, "SQuAD v1.1 dev, evaluation titles", "eval", "squad_v1"),
     "squad-v2": Preset("squad", 100, 100, "SQuAD v2.0 dev, evaluation titles", "eval", "squad_v2"),
-    "drop": Preset("drop", 200, None, "DROP dev, evaluation passages", "eval", "drop"),
-    "tatqa-dev": Preset("tatqa", 200, None, "TAT-QA dev, evaluation part", "eval", "tatqa"),
-    BUNDLED_PRESET: Preset("", 0, None, "bundled OrigoTech corpus", None, "bundled"),
+    "drop": Preset("drop", 200, None, "DROP dev, evaluation passages", "eval", "drop", AUTO),
+    "tatqa-dev": Preset("tatqa", 200, None, "TAT-QA dev, evaluation part", "eval", "tatqa", AUTO),
+    BUNDLED_PRESET: Preset("", 0, None, "bundled OrigoTech corpus", None, "bundled", AUTO),
 }
 
 

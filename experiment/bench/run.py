@@ -44,11 +44,15 @@ class BenchOptions:
     write: bool = True
     adaptive: str = "off"
     small_context: str = ARTICLE
-    prompt: str = "figure"
+    prompt: str | None = None  # the preset's, unless given
     half: Half | None = None
     checks: str = RunConfig.checks
     drafts: str = RunConfig.drafts
     sample: int | None = None  # the preset's sample size, unless given (a test's small file)
+
+    @property
+    def prompt_setting(self) -> str:
+        return self.prompt or PRESETS[self.preset].prompt
 
     @property
     def part(self) -> Half | None:
@@ -61,7 +65,7 @@ class BenchOptions:
         return (
             self.adaptive != "off"
             or self.small_context != ARTICLE
-            or self.prompt != "figure"
+            or self.prompt_setting != PRESETS[self.preset].prompt
             or self.part != PRESETS[self.preset].half
             or self.checks != RunConfig.checks
             or bool(self.seed)
@@ -79,9 +83,9 @@ def run_name(o: BenchOptions) -> tuple[str, str]:
     if o.small_context != ARTICLE:
         name += f"-{o.small_context.replace(':', '')}"
         title += f", small model reads {o.small_context}"
-    if o.prompt != "figure":
-        name += f"-{o.prompt}"
-        title += f", {o.prompt} prompt"
+    if o.prompt_setting != p.prompt:
+        name += f"-{o.prompt_setting}"
+        title += f", {o.prompt_setting} prompt"
     if o.part != p.half:
         name += f"-{o.part}"
         title += f", {o.part} part"
@@ -99,7 +103,7 @@ def command_of(o: BenchOptions) -> str:
         ("--small", o.small, None),
         ("--adaptive", o.adaptive, "off"),
         ("--small-context", o.small_context, ARTICLE),
-        ("--prompt", o.prompt, "figure"),
+        ("--prompt", o.prompt_setting, PRESETS[o.preset].prompt),
         ("--half", o.half if o.part != PRESETS[o.preset].half else None, None),
         ("--checks", o.checks, RunConfig.checks),
         ("--drafts", o.drafts, RunConfig.drafts),
@@ -127,7 +131,7 @@ def config_of(o: BenchOptions, out: Path | None = None) -> tuple[RunConfig, str,
         label=title,
         adaptive=o.adaptive,
         small_context=o.small_context,
-        prompt=o.prompt,
+        prompt=o.prompt_setting,
         checks=o.checks,
         drafts=o.drafts,
     )

@@ -26,10 +26,11 @@ candidate, abstaining where "unknown" is more probable (as `large-checks@k` does
 (`proposal_pool.is_computed`) has the kept proposals scored instead (`question_pools`: the
 proposals, and the proposals merged with the small model's calculations), so its `Drafts` are
 of the `COMPUTED` pool and the stated methods abstain on it, paying nothing (and the computed
-ones on a question of the `STATED` pool). `small-text-derived@k` picks by `derived_pick`, a
-hand-set rule (no weight is fitted: a later fit on the fitting parts passes its
-`SelectorModel` over the same features, `DERIVED_FEATURES`); `large-text-derived@1` takes the
-large model's most probable proposal (`most_probable`).
+ones on a question of the `STATED` pool). `small-text-derived@k` picks by `derived_pick`: the
+selector `factqa bench fit derived` fitted on the fitting parts of TAT-QA and DROP over
+`DERIVED_FEATURES` (`derived_selector.json`), or, where that fit kept it or none is shipped,
+a hand-set rule; `large-text-derived@1` takes the large model's most probable proposal
+(`most_probable`).
 """
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ from experiment.generate.prompts import FIGURE
 from experiment.records import Article, Question
 
 PACKAGED = Path(__file__).with_name("text_selector.json")
+DERIVED_PACKAGED = Path(__file__).with_name("derived_selector.json")
+DERIVED_SELECTOR = "derived-selector"
 SCORE_FEATURES = ("score_margin", "score_gap", "score_token")
 SMALL, LARGE = "small", "large"
 ROLES = (SMALL, LARGE)
@@ -219,6 +222,25 @@ def text_selector_k() -> SelectorModel:
         scale={**base.scale, **{f: shipped.scale[f] for f in sample if f in shipped.scale}},
         impute={**base.impute, **{f: shipped.impute[f] for f in sample if f in shipped.impute}},
     )
+
+
+def load_derived_selector(path: Path = DERIVED_PACKAGED) -> SelectorModel | None:
+    """small-text-derived@k's fitted pick (`factqa bench fit derived`); None where none is
+    shipped or the fit kept the hand-set rule."""
+    if not path.exists():
+        return None
+    data = json.loads(path.read_text(encoding="utf-8"))
+    unknown = set(data["weights"]) - set(DERIVED_FEATURES)
+    if unknown:
+        raise ValueError(f"{path}: unknown features {sorted(unknown)}; refit it")
+    model = SelectorModel(**data)
+    return None if model.fitted.get("chosen") == "rule" else model
+
+
+@lru_cache(maxsize=1)
+def derived_selector() -> SelectorModel | None:
+    """The shipped small-text-derived@k pick, read once (None: the hand-set rule)."""
+    return load_derived_selector()
 
 
 @dataclass(frozen=True)

@@ -47,9 +47,11 @@ from the same samples (nothing regenerated).
 - small-text-derived@k  for a question the run routes to the calculation prompt (`auto`,
                      `calc`): the small model scores the kept proposals' results after its
                      sampling prompt; over them merged with its own confirmed calculations, the
-                     most probable, near ties by votes then the model-free rank
-                     (`drafts.derived_pick`); "unknown" abstains. The stated pool's three
-                     methods abstain on such a question, and these two on every other
+                     pick of the selector fitted on the fitting parts (`drafts.derived_pick`,
+                     `factqa bench fit derived`; without one, the most probable, near ties by
+                     votes then the model-free rank); "unknown" abstains where the fit says so.
+                     The stated pool's three methods abstain on such a question, and these two
+                     on every other
 - large-text-derived@1  the large model scores the same proposals after its large@1 prompt;
                      its most probable, "unknown" abstains
 
@@ -71,6 +73,7 @@ from experiment.evaluate.drafts import (
     Drafts,
     Ranked,
     derived_pick,
+    derived_selector,
     merged_bounded,
     most_probable,
     rank_scored,
@@ -439,7 +442,8 @@ def _small_text_derived(qs: QuestionSamples) -> Choice:
     drafts = _drafted(qs, SMALL_ROLE)
     if drafts.pool != COMPUTED:
         return NOT_ITS_POOL
-    got = derived_pick(proposal_pool(qs.question, qs.article, qs.small), drafts)
+    cands = proposal_pool(qs.question, qs.article, qs.small)
+    got = derived_pick(cands, drafts, derived_selector())
     spend = Spend(0, 0.0, drafts.answer_tokens, drafts.answer_flops)
     return _scored_choice(qs, got, drafts, qs.small, spend)
 

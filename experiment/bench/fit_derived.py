@@ -1,0 +1,262 @@
+"""Fit small-text-derived@k's pick on the fitting parts (issue 40): the small model samples each
+computed question under the calculation prompt and scores its kept proposals, and a choice of
+ranking is kept by cross-validation.
+
+    factqa bench fit derived PATH/TO/tatqa_dataset_dev.json PATH/TO/drop_dev.jsonl.gz
+        [--tatqa-n 60] [--drop-n 100] [--write]
+
+The fitting parts are TAT-QA dev's fitting part and DROP dev's fitting half
+(`importers/split.py`), each imported whole into outputs/bench/data; of each, the questions
+`auto` routes to the calculation prompt (`proposal_pool.is_computed`: what the method answers
+at evaluation, a stated question the rule sends there included), every n-th of them up to
+`--tatqa-n` and `--drop-n` (a fixed sample, no seed to choose; TAT-QA's long contexts cost
+several times a DROP passage). Nothing here reads an evaluation part or the bundled corpus.
+The small model's k samples and its scores of the proposals merged with them come through the
+run's own stages (`runner.sample`, `runner.pool_scores`) and the shared generation cache of
+outputs/bench, so a later run with the same settings reuses them.
+
+Ways of picking compared (a question's accuracy: its pick is right; an abstention is wrong,
+every question being answerable), each set weighing the same:
+- `rule`: the hand-set rule (`drafts.derived_pick` without a model);
+- `rank`: the best proposal's model-free rank (text-derived's order; a value only samples
+  give last); `logprob`: the most probable, "unknown" abstaining;
+- `logistic+F`: a logistic regression of "right" on the features F of `drafts.DERIVED_FEATURES`
+  (5-fold cross-validation grouped by passage, each fold's threshold chosen on its training
+  folds), with and without "unknown" abstaining.
+The best by cross-validated mean is refitted on every fitting question and, with `--write`,
+saved as experiment/evaluate/derived_selector.json (its `fitted` record says what it was
+fitted on, the table of ways and the choice); `rule` chosen saves that record alone, and the
+method keeps the hand-set rule.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated
+
+import numpy as np
+import typer
+
+from experiment.bench.app import command
+from experiment.bench.harness import RESULTS_MD, ResultsMdOpt, write_section
+from experiment.bench.ranking_fit import (
+    UNKNOWN_RULE,
+    Item,
+    Scores,
+    fixed_way,
+    logistic_selector,
+    logistic_ways,
+    print_ways,
+    set_counts,
+)
+from experiment.config import RunConfig
+from experiment.corpus import load_articles, load_questions
+from experiment.evaluate.drafts import (
+    DERIVED_PACKAGED,
+    DERIVED_SELECTOR,
+    SMALL,
+    derived_features,
+    derived_pick,
+    unknown_wins,
+)
+from experiment.evaluate.judge import gold_of, judge
+from experiment.evaluate.proposal_pool import is_computed, proposal_pool
+from experiment.evaluate.proposals import KEEP_N
+from experiment.evaluate.selector import SelectorModel, save
+from experiment.fitting import OUT
+from experiment.generate.prompts import AUTO
+from experiment.importers.service import import_dataset
+from experiment.records import Article, Question
+from experiment.runner import BackendFactory, confirm, llama_factory, pool_scores, sample
+
+PROPOSAL = ("votes", "share", "proposal_score", "proposal_rank")
+VARIANTS = {
+    "logistic+text": PROPOSAL,
+    "logistic+margin": ("score_margin", *PROPOSAL),
+    "logistic+all": ("score_margin", "score_gap", "score_token", *PROPOSAL),
+}
+# a value no proposal gives: ranked after the kept ones, with the lowest model-free score
+IMPUTE = {"proposal_rank": float(KEEP_N), "proposal_score": 0.0}
+COMMAND = (
+    "factqa bench fit derived PATH/TO/tatqa_dataset_dev.json PATH/TO/drop_dev.jsonl.gz --write"
+)
+
+
+def routed_sample(questions: Sequence[Question], n: int) -> list[Question]:
+    """The questions `auto` routes to the calculation prompt, every n-th of them up to `n`."""
+    routed = [q for q in questions if is_computed(q, AUTO)]
+    if len(routed) <= n:
+        return routed
+    step = len(routed) / n
+    return [routed[int(i * step)] for i in range(n)]
+
+
+def fitting_part(
+    name: str, fmt: str, source: Path, n: int
+) -> tuple[RunConfig, dict[str, Article], list[Question]]:
+    """A data set's fitting part, imported whole into outputs/bench/data, the small model's run
+    settings over it (`auto`, its pool scores only), and its routed sample."""
+    imp = import_dataset(fmt, source, OUT / "data" / f"{fmt}-fit-all", None, 0, None, True, "fit")
+    articles = load_articles(imp.articles)
+    cfg = RunConfig(
+        articles=imp.articles,
+        questions=imp.questions,
+        out=OUT,
+        run_id=f"{name}-derived",
+        prompt=AUTO,
+        drafts="small",
+    )
+    return cfg, articles, routed_sample(load_questions(imp.questions, articles), n)
+
+
+def items_of(
+    name: str,
+    cfg: RunConfig,
+    articles: dict[str, Article],
+    questions: list[Question],
+    factory: BackendFactory = llama_factory,
+) -> list[Item]:
+    """One fitting set's items: the small model's k samples of each question under `cfg`'s
+    prompt setting, its scores of the computed pool, each candidate's features and verdict."""
+
+    def progress(role: str, done: float, total: int) -> None:
+        if int(done) % 25 == 0 and done == int(done):
+            print(f"{name} {role}: {int(done)}/{total}", flush=True)
+
+    drawn = sample(cfg, articles, questions, factory, progress, roles=("small",))
+    got = pool_scores(
+        cfg, articles, questions, confirm(cfg, articles, questions, drawn), factory, progress
+    )
+    assert got.drafts is not None, got.drafts_left_out
+    out = []
+    for q in questions:
+        article = articles[q.article_id]
+        cands = proposal_pool(q, article, got.small[q.id][: cfg.k])
+        drafts = got.drafts[q.id][SMALL]
+        gold = gold_of(q)
+        picked = derived_pick(cands, drafts).chosen
+        out.append(
+            Item(
+                name,
+                f"{name}:{q.article_id}",
+                q.unanswerable,
+                derived_features(cands, drafts),
+                [judge(c.value, q, gold, c.text, True, c.written) for c in cands],
+                unknown_wins(cands, drafts),
+                None if picked is None else cands.index(picked),  # type: ignore[arg-type]
+            )
+        )
+    return out
+
+
+def _one_hot(it: Item) -> np.ndarray:
+    s = np.full(len(it.features), -1.0)
+    if it.rule_pick is not None:
+        s[it.rule_pick] = 1.0
+    return s
+
+
+def fixed_scores(its: list[Item], way: str) -> Scores:
+    if way == "rule":
+        return [_one_hot(it) for it in its]
+    if way == "rank":
+        rank = [[f["proposal_rank"] for f in it.features] for it in its]
+        return [np.array([-(KEEP_N if r is None else r) for r in rs], dtype=float) for rs in rank]
+    return [
+        np.array([f["score_gap"] if f["score_gap"] is not None else -1e9 for f in it.features])
+        for it in its
+    ]
+
+
+def cross_validate(its: list[Item]) -> dict[str, dict]:
+    """Every way's per-set accuracy and mean (the logistic ones held out by passage)."""
+    out = {
+        "rule": fixed_way(its, fixed_scores(its, "rule"), 0.0, False),
+        "rank": fixed_way(its, fixed_scores(its, "rank"), -np.inf, False),
+        "logprob": fixed_way(its, fixed_scores(its, "logprob"), -np.inf, True),
+    }
+    folds = min(5, len({it.group for it in its}))
+    return {**out, **logistic_ways(its, VARIANTS, folds, IMPUTE)}
+
+
+def selector_of(its: list[Item], way: str, table: dict, counts: dict[str, int]) -> SelectorModel:
+    """The chosen way as a shipped selector (`rule`: a record of the choice, no weights)."""
+    fitted = {"questions": counts, "ways": table, "chosen": way, "command": COMMAND}
+    rule = way.endswith(UNKNOWN_RULE) or way == "logprob"
+    fixed = {"rule": {}, "rank": {"proposal_rank": -1.0}, "logprob": {"score_gap": 1.0}}
+    if way in fixed:
+        return SelectorModel(
+            DERIVED_SELECTOR,
+            "rule",
+            fixed[way],
+            -1e9,
+            impute=dict(IMPUTE) if way == "rank" else {},
+            fitted={**fitted, "unknown_abstains": rule},
+        )
+    cols = VARIANTS[way.removesuffix(UNKNOWN_RULE)]
+    return logistic_selector(its, DERIVED_SELECTOR, cols, rule, fitted, IMPUTE)
+
+
+def fit(its: list[Item]) -> tuple[dict[str, dict], str, SelectorModel]:
+    """The ways' table, the chosen way (best cross-validated mean; the hand-set rule on a tie)
+    and its selector refitted on every item."""
+    table = cross_validate(its)
+    chosen = max(table, key=lambda w: (table[w]["mean"], w == "rule"))
+    rounded = {w: round(r["mean"], 4) for w, r in table.items()}
+    return table, chosen, selector_of(its, chosen, rounded, set_counts(its))
+
+
+@command("derived", fit=True)
+def fit_derived(
+    tatqa: Annotated[Path, typer.Argument(help="TAT-QA dev (tatqa_dataset_dev.json).")],
+    drop: Annotated[Path, typer.Argument(help="DROP dev (drop_dev.jsonl.gz).")],
+    tatqa_n: Annotated[
+        int, typer.Option(help="TAT-QA fitting questions routed to the calculation prompt.")
+    ] = 60,
+    drop_n: Annotated[
+        int, typer.Option(help="DROP fitting questions routed to the calculation prompt.")
+    ] = 100,
+    write: Annotated[
+        bool,
+        typer.Option(
+            "--write",
+            help=f"Save the choice to {DERIVED_PACKAGED.name} and its section of docs/RESULTS.md.",
+        ),
+    ] = False,
+    results: ResultsMdOpt = RESULTS_MD,
+) -> None:
+    """Fit small-text-derived@k's pick on the fitting parts of TAT-QA and DROP: the small model
+    samples and scores each computed question's proposals, and the best way of picking by
+    cross-validation is kept."""
+    its: list[Item] = []
+    parts = (("tatqa-fit", "tatqa", tatqa, tatqa_n), ("drop-fit", "drop", drop, drop_n))
+    for name, fmt, source, n in parts:
+        its += items_of(name, *fitting_part(name, fmt, source, n))
+    table, chosen, model = fit(its)
+    lines: list[str] = []
+    print_ways(table, list(set_counts(its)), lines.append)
+    print("\n".join(lines))
+    print(f"chosen: {chosen} (cross-validated mean {table[chosen]['mean']:.3f})")
+    print(json.dumps({"weights": model.weights, "threshold": model.threshold}, indent=1))
+    if write:
+        save(model, DERIVED_PACKAGED)
+        print(f"wrote {DERIVED_PACKAGED}")
+        write_section(results, "derived-fit", section(lines, chosen, model, set_counts(its)))
+
+
+def section(table: list[str], chosen: str, model: SelectorModel, counts: dict[str, int]) -> str:
+    """docs/RESULTS.md's `derived-fit` section: the ways, the choice and its weights."""
+    sets = ", ".join(f"{name} {n}" for name, n in counts.items())
+    weights = ", ".join(f"`{f}` {w:+.2f}" for f, w in model.weights.items()) or "none"
+    return f"""## small-text-derived@k's pick: fitted on the fitting parts (issue 40)
+
+Command: `{COMMAND}` (the small model samples and scores the questions `auto` routes to the
+calculation prompt: {sets}). Accuracy of each way of picking, cross-validated by passage (the
+logistic ones; each set weighs the same):
+
+{chr(10).join(table)}
+
+Chosen: **{chosen}** (standardised weights: {weights}; threshold {model.threshold:.2f}),
+shipped as experiment/evaluate/{DERIVED_PACKAGED.name}."""

@@ -1,0 +1,104 @@
+"""`factqa bench fit derived`: small-text-derived@k's pick fitted on computed questions, the
+small model's samples and scores drawn through the run's stages (a fake model here), the ways
+compared by cross-validation grouped by passage, and the shipped choice read back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from experiment.bench.fit_derived import fit, items_of, routed_sample
+from experiment.config import RunConfig
+from experiment.evaluate.drafts import derived_pick, drafts_of, load_derived_selector
+from experiment.evaluate.proposal_pool import proposal_pool
+from experiment.evaluate.selector import save
+from experiment.generate.models.base import Messages
+from experiment.generate.prompts import AUTO
+from experiment.records import Article, Question
+
+from .conftest import FakeBackend
+
+CHANGE = "What was the change in hardware revenue from 2018 to 2019?"
+
+
+def _table(i: int) -> str:
+    return f"""Revenue by segment ($ in millions):
+
+| | 2019 | 2018 |
+|---|---|---|
+| Hardware | {150 + i}.5 | {120 + 2 * i}.0 |
+| Software | {90 + i}.0 | {40 + i}.5 |
+"""
+
+
+def corpus(n: int) -> tuple[dict[str, Article], list[Question]]:
+    articles, questions = {}, []
+    for i in range(n):
+        aid = f"a{i}"
+        articles[aid] = Article(aid, f"Segment report {i}", "", _table(i), Path(f"{aid}.md"))
+        gold = f"${150 + i - (120 + 2 * i) + 0.5:g} million"
+        questions.append(Question(f"q{i}", aid, CHANGE, (gold,), "figure", computed=True))
+    questions.append(Question("s0", "a0", "What was hardware revenue in 2019?", ("x",), "figure"))
+    return articles, questions
+
+
+def misled(messages: Messages, seed: int, index: int) -> str:
+    """The fake small model: on even passages the right change, on odd ones the software
+    row's (a proposal too, and the one it scores highest)."""
+    text = messages[-1]["content"]
+    i = int(text.split("Segment report ", 1)[1].split("\n", 1)[0])
+    hardware, software = 30 - i + 0.5, 49.5
+    return f"${hardware if i % 2 == 0 else software:g} million"
+
+
+def test_only_the_questions_routed_to_the_calculation_prompt_are_fitted_on() -> None:
+    _, questions = corpus(6)
+    routed = routed_sample(questions, 100)
+    assert [q.id for q in routed] == [f"q{i}" for i in range(6)]  # not the stated one
+    assert [q.id for q in routed_sample(questions, 3)] == ["q0", "q2", "q4"]  # every n-th
+
+
+def test_the_fit_compares_the_ways_and_keeps_the_best_by_passage(tmp_path: Path) -> None:
+    articles, questions = corpus(10)
+    routed = routed_sample(questions, 100)
+    small = FakeBackend("s", misled)
+    cfg = RunConfig(out=tmp_path, run_id="fit", prompt=AUTO, drafts="small", small="s", k=4)
+    its = items_of("fit-set", cfg, articles, routed, lambda spec, _cfg: small)
+    assert len(its) == 10 and all(any(it.right) for it in its)  # the gold is proposed
+    assert {it.group for it in its} == {f"fit-set:a{i}" for i in range(10)}
+    table, chosen, model = fit(its)
+    assert {"rule", "rank", "logprob", "logistic+text", "logistic+all, unknown abstains"} <= set(
+        table
+    )
+    # the hand-set rule follows the model's score: wrong on every misled (odd) passage
+    assert table["rule"]["mean"] == pytest.approx(0.5)
+    assert table["rank"]["mean"] == pytest.approx(1.0)  # the text's own first is right
+    assert table[chosen]["mean"] == pytest.approx(1.0) and chosen != "rule"
+    assert model.name == "derived-selector" and model.fitted["chosen"] == chosen
+
+    # shipped, it replaces the rule: a misled passage's pick is now the right change
+    path = tmp_path / "derived_selector.json"
+    save(model, path)
+    shipped = load_derived_selector(path)
+    assert shipped is not None
+    q, art = routed[1], articles["a1"]
+    cands = proposal_pool(q, art)
+    texts = (*dict.fromkeys(c.text for c in cands), "unknown")
+    drafts = drafts_of("small", texts, small.score([{"role": "user", "content":
+                       f"Article: Segment report 1\n{art.text}"}], texts), None, "computed")  # fmt: skip
+    assert derived_pick(cands, drafts).chosen.text == "$49.5 million"  # type: ignore[union-attr]
+    assert derived_pick(cands, drafts, shipped).chosen.text == q.gold[0]  # type: ignore[union-attr]
+
+
+def test_a_kept_rule_or_a_file_of_other_features_is_read_as_such(tmp_path: Path) -> None:
+    path = tmp_path / "derived_selector.json"
+    assert load_derived_selector(path) is None  # none shipped: the hand-set rule
+    rule = {"name": "derived-selector", "kind": "rule", "weights": {}, "threshold": -1e9,
+            "fitted": {"chosen": "rule"}}  # fmt: skip
+    path.write_text(json.dumps(rule), encoding="utf-8")
+    assert load_derived_selector(path) is None  # the fit kept the rule
+    path.write_text(json.dumps({**rule, "weights": {"bm25": 1.0}}), encoding="utf-8")
+    with pytest.raises(ValueError, match="unknown features.*bm25"):
+        load_derived_selector(path)
