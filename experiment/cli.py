@@ -829,6 +829,7 @@ def report(
     from experiment.report.markdown import (
         is_bundled,
         readme_section,
+        refuse_generated,
         run_section,
         section_name,
         update_section,
@@ -840,6 +841,8 @@ def report(
         for path, option in ((results, "--results"), (readme, "--readme")):
             if path is not None:
                 validate_file(path, option)
+        if results is not None:
+            refuse_generated(results, "--results")
         run = validated_run(run_dir)
         _say_failed(run.manifest.failed, "this run failed")
         if readme is not None and not is_bundled(run.manifest):

@@ -216,6 +216,16 @@ def test_report_writes_results_and_readme(patched, corpus, tmp_path: Path) -> No
     assert results.read_text().count("<!-- bundled:start -->") == 1
     bad = runner.invoke(cli.app, ["report", str(tmp_path)])
     assert bad.exit_code == 2 and "not a finished run folder" in bad.output
+    # the project's results document is generated whole: a section written there is refused
+    from experiment.report.markdown import GENERATED
+
+    generated = tmp_path / "docs" / "RESULTS.md"
+    generated.parent.mkdir()
+    generated.write_text(f"# Results\n\n{GENERATED} from results/.\n")
+    refused = runner.invoke(cli.app, ["report", str(tmp_path / "out" / "t"), "--results",
+                                      str(generated)])  # fmt: skip
+    assert refused.exit_code == 2 and "factqa bench run PRESET" in refused.output
+    assert "<!--" not in generated.read_text()  # nothing written
 
 
 def test_interrupted_run_resumes_to_the_same_files(corpus, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -33,6 +33,7 @@ from experiment.record.results_index import INDEX
 from experiment.report.first_screen import BLOCK as ANSWER
 from experiment.report.first_screen import answer_section
 from experiment.report.markdown import (
+    GENERATED,
     benchmark_section,
     benchmark_summary,
     readme_section,
@@ -42,7 +43,7 @@ from experiment.report.results import load_results
 
 TITLE = "# Results"
 INTRO = (
-    "Every figure here is written by `factqa bench report` from the committed results under "
+    f"{GENERATED} from the committed results under "
     "results/ alone: a data set's run in `results/PRESET/`, every other measurement's record "
     "in `results/bench/NAME.json` (no model runs; `factqa bench report --check` says whether "
     "this file, docs/results/ and the README's tables are what it writes). Each section names "

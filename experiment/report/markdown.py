@@ -71,6 +71,23 @@ def section_text(path: Path, name: str) -> str:
     return text.split(start, 1)[1].split(end, 1)[0].strip()
 
 
+# what the results document generated whole by `factqa bench report` says of itself
+GENERATED = "Every figure here is written by `factqa bench report`"
+
+
+def refuse_generated(path: Path, option: str) -> None:
+    """Refuse to write a section into a results file that `factqa bench report` writes whole
+    (the project's docs/RESULTS.md): the section would be lost at its next writing."""
+    if path.exists() and GENERATED in path.read_text(encoding="utf-8", errors="replace"):
+        raise InputError(
+            f"{option}: this file is written whole by `factqa bench report` from results/, so a "
+            "section written here would be lost",
+            path=path,
+            fix="record a benchmark run with `factqa bench run PRESET DATA`, or give your own "
+            "results file",
+        )
+
+
 def update_section(path: Path, name: str, body: str) -> None:
     """Replace the text between `<!-- name:start -->` and `<!-- name:end -->`, or append it."""
     text = _results_text(path) if path.exists() else HEADER
