@@ -139,6 +139,7 @@ FIRST = {  # the README's first screen: label -> preset
     "SQuAD v1.1": "squad-v1",
     "SQuAD v2.0, half unanswerable": "squad-v2",
     "DROP, evaluation passages": "drop",
+    "TAT-QA dev, evaluation part": "tatqa-dev",
 }
 
 

@@ -44,7 +44,7 @@ from experiment.bench.harness import RESULTS_MD, ResultsMdOpt, write_section
 from experiment.bench.ranking_fit import (
     UNKNOWN_RULE,
     Item,
-    Scores,
+    Rankings,
     fixed_way,
     logistic_selector,
     logistic_ways,
@@ -158,7 +158,7 @@ def _one_hot(it: Item) -> np.ndarray:
     return s
 
 
-def fixed_scores(its: list[Item], way: str) -> Scores:
+def fixed_scores(its: list[Item], way: str) -> Rankings:
     if way == "rule":
         return [_one_hot(it) for it in its]
     if way == "rank":

@@ -41,7 +41,7 @@ from experiment.bench.harness import SquadV1Arg, SquadV2Arg
 from experiment.bench.ranking_fit import (
     UNKNOWN_RULE,
     Item,
-    Scores,
+    Rankings,
     fixed_way,
     logistic_selector,
     logistic_ways,
@@ -113,7 +113,7 @@ def items(v1: Path, v2: Path, tatqa: Path, per_set: int, tatqa_n: int) -> list[I
     return out
 
 
-def fixed_scores(its: list[Item], way: str) -> Scores:
+def fixed_scores(its: list[Item], way: str) -> Rankings:
     if way == "rank":
         rank = text_rank()
         return [np.array([rank.score(f) for f in it.features]) for it in its]

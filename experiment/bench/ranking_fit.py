@@ -21,7 +21,7 @@ from experiment.evaluate.selector import SelectorModel
 
 THRESHOLDS = [t / 100 for t in range(0, 100)]
 UNKNOWN_RULE = ", unknown abstains"
-Scores = list[np.ndarray]
+Rankings = list[np.ndarray]  # one score per candidate, per question
 Fitted = tuple[Any, Any, dict[str, float]]  # scaler, classifier, imputed values
 
 
@@ -38,7 +38,7 @@ class Item:
     rule_pick: int | None = None  # a hand-set rule's pick where one is compared (None: abstains)
 
 
-def accuracy(its: list[Item], scores: Scores, threshold: float, rule: bool) -> dict[str, float]:
+def accuracy(its: list[Item], scores: Rankings, threshold: float, rule: bool) -> dict[str, float]:
     """Question accuracy per set when each question keeps its top candidate at `threshold`
     (and, with `rule`, abstains where "unknown" won)."""
     right: dict[str, list[bool]] = {}
@@ -53,12 +53,12 @@ def mean_of(acc: Mapping[str, float]) -> float:
     return float(np.mean(list(acc.values())))
 
 
-def best_threshold(its: list[Item], scores: Scores, rule: bool) -> float:
+def best_threshold(its: list[Item], scores: Rankings, rule: bool) -> float:
     means = [mean_of(accuracy(its, scores, t, rule)) for t in THRESHOLDS]
     return THRESHOLDS[int(np.argmax(means))]
 
 
-def design(its: list[Item], names: tuple[str, ...], impute: dict[str, float]) -> Scores:
+def design(its: list[Item], names: tuple[str, ...], impute: dict[str, float]) -> list[np.ndarray]:
     return [
         np.array(
             [
@@ -89,7 +89,7 @@ def fit_logistic(
 
 def predict(
     model: tuple[Any, Any, dict[str, float]], its: list[Item], names: tuple[str, ...]
-) -> Scores:
+) -> Rankings:
     scaler, clf, impute = model
     return [
         clf.predict_proba(scaler.transform(m))[:, 1] if len(m) else np.array([])
@@ -97,7 +97,7 @@ def predict(
     ]
 
 
-def fixed_way(its: list[Item], scores: Scores, threshold: float, rule: bool) -> dict[str, Any]:
+def fixed_way(its: list[Item], scores: Rankings, threshold: float, rule: bool) -> dict[str, Any]:
     """A ranking with nothing fitted: its per-set accuracies and their mean."""
     acc = accuracy(its, scores, threshold, rule)
     return {"sets": acc, "mean": mean_of(acc)}
