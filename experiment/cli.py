@@ -694,7 +694,7 @@ def _print_proposals(
     """For a question that asks for a computation: the calculations the article drafts (the
     kept proposals, merged with the small model's confirmed calculations), each with its working,
     its model-free score and its score by the small model after the question's prompt (the
-    calculation prompt under `auto`), ranked by small-text-derived@k's rule; then its answer."""
+    calculation prompt under `auto`), ranked by small-text-derived@k's pick; then its answer."""
     from experiment.evaluate.drafts import (
         COMPUTED,
         SMALL,
@@ -710,7 +710,7 @@ def _print_proposals(
 
     assert qs.article is not None
     art, q = qs.article, qs.question
-    merged = proposal_pool(q, art, qs.small)
+    merged = proposal_pool(q, art, qs.small, form=cfg.derived_text)
     if not merged:
         return
     texts = texts_to_score(merged)
@@ -720,7 +720,7 @@ def _print_proposals(
     except ModelError as e:
         _out().print(f"the proposals are not scored: {e}")
         return
-    drafts = drafts_of(SMALL, texts, got, backend.shape, COMPUTED)
+    drafts = drafts_of(SMALL, texts, got, backend.shape, COMPUTED, cfg.derived_text)
     pick = derived_pick(merged, drafts, derived_selector())
     title = (
         f"the calculations the article drafts ({len(merged)}), scored by {backend.name} "
@@ -728,12 +728,13 @@ def _print_proposals(
     )
     table = Table(title=title)
     for col in ("rank", "answer", "working", "origin", "model-free", "votes", "log-prob",
-                "vs unknown"):  # fmt: skip
+                "vs unknown", "pick score"):  # fmt: skip
         table.add_column(col)
-    for rank, (c, lp) in enumerate(pick.ranked, start=1):
+    for rank, (c, score) in enumerate(pick.ranked, start=1):
         working = c.proposal.derivation if c.proposal is not None else ""
         if not working and c.index is not None:
             working = qs.small[c.index].attempt.working
+        lp = drafts.logprob(c.text)
         table.add_row(
             str(rank),
             c.text,
@@ -741,8 +742,9 @@ def _print_proposals(
             c.origin,
             "—" if c.proposal is None else f"{c.proposal.score:.2f}",
             str(len(c.samples)),
-            f"{lp:.2f}",
-            f"{lp - drafts.unknown:+.2f}",
+            "—" if lp is None else f"{lp:.2f}",
+            "—" if lp is None else f"{lp - drafts.unknown:+.2f}",
+            f"{score:.2f}",
         )
     _out().print(table)
     _out().print(f'"unknown" scores {drafts.unknown:.2f}')

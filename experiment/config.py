@@ -198,6 +198,9 @@ class RunConfig:
     # under the calculation prompt its kept proposals (small-text-derived@k,
     # large-text-derived@1): "small,large" (default), one of them, or "none".
     drafts: str = "small,large"
+    # A computed question's scored texts (experiment/evaluate/proposal_pool.py): each
+    # candidate's result as written ("result") or its calculation ("calculation").
+    derived_text: str = "result"
     label: str = ""  # what the data set is called in reports (default: from the articles folder)
     # The share of one model's generations that may fail (the model or server raised) before the
     # run counts as failed (exit 1, marked in its manifest); a model whose every generation
@@ -259,6 +262,11 @@ class RunConfig:
         if self.prompt not in PROMPT_SETTINGS:
             said = ", ".join(f"'{p}'" for p in PROMPT_SETTINGS)
             raise ConfigError(f"prompt must be one of {said}, got '{self.prompt}'", field="prompt")
+        if self.derived_text not in ("result", "calculation"):
+            raise ConfigError(
+                f"derived_text must be 'result' or 'calculation', got '{self.derived_text}'",
+                field="derived_text",
+            )
 
     @cached_property
     def draft_roles(self) -> tuple[str, ...]:
@@ -308,6 +316,8 @@ class RunConfig:
             del keep["prompt"]
         if self.drafts == RunConfig.drafts:  # nor do runs made before the pool's scores
             del keep["drafts"]
+        if self.derived_text == RunConfig.derived_text:  # nor runs before the calculation form
+            del keep["derived_text"]
         keep.update({k: content_digest(getattr(self, k)) for k in CONTENT})
         return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:10]
 

@@ -550,7 +550,7 @@ def pool_scores(
     texts: dict[str, dict[str, tuple[str, ...]]] = {}
     for q in order:
         small = got.small.get(q.id, [])[: cfg.k]
-        own, merged = question_pools(q, articles[q.article_id], small, cfg.prompt)
+        own, merged = question_pools(q, articles[q.article_id], small, cfg.prompt, cfg.derived_text)
         texts[q.id] = {SMALL_ROLE: texts_to_score(own, merged), LARGE_ROLE: texts_to_score(own)}
     drafts: dict[str, dict[str, Drafts]] = {q.id: {} for q in questions}
     left_out: list[str] = []
@@ -608,7 +608,9 @@ def _score_pools(
         of = pool_of(q, cfg.prompt)
         try:
             found = cached_scores(backend, cache, probe)
-            drafts[q.id][role] = drafts_of(role, probe.texts, found, backend.shape, of)
+            drafts[q.id][role] = drafts_of(
+                role, probe.texts, found, backend.shape, of, cfg.derived_text
+            )
         except ModelError as e:
             failed[str(e)] += 1
             drafts[q.id][role] = failed_drafts(role, str(e), of)

@@ -5,6 +5,7 @@ calculations, small-text-derived@k's rule, large-text-derived@1, their cost, a r
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -22,6 +23,7 @@ from experiment.evaluate.drafts import (
     Drafts,
     derived_features,
     derived_pick,
+    derived_selector,
     pool_of,
     question_pools,
     texts_to_score,
@@ -34,7 +36,12 @@ from experiment.evaluate.methods import (
     SMALL_TEXT_DERIVED,
     answer_methods,
 )
-from experiment.evaluate.proposal_pool import is_computed, proposal_pool, result_text
+from experiment.evaluate.proposal_pool import (
+    CALCULATION,
+    is_computed,
+    proposal_pool,
+    result_text,
+)
 from experiment.evaluate.proposals import KEEP_N, kept, propose
 from experiment.evaluate.selector import SelectorModel
 from experiment.generate.prompts import AUTO, CALC, FIGURE
@@ -156,6 +163,27 @@ def test_a_sampled_calculation_joins_the_proposal_of_its_value() -> None:
     assert all(c.origin == "text" for c in proposal_pool(q, art, [refused]))
 
 
+def test_in_the_calculation_form_the_texts_scored_are_the_calculations() -> None:
+    q, art = _question(), _article()
+    small = [calc(q, art, "142.9 - 120.5", 0), calc(q, art, "155.4 - 101.0", 1)]
+    results = proposal_pool(q, art, small)
+    calcs = proposal_pool(q, art, small, form=CALCULATION)
+    # the same candidates, in the same order, each scored as the calculation prompt asks
+    assert [c.canonical for c in calcs] == [c.canonical for c in results]
+    assert calcs[0].text == "142.9 - 120.5" and results[0].text == "$22.4 million"
+    assert all(c.text == c.proposal.expression for c in calcs if c.proposal is not None)
+    assert calcs[-1].proposal is None and calcs[-1].text == "155.4 - 101.0"  # its own working
+    own, merged = question_pools(q, art, small, AUTO, CALCULATION)
+    assert "142.9 - 120.5" in texts_to_score(own, merged)
+    assert "$22.4 million" not in texts_to_score(own, merged)
+    # the methods read the scored form from the scores themselves
+    texts = texts_to_score(merged)
+    best = {"142.9 - 120.5": -0.5}
+    drafts = replace(scores(texts, best, SMALL, -3.0), form=CALCULATION)
+    picked = derived_pick(proposal_pool(q, art, small, form=drafts.form), drafts)
+    assert picked.chosen is not None and picked.chosen.canonical == calcs[0].canonical
+
+
 def test_the_rule_prefers_the_most_probable_and_breaks_near_ties_by_votes_then_rank() -> None:
     q, art = _question(), _article()
     small = [calc(q, art, "120.5 - 142.9", i) for i in range(2)]  # the wrong sign, twice
@@ -216,14 +244,20 @@ def test_the_methods_answer_computed_questions_only_and_pay_for_what_they_read()
     assert out[LARGE_TEXT.name(2)].correct
 
 
-def test_unknown_winning_abstains_and_a_failed_call_is_a_failure() -> None:
+def test_unknown_winning_abstains_where_the_pick_says_so_and_a_failed_call_is_a_failure() -> None:
     q, art = _question(), _article()
     small = [calc(q, art, "142.9 - 120.5", 0)]
     texts = texts_to_score(proposal_pool(q, art, small))
     lost = {r: scores(texts, {"$22.4 million": -3.0}, r, -1.0) for r in (SMALL, LARGE)}
     out = answer_methods(q, small, small[0], 1, art, drafts=lost, computed=True)
-    for method in (SMALL_TEXT_DERIVED.name(1), LARGE_TEXT_DERIVED.name(1)):
-        assert out[method].abstained and not out[method].correct, method
+    assert out[LARGE_TEXT_DERIVED.name(1)].abstained  # large-text-derived@1: always
+    assert not out[LARGE_TEXT_DERIVED.name(1)].correct
+    # small-text-derived@k: where its shipped pick says so (the fit chose whether "unknown"
+    # abstains); the hand-set rule always abstains
+    shipped = derived_selector()
+    abstains = shipped is None or bool(shipped.fitted.get("unknown_abstains", True))
+    assert out[SMALL_TEXT_DERIVED.name(1)].abstained == abstains
+    assert derived_pick(proposal_pool(q, art, small), lost[SMALL]).chosen is None
     broken = {r: Drafts(r, (), (), (), error="boom", pool=COMPUTED) for r in (SMALL, LARGE)}
     out = answer_methods(q, small, small[0], 1, art, drafts=broken, computed=True)
     assert out[SMALL_TEXT_DERIVED.name(1)].failed and out[LARGE_TEXT_DERIVED.name(1)].failed

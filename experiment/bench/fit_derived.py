@@ -3,7 +3,7 @@ computed question under the calculation prompt and scores its kept proposals, an
 ranking is kept by cross-validation.
 
     factqa bench fit derived PATH/TO/tatqa_dataset_dev.json PATH/TO/drop_dev.jsonl.gz
-        [--tatqa-n 60] [--drop-n 100] [--write]
+        [--tatqa-n 60] [--drop-n 100] [--forms result,calculation] [--write]
 
 The fitting parts are TAT-QA dev's fitting part and DROP dev's fitting half
 (`importers/split.py`), each imported whole into outputs/bench/data; of each, the questions
@@ -23,7 +23,11 @@ every question being answerable), each set weighing the same:
 - `logistic+F`: a logistic regression of "right" on the features F of `drafts.DERIVED_FEATURES`
   (5-fold cross-validation grouped by passage, each fold's threshold chosen on its training
   folds), with and without "unknown" abstaining.
-The best by cross-validated mean is refitted on every fitting question and, with `--write`,
+`--forms` compares the texts the model scores (`proposal_pool.FORMS`: each candidate's result as
+written, or its calculation, as the calculation prompt asks), each fitted and cross-validated
+alike from the same samples, and says which picks best; the selector shipped is the run's form's
+(`RunConfig.derived_text`). The best by cross-validated mean is refitted on every fitting
+question and, with `--write`,
 saved as experiment/evaluate/derived_selector.json (its `fitted` record says what it was
 fitted on, the table of ways and the choice); `rule` chosen saves that record alone, and the
 method keeps the hand-set rule.
@@ -33,6 +37,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated
 
@@ -53,6 +58,7 @@ from experiment.bench.ranking_fit import (
 )
 from experiment.config import RunConfig
 from experiment.corpus import load_articles, load_questions
+from experiment.errors import ConfigError
 from experiment.evaluate.drafts import (
     DERIVED_PACKAGED,
     DERIVED_SELECTOR,
@@ -62,7 +68,7 @@ from experiment.evaluate.drafts import (
     unknown_wins,
 )
 from experiment.evaluate.judge import gold_of, judge
-from experiment.evaluate.proposal_pool import is_computed, proposal_pool
+from experiment.evaluate.proposal_pool import FORMS, is_computed, proposal_pool
 from experiment.evaluate.proposals import KEEP_N
 from experiment.evaluate.selector import SelectorModel, save
 from experiment.fitting import OUT
@@ -133,7 +139,7 @@ def items_of(
     out = []
     for q in questions:
         article = articles[q.article_id]
-        cands = proposal_pool(q, article, got.small[q.id][: cfg.k])
+        cands = proposal_pool(q, article, got.small[q.id][: cfg.k], form=cfg.derived_text)
         drafts = got.drafts[q.id][SMALL]
         gold = gold_of(q)
         picked = derived_pick(cands, drafts).chosen
@@ -218,6 +224,13 @@ def fit_derived(
     drop_n: Annotated[
         int, typer.Option(help="DROP fitting questions routed to the calculation prompt.")
     ] = 100,
+    forms: Annotated[
+        str,
+        typer.Option(
+            help="The scored texts' forms to compare, comma-separated: result, calculation "
+            "(the selector shipped is the run's form's, RunConfig.derived_text)."
+        ),
+    ] = RunConfig.derived_text,
     write: Annotated[
         bool,
         typer.Option(
@@ -230,33 +243,74 @@ def fit_derived(
     """Fit small-text-derived@k's pick on the fitting parts of TAT-QA and DROP: the small model
     samples and scores each computed question's proposals, and the best way of picking by
     cross-validation is kept."""
-    its: list[Item] = []
+    wanted = [f.strip() for f in forms.split(",") if f.strip()]
+    if not wanted or set(wanted) - set(FORMS):
+        raise ConfigError(f"--forms {forms}: give {' or '.join(FORMS)}", field="forms")
     parts = (("tatqa-fit", "tatqa", tatqa, tatqa_n), ("drop-fit", "drop", drop, drop_n))
-    for name, fmt, source, n in parts:
-        its += items_of(name, *fitting_part(name, fmt, source, n))
-    table, chosen, model = fit(its)
-    lines: list[str] = []
-    print_ways(table, list(set_counts(its)), lines.append)
-    print("\n".join(lines))
-    print(f"chosen: {chosen} (cross-validated mean {table[chosen]['mean']:.3f})")
-    print(json.dumps({"weights": model.weights, "threshold": model.threshold}, indent=1))
+    loaded = [(name, *fitting_part(name, fmt, source, n)) for name, fmt, source, n in parts]
+    fits: dict[str, Fit] = {}
+    for form in wanted:
+        its: list[Item] = []
+        for name, cfg, articles, questions in loaded:
+            its += items_of(name, replace(cfg, derived_text=form), articles, questions)
+        table, chosen, model = fit(its)
+        lines: list[str] = []
+        print_ways(table, list(set_counts(its)), lines.append)
+        fits[form] = Fit(lines, chosen, table[chosen]["mean"], model, set_counts(its))
+        print(f"scored texts: {form}\n" + "\n".join(lines))
+        print(f"chosen: {chosen} (cross-validated mean {table[chosen]['mean']:.3f})")
+    shipped = fits.get(RunConfig.derived_text)
+    if shipped is not None:
+        weights = {"weights": shipped.model.weights, "threshold": shipped.model.threshold}
+        print(json.dumps(weights, indent=1))
     if write:
-        save(model, DERIVED_PACKAGED)
+        if shipped is None:
+            raise ConfigError(
+                f"--write ships the run's form's selector: add {RunConfig.derived_text} to --forms",
+                field="forms",
+            )
+        save(shipped.model, DERIVED_PACKAGED)
         print(f"wrote {DERIVED_PACKAGED}")
-        write_section(results, "derived-fit", section(lines, chosen, model, set_counts(its)))
+        command = COMMAND + ("" if wanted == [RunConfig.derived_text] else f" --forms {forms}")
+        write_section(results, "derived-fit", section(fits, command), command=command)
 
 
-def section(table: list[str], chosen: str, model: SelectorModel, counts: dict[str, int]) -> str:
-    """docs/RESULTS.md's `derived-fit` section: the ways, the choice and its weights."""
-    sets = ", ".join(f"{name} {n}" for name, n in counts.items())
-    weights = ", ".join(f"`{f}` {w:+.2f}" for f, w in model.weights.items()) or "none"
+@dataclass(frozen=True)
+class Fit:
+    """One form's fit: its ways' table (Markdown lines), the chosen way, its cross-validated
+    mean, the selector refitted on every item, and the questions per set."""
+
+    table: list[str]
+    chosen: str
+    mean: float
+    model: SelectorModel
+    counts: dict[str, int]
+
+
+def section(fits: dict[str, Fit], command: str) -> str:
+    """docs/RESULTS.md's `derived-fit` section: each form's ways, the choice and its weights."""
+    first = next(iter(fits.values()))
+    sets = ", ".join(f"{name} {n}" for name, n in first.counts.items())
+    tables = "\n\n".join(
+        f"Scored texts: **{form}**\n\n" + "\n".join(f.table) for form, f in fits.items()
+    )
+    shipped = fits[RunConfig.derived_text]
+    weights = ", ".join(f"`{f}` {w:+.2f}" for f, w in shipped.model.weights.items()) or "none"
+    better = max(fits, key=lambda form: fits[form].mean)
+    compared = (
+        f" Of the forms compared, **{better}** picks best on the fitting parts "
+        f"({', '.join(f'{form} {f.mean:.3f}' for form, f in fits.items())})."
+        if len(fits) > 1
+        else ""
+    )
     return f"""## small-text-derived@k's pick: fitted on the fitting parts (issue 40)
 
-Command: `{COMMAND}` (the small model samples and scores the questions `auto` routes to the
+Command: `{command}` (the small model samples and scores the questions `auto` routes to the
 calculation prompt: {sets}). Accuracy of each way of picking, cross-validated by passage (the
 logistic ones; each set weighs the same):
 
-{chr(10).join(table)}
+{tables}
 
-Chosen: **{chosen}** (standardised weights: {weights}; threshold {model.threshold:.2f}),
-shipped as experiment/evaluate/{DERIVED_PACKAGED.name}."""
+Shipped for the run's form ({RunConfig.derived_text}): **{shipped.chosen}** (standardised
+weights: {weights}; threshold {shipped.model.threshold:.2f}), as
+experiment/evaluate/{DERIVED_PACKAGED.name}.{compared}"""

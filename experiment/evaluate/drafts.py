@@ -47,7 +47,12 @@ from experiment.evaluate.answer import Answer
 from experiment.evaluate.features import FEATURES
 from experiment.evaluate.large_check import UNKNOWN
 from experiment.evaluate.pool import POOL_N, SAMPLE_FEATURES, PoolCandidate, bounded, pool, ranked
-from experiment.evaluate.proposal_pool import ProposedCandidate, is_computed, proposal_pool
+from experiment.evaluate.proposal_pool import (
+    RESULT,
+    ProposedCandidate,
+    is_computed,
+    proposal_pool,
+)
 from experiment.evaluate.selector import SelectorModel, learned
 from experiment.generate.models.base import CandidateScores
 from experiment.generate.models.cost import ModelShape
@@ -86,6 +91,7 @@ class Drafts:
     answer_flops: float | None = 0.0
     error: str = ""  # why the model could not score ("" when it did)
     pool: str = STATED  # the pool scored: the stated values, or the computed proposals
+    form: str = RESULT  # a computed pool's texts: results, or calculations (`proposal_pool`)
 
     @property
     def unknown(self) -> float:
@@ -111,6 +117,7 @@ def drafts_of(
     got: CandidateScores,
     shape: ModelShape | None,
     of: str = STATED,
+    form: str = RESULT,
 ) -> Drafts:
     """`got`, one scoring call of `texts` (the pool `of`), as `Drafts`; the candidates' own cost
     from the model's `shape` (each candidate's tokens but its last, after the prompt's
@@ -129,6 +136,7 @@ def drafts_of(
         len(positions),
         answer_flops,
         pool=of,
+        form=form,
     )
 
 
@@ -150,13 +158,21 @@ def pool_of(q: Question, prompt: str = FIGURE) -> str:
 
 
 def question_pools(
-    q: Question, article: Article, small: Sequence[Answer] = (), prompt: str = FIGURE
+    q: Question,
+    article: Article,
+    small: Sequence[Answer] = (),
+    prompt: str = FIGURE,
+    form: str = RESULT,
 ) -> tuple[list[PoolCandidate], list[PoolCandidate]]:
     """What the models score for a question (`pool_of`): the bounded text pool, and the pool
     merged with `small`'s confirmed samples, bounded (`merged_bounded`); for a computed one the
-    kept proposals, and the proposals merged with `small`'s calculations."""
+    kept proposals, and the proposals merged with `small`'s calculations, their texts in
+    `form`."""
     if pool_of(q, prompt) == COMPUTED:
-        return list(proposal_pool(q, article)), list(proposal_pool(q, article, small))
+        return (
+            list(proposal_pool(q, article, form=form)),
+            list(proposal_pool(q, article, small, form=form)),
+        )
     return bounded(pool(q, article)), merged_bounded(pool(q, article, small))
 
 
@@ -258,6 +274,8 @@ def rank_scored(cands: Sequence[PoolCandidate], drafts: Drafts, model: SelectorM
     """`cands` ranked by `model` over their features and score features; the best one is
     chosen unless it scores under the model's threshold or, where the model says so
     (`fitted.unknown_abstains`, the default), "unknown" wins."""
+    if drafts.error:  # the scoring call failed: nothing to rank by
+        return Ranked((), None, 0.0, False)
     feats = score_features(cands, drafts)
     scored = [(c, model.score({**c.features, **f})) for c, f in zip(cands, feats, strict=True)]
     order = tuple(sorted(scored, key=lambda cs: (-cs[1], cs[0].span.start, cs[0].canonical)))

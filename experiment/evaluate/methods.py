@@ -442,7 +442,7 @@ def _small_text_derived(qs: QuestionSamples) -> Choice:
     drafts = _drafted(qs, SMALL_ROLE)
     if drafts.pool != COMPUTED:
         return NOT_ITS_POOL
-    cands = proposal_pool(qs.question, qs.article, qs.small)
+    cands = proposal_pool(qs.question, qs.article, qs.small, form=drafts.form)
     got = derived_pick(cands, drafts, derived_selector())
     spend = Spend(0, 0.0, drafts.answer_tokens, drafts.answer_flops)
     return _scored_choice(qs, got, drafts, qs.small, spend)
@@ -454,7 +454,7 @@ def _large_text_derived(qs: QuestionSamples) -> Choice:
     drafts = _drafted(qs, LARGE_ROLE)
     if drafts.pool != COMPUTED:
         return NOT_ITS_POOL
-    got = most_probable(proposal_pool(qs.question, qs.article), drafts)
+    got = most_probable(proposal_pool(qs.question, qs.article, form=drafts.form), drafts)
     return replace(_scored_choice(qs, got, drafts, [], _whole_call(drafts)), large_calls=1)
 
 

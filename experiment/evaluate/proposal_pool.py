@@ -18,7 +18,11 @@ models score the calculations the article drafts (`proposals.propose`, the top
   score and rank; None for a value no proposal gives).
 
 A candidate is a `pool.PoolCandidate` (its spans: the operands', its span: the first operand's),
-so the scoring and ranking of `drafts` read it as they read the stated pool.
+so the scoring and ranking of `drafts` read it as they read the stated pool. Its text, the one
+the models score, is in one of two `FORMS`: the result as written (`RESULT`, above), or the
+calculation the calculation prompt asks for (`CALCULATION`: the proposal's expression over the
+figures as the article writes them, "142.9 - 120.5"; a value only samples give, the sample's
+own working). `RunConfig.derived_text` chooses; `factqa bench fit derived` compares them.
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ from experiment.values.question_kind import asks_computation
 from experiment.verify.derive import CALC_PLACES
 
 _SCALE_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+RESULT, CALCULATION = "result", "calculation"  # what a computed candidate's scored text is
+FORMS = (RESULT, CALCULATION)
 _NUMBER = re.compile(r"^[-−\d.,\s]+")
 
 
@@ -101,11 +107,16 @@ def _voting(small: Sequence[Answer]) -> list[int]:
 
 
 def proposal_pool(
-    q: Question, article: Article, small: Sequence[Answer] = (), n: int = KEEP_N
+    q: Question,
+    article: Article,
+    small: Sequence[Answer] = (),
+    n: int = KEEP_N,
+    form: str = RESULT,
 ) -> list[ProposedCandidate]:
     """The question's computed pool (module docstring): the kept top `n` proposals merged with
     `small`'s calculations, in the best proposal's rank order, then the values only samples
-    give in the order they were sampled; [] where the wording asks for no computation."""
+    give in the order they were sampled, each candidate's text in `form`; [] where the wording
+    asks for no computation."""
     proposals = kept(propose(q.text, article.text), n) if q.kind == "figure" else []
     drafted = [proposal_answer(p, q, article) for p in proposals]
     k = len(small)
@@ -117,7 +128,7 @@ def proposal_pool(
         ranks = sorted(i - k for i in g if i >= k)
         rank = ranks[0] if ranks else None
         index = shown(values, sampled)[1] if sampled else None
-        out.append(_candidate(article, small, sampled, index, proposals, drafted, rank))
+        out.append(_candidate(article, small, sampled, index, proposals, drafted, rank, form))
     return sorted(out, key=lambda c: (c.rank is None, c.rank or 0, min(c.samples, default=0)))
 
 
@@ -129,9 +140,11 @@ def _candidate(
     proposals: Sequence[Proposal],
     drafted: Sequence[Answer],
     rank: int | None,
+    form: str = RESULT,
 ) -> ProposedCandidate:
     """One cluster as a candidate: the sample it shows where any is sampled, else its best
-    proposal's answer; its text is the best proposal's result as written."""
+    proposal's answer; its text is the best proposal's result as written, or in the
+    `CALCULATION` form its expression (a sample's own working where no proposal gives it)."""
     p = proposals[rank] if rank is not None else None
     shown_as = small[index] if index is not None else drafted[rank]  # type: ignore[index]
     value = shown_as.value
@@ -139,7 +152,10 @@ def _candidate(
     a = shown_as.attempt
     spans = tuple(o.span for o in p.operands) if p is not None else a.operand_spans or a.spans
     span = spans[0] if spans else Span(0, 0, "")
-    text = result_text(p, article.text) if p is not None else _sample_text(shown_as)
+    if form == CALCULATION:
+        text = p.expression if p is not None else shown_as.attempt.working or _sample_text(shown_as)
+    else:
+        text = result_text(p, article.text) if p is not None else _sample_text(shown_as)
     origin: Origin = "both" if sampled and p is not None else "sampled" if sampled else "text"
     k = len(small)
     return ProposedCandidate(
