@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from experiment.bench.fit_derived import fit, items_of, routed_sample
+from experiment.bench.fit_derived import Fit, compact, fit, items_of, routed_sample, section
 from experiment.config import RunConfig
 from experiment.evaluate.drafts import derived_pick, drafts_of, load_derived_selector
 from experiment.evaluate.proposal_pool import proposal_pool
@@ -78,6 +78,14 @@ def test_the_fit_compares_the_ways_and_keeps_the_best_by_passage(tmp_path: Path)
     assert table[chosen]["mean"] == pytest.approx(1.0) and chosen != "rule"
     assert model.name == "derived-selector" and model.fitted["chosen"] == chosen
 
+    # the section: one row per way, a logistic way's "unknown abstains" mean beside its own
+    text = section({"result": Fit(compact(table, ["fit-set"]), chosen, model, {"fit-set": 10})},
+                   "factqa bench fit derived T D --write")  # fmt: skip
+    row = next(line for line in text.splitlines() if line.startswith("| logistic+text |"))
+    ruled = table["logistic+text, unknown abstains"]["mean"]
+    assert row.endswith(f" | {table['logistic+text']['mean']:.3f} | {ruled:.3f} |")
+    assert "logistic+text, unknown abstains" not in text and f"**{chosen}**" in text
+
     # shipped, it replaces the rule: a misled passage's pick is now the right change
     path = tmp_path / "derived_selector.json"
     save(model, path)
@@ -86,8 +94,8 @@ def test_the_fit_compares_the_ways_and_keeps_the_best_by_passage(tmp_path: Path)
     q, art = routed[1], articles["a1"]
     cands = proposal_pool(q, art)
     texts = (*dict.fromkeys(c.text for c in cands), "unknown")
-    drafts = drafts_of("small", texts, small.score([{"role": "user", "content":
-                       f"Article: Segment report 1\n{art.text}"}], texts), None, "computed")  # fmt: skip
+    prompt = [{"role": "user", "content": f"Article: Segment report 1\n{art.text}"}]
+    drafts = drafts_of("small", texts, small.score(prompt, texts), None, "computed")
     assert derived_pick(cands, drafts).chosen.text == "$49.5 million"  # type: ignore[union-attr]
     assert derived_pick(cands, drafts, shipped).chosen.text == q.gold[0]  # type: ignore[union-attr]
 
@@ -100,5 +108,5 @@ def test_a_kept_rule_or_a_file_of_other_features_is_read_as_such(tmp_path: Path)
     path.write_text(json.dumps(rule), encoding="utf-8")
     assert load_derived_selector(path) is None  # the fit kept the rule
     path.write_text(json.dumps({**rule, "weights": {"bm25": 1.0}}), encoding="utf-8")
-    with pytest.raises(ValueError, match="unknown features.*bm25"):
+    with pytest.raises(ValueError, match=r"unknown features.*bm25"):
         load_derived_selector(path)

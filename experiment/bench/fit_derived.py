@@ -256,7 +256,7 @@ def fit_derived(
         table, chosen, model = fit(its)
         lines: list[str] = []
         print_ways(table, list(set_counts(its)), lines.append)
-        fits[form] = Fit(lines, chosen, table[chosen]["mean"], model, set_counts(its))
+        fits[form] = Fit(compact(table, list(set_counts(its))), chosen, model, set_counts(its))
         print(f"scored texts: {form}\n" + "\n".join(lines))
         print(f"chosen: {chosen} (cross-validated mean {table[chosen]['mean']:.3f})")
     shipped = fits.get(RunConfig.derived_text)
@@ -277,14 +277,34 @@ def fit_derived(
 
 @dataclass(frozen=True)
 class Fit:
-    """One form's fit: its ways' table (Markdown lines), the chosen way, its cross-validated
-    mean, the selector refitted on every item, and the questions per set."""
+    """One form's fit: its ways' table (Markdown lines, `compact`), the chosen way, the
+    selector refitted on every item, and the questions per set."""
 
     table: list[str]
     chosen: str
-    mean: float
     model: SelectorModel
     counts: dict[str, int]
+
+    @property
+    def mean(self) -> float:
+        return float(self.model.fitted["ways"][self.chosen])
+
+
+def compact(table: dict[str, dict], sets: list[str]) -> list[str]:
+    """The ways' table, a logistic way and its "unknown abstains" variant on one row: each
+    set's accuracy and the mean of the way as it is (`rule` and `logprob` abstain where
+    "unknown" wins, `rank` never does, a logistic one not), and a logistic way's mean with
+    "unknown" abstaining."""
+    head = ["way", *sets, "mean", "mean, unknown abstains"]
+    lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+    for way, row in table.items():
+        if way.endswith(UNKNOWN_RULE):
+            continue
+        ruled = table.get(way + UNKNOWN_RULE)
+        cells = [f"{row['sets'][s]:.3f}" for s in sets]
+        rule = "—" if ruled is None else f"{ruled['mean']:.3f}"
+        lines.append(f"| {way} | " + " | ".join(cells) + f" | {row['mean']:.3f} | {rule} |")
+    return lines
 
 
 def section(fits: dict[str, Fit], command: str) -> str:
@@ -306,8 +326,8 @@ def section(fits: dict[str, Fit], command: str) -> str:
     return f"""## small-text-derived@k's pick: fitted on the fitting parts (issue 40)
 
 Command: `{command}` (the small model samples and scores the questions `auto` routes to the
-calculation prompt: {sets}). Accuracy of each way of picking, cross-validated by passage (the
-logistic ones; each set weighs the same):
+calculation prompt: {sets}). Accuracy of each way of picking (`rule` and `logprob` abstain where
+"unknown" is more probable than every candidate), the logistic ones cross-validated by passage:
 
 {tables}
 
