@@ -1,11 +1,16 @@
 """How well the `auto` prompt's rule routes computed questions (`question_kind.asks_computation`).
 
-    factqa bench routing PATH/TO/drop_dev.jsonl.gz PATH/TO/tatqa_dataset_dev.json
+    factqa bench routing PATH/TO/drop_dev.jsonl.gz PATH/TO/tatqa_dataset_dev.json [--cues]
 
 For the fitting and the evaluation part of each data set (importers/split.py; the rule was
 written from the fitting parts only), the importer's sample of 200 figure/date questions, seed 0:
 how many questions the importer marks computed, and the rule's recall (computed questions sent
 to the `calc` prompt) and precision (questions sent there that are computed). No model runs.
+
+`--cues` adds, on each fitting part whole (every figure question), each cue of the rule
+(`question_kind.COMPUTE_Q`) that a question matches alone: how many questions, and the share
+whose gold is computed; questions matching several cues and none are rows of their own. A cue
+whose share is low routes stated questions to the calculation prompt: where the rule is unsure.
 """
 
 from __future__ import annotations
@@ -19,7 +24,10 @@ import typer
 from experiment.bench.app import command
 from experiment.corpus import load_articles, load_questions
 from experiment.importers.service import import_dataset
-from experiment.values.question_kind import asks_computation
+from experiment.records import Question
+from experiment.values.question_kind import COMPUTE_Q, asks_computation
+
+NO_CUE, SEVERAL = "(no cue)", "(several cues)"
 
 
 def routed(fmt: str, source: Path, half: str, out: Path) -> tuple[int, int, int, int]:
@@ -32,10 +40,51 @@ def routed(fmt: str, source: Path, half: str, out: Path) -> tuple[int, int, int,
     return len(qs), len(computed), len(sent), len(both)
 
 
+def cue_of(question: str) -> str:
+    """The cue of the rule that `question` matches, in a normal form ("how many/much ..." and
+    "... percent ... not" as one cue each); `NO_CUE` or `SEVERAL`."""
+    if not asks_computation(question):
+        return NO_CUE
+    found = set()
+    for m in COMPUTE_Q.finditer(question):
+        said = m.group(0).lower()
+        found.add(
+            "how many/much ..." if said.startswith("how ")
+            else "... percent ... not" if "percent" in said
+            else "between ... and" if said.startswith("between ")
+            else said
+        )  # fmt: skip
+    return found.pop() if len(found) == 1 else SEVERAL
+
+
+def cue_rows(questions: list[Question]) -> list[tuple[str, int, float]]:
+    """Each cue's figure questions and the share computed, most questions first."""
+    by: dict[str, list[bool]] = {}
+    for q in questions:
+        if q.kind == "figure":
+            by.setdefault(cue_of(q.text), []).append(q.computed)
+    rows = [(cue, len(v), sum(v) / len(v)) for cue, v in by.items()]
+    return sorted(rows, key=lambda r: (-r[1], r[0]))
+
+
+def print_cues(drop: Path, tatqa: Path, tmp: Path) -> None:
+    print("\nEach cue on the fitting parts (every figure question):\n")
+    print("| data set | cue | questions | computed |")
+    print("| --- | --- | ---: | ---: |")
+    for fmt, source in (("drop", drop), ("tatqa", tatqa)):
+        imported = import_dataset(fmt, source, tmp / f"{fmt}-fit-all", None, 0, None, True, "fit")
+        qs = load_questions(imported.questions, load_articles(imported.articles))
+        for cue, n, share in cue_rows(qs):
+            print(f"| {fmt} | {cue} | {n} | {share:.2f} |")
+
+
 @command("routing")
 def routing(
     drop: Annotated[Path, typer.Argument(help="DROP dev (drop_dev.jsonl.gz).")],
     tatqa: Annotated[Path, typer.Argument(help="TAT-QA dev (tatqa_dataset_dev.json).")],
+    cues: Annotated[
+        bool, typer.Option("--cues", help="Each cue's share of computed golds (fitting parts).")
+    ] = False,
 ) -> None:
     """How well the `auto` prompt's rule routes computed questions: recall and precision on
     each part of DROP and TAT-QA (no model)."""
@@ -51,3 +100,5 @@ def routing(
                     f"| {fmt} | {half} | {n} | {computed} | {sent} | {recall:.2f} | "
                     f"{precision:.2f} |"
                 )
+        if cues:
+            print_cues(drop, tatqa, Path(tmp))

@@ -1,0 +1,33 @@
+"""`factqa bench routing --cues`: which cue of the `auto` rule a question matches, and each cue's
+share of computed golds (where the rule is unsure)."""
+
+from __future__ import annotations
+
+from experiment.bench.routing import NO_CUE, SEVERAL, cue_of, cue_rows
+from experiment.records import Question
+
+
+def test_a_question_s_cue_is_named_in_one_form() -> None:
+    assert cue_of("How many more yards did Smith run than Jones?") == "how many/much ..."
+    assert cue_of("What percent of people were not Asian?") == "... percent ... not"
+    assert cue_of("What was the total revenue in 2019?") == "total"
+    assert cue_of("What was hardware revenue in 2019?") == NO_CUE
+    assert cue_of("What was the average change in revenue?") == SEVERAL
+    assert cue_of("When did revenue change?") == NO_CUE  # a date question asks no computation
+
+
+def test_each_cue_counts_its_figure_questions_and_their_computed_share() -> None:
+    def q(i: int, text: str, computed: bool, kind: str = "figure") -> Question:
+        return Question(f"q{i}", "a", text, ("1",), kind, computed=computed)  # type: ignore[arg-type]
+
+    rows = cue_rows(
+        [
+            q(1, "What was the total revenue?", False),
+            q(2, "What was the total cost?", True),
+            q(3, "What was the total staff?", False),
+            q(4, "What was the change in revenue?", True),
+            q(5, "What was revenue in 2019?", False),
+            q(6, "In which year did the total change?", False, "date"),  # not a figure question
+        ]
+    )
+    assert rows == [("total", 3, 1 / 3), ("(no cue)", 1, 0.0), ("change", 1, 1.0)]
