@@ -36,18 +36,10 @@ from typing import Annotated
 import numpy as np
 import typer
 
+from experiment.bench import ranking_fit as rf
 from experiment.bench.app import command
 from experiment.bench.harness import SquadV1Arg, SquadV2Arg
-from experiment.bench.ranking_fit import (
-    UNKNOWN_RULE,
-    Item,
-    Rankings,
-    fixed_way,
-    logistic_selector,
-    logistic_ways,
-    print_ways,
-    set_counts,
-)
+from experiment.bench.ranking_fit import UNKNOWN_RULE, Item
 from experiment.config import RunConfig
 from experiment.corpus import load_articles, load_questions
 from experiment.evaluate.drafts import (
@@ -113,7 +105,7 @@ def items(v1: Path, v2: Path, tatqa: Path, per_set: int, tatqa_n: int) -> list[I
     return out
 
 
-def fixed_scores(its: list[Item], way: str) -> Rankings:
+def fixed_scores(its: list[Item], way: str) -> rf.Rankings:
     if way == "rank":
         rank = text_rank()
         return [np.array([rank.score(f) for f in it.features]) for it in its]
@@ -125,9 +117,9 @@ def cross_validate(its: list[Item], folds: int = 5) -> dict[str, dict]:
     out: dict[str, dict] = {}
     for way in ("rank", "logprob", "token"):
         threshold = text_rank().threshold if way == "rank" else -np.inf
-        out[way] = fixed_way(its, fixed_scores(its, way), threshold, way != "rank")
+        out[way] = rf.fixed_way(its, fixed_scores(its, way), threshold, way != "rank")
     variants = {way: (*EVIDENCE, *names) for way, names in VARIANTS.items()}
-    return {**out, **logistic_ways(its, variants, folds)}
+    return {**out, **rf.logistic_ways(its, variants, folds)}
 
 
 def selector_of(its: list[Item], way: str, table: dict, counts: dict[str, int]) -> SelectorModel:
@@ -144,7 +136,7 @@ def selector_of(its: list[Item], way: str, table: dict, counts: dict[str, int]) 
         from dataclasses import replace
 
         return replace(rank, name="text-selector", fitted={**fitted, "unknown_abstains": rule})
-    return logistic_selector(its, "text-selector", (*EVIDENCE, *VARIANTS[way]), rule, fitted)
+    return rf.logistic_selector(its, "text-selector", (*EVIDENCE, *VARIANTS[way]), rule, fitted)
 
 
 COMMAND = (
@@ -172,9 +164,9 @@ def fit_text_scores(
     """Fit small-text@0's selector on the fitting sets: the small model scores each question's
     bounded text pool, and the best way of ranking it by cross-validation is kept."""
     its = items(v1, v2, tatqa, per_set, tatqa_per_set)
-    counts = set_counts(its)
+    counts = rf.set_counts(its)
     table = cross_validate(its)
-    print_ways(table, list(counts))
+    rf.print_ways(table, list(counts))
     chosen = max((w for w in table if w != "rank"), key=lambda w: table[w]["mean"])
     print(f"chosen: {chosen} (cross-validated mean {table[chosen]['mean']:.3f})")
     model = selector_of(its, chosen, {w: round(r["mean"], 4) for w, r in table.items()}, counts)
