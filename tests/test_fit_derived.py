@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from experiment.bench.fit_derived import Fit, compact, fit, items_of, routed_sample, section
+from experiment.bench.fit_derived import Fit, fit, items_of, routed_sample, section
 from experiment.config import RunConfig
 from experiment.evaluate.drafts import derived_pick, drafts_of, load_derived_selector
 from experiment.evaluate.proposal_pool import proposal_pool
@@ -79,11 +79,16 @@ def test_the_fit_compares_the_ways_and_keeps_the_best_by_passage(tmp_path: Path)
     assert model.name == "derived-selector" and model.fitted["chosen"] == chosen
 
     # the section: one row per way, a logistic way's "unknown abstains" mean beside its own
-    text = section({"result": Fit(compact(table, ["fit-set"]), chosen, model, {"fit-set": 10})},
-                   "factqa bench fit derived T D --write")  # fmt: skip
+    fits = {form: Fit(table, chosen, model, {"fit-set": 10}) for form in ("result", "calculation")}
+    text = section(fits, "factqa bench fit derived T D --forms result,calculation --write")
     row = next(line for line in text.splitlines() if line.startswith("| logistic+text |"))
     ruled = table["logistic+text, unknown abstains"]["mean"]
-    assert row.endswith(f" | {table['logistic+text']['mean']:.3f} | {ruled:.3f} |")
+    mean = table["logistic+text"]["mean"]
+    sets = table["logistic+text"]["sets"]["fit-set"]
+    own = f"{sets:.3f} / {mean:.3f}"
+    cells = ["logistic+text", own, f"{ruled:.3f}", own, f"{ruled:.3f}"]
+    assert row.strip("| ").split(" | ") == cells
+    assert "result: fit-set / mean" in text and "calculation, unknown abstains" in text
     assert "logistic+text, unknown abstains" not in text and f"**{chosen}**" in text
 
     # shipped, it replaces the rule: a misled passage's pick is now the right change

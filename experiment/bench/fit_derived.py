@@ -256,7 +256,7 @@ def fit_derived(
         table, chosen, model = fit(its)
         lines: list[str] = []
         print_ways(table, list(set_counts(its)), lines.append)
-        fits[form] = Fit(compact(table, list(set_counts(its))), chosen, model, set_counts(its))
+        fits[form] = Fit(table, chosen, model, set_counts(its))
         print(f"scored texts: {form}\n" + "\n".join(lines))
         print(f"chosen: {chosen} (cross-validated mean {table[chosen]['mean']:.3f})")
     shipped = fits.get(RunConfig.derived_text)
@@ -277,33 +277,38 @@ def fit_derived(
 
 @dataclass(frozen=True)
 class Fit:
-    """One form's fit: its ways' table (Markdown lines, `compact`), the chosen way, the
-    selector refitted on every item, and the questions per set."""
+    """One form's fit: its ways' accuracies (`cross_validate`), the chosen way, the selector
+    refitted on every item, and the questions per set."""
 
-    table: list[str]
+    table: dict[str, dict]
     chosen: str
     model: SelectorModel
     counts: dict[str, int]
 
     @property
     def mean(self) -> float:
-        return float(self.model.fitted["ways"][self.chosen])
+        return float(self.table[self.chosen]["mean"])
 
 
-def compact(table: dict[str, dict], sets: list[str]) -> list[str]:
-    """The ways' table, a logistic way and its "unknown abstains" variant on one row: each
-    set's accuracy and the mean of the way as it is (`rule` and `logprob` abstain where
-    "unknown" wins, `rank` never does, a logistic one not), and a logistic way's mean with
-    "unknown" abstaining."""
-    head = ["way", *sets, "mean", "mean, unknown abstains"]
+def compact(fits: dict[str, Fit]) -> list[str]:
+    """The ways' table, one row a way, for each form two columns: each set's accuracy and their
+    mean for the way as it is (`rule` and `logprob` abstain where "unknown" wins, the others
+    not), and a logistic way's mean with "unknown" abstaining."""
+    forms = list(fits)
+    sets = list(fits[forms[0]].counts)
+    head = ["way"]
+    for form in forms:
+        head += [f"{form}: {' / '.join(sets)} / mean", f"{form}, unknown abstains"]
     lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
-    for way, row in table.items():
-        if way.endswith(UNKNOWN_RULE):
-            continue
-        ruled = table.get(way + UNKNOWN_RULE)
-        cells = [f"{row['sets'][s]:.3f}" for s in sets]
-        rule = "—" if ruled is None else f"{ruled['mean']:.3f}"
-        lines.append(f"| {way} | " + " | ".join(cells) + f" | {row['mean']:.3f} | {rule} |")
+    for way in (w for w in fits[forms[0]].table if not w.endswith(UNKNOWN_RULE)):
+        cells = [way]
+        for form in forms:
+            row, ruled = fits[form].table[way], fits[form].table.get(way + UNKNOWN_RULE)
+            cells.append(
+                " / ".join(f"{row['sets'][s]:.3f}" for s in sets) + f" / {row['mean']:.3f}"
+            )
+            cells.append("—" if ruled is None else f"{ruled['mean']:.3f}")
+        lines.append("| " + " | ".join(cells) + " |")
     return lines
 
 
@@ -311,9 +316,7 @@ def section(fits: dict[str, Fit], command: str) -> str:
     """docs/RESULTS.md's `derived-fit` section: each form's ways, the choice and its weights."""
     first = next(iter(fits.values()))
     sets = ", ".join(f"{name} {n}" for name, n in first.counts.items())
-    tables = "\n\n".join(
-        f"Scored texts: **{form}**\n\n" + "\n".join(f.table) for form, f in fits.items()
-    )
+    tables = "\n".join(compact(fits))
     shipped = fits[RunConfig.derived_text]
     weights = ", ".join(f"`{f}` {w:+.2f}" for f, w in shipped.model.weights.items()) or "none"
     better = max(fits, key=lambda form: fits[form].mean)
@@ -326,8 +329,9 @@ def section(fits: dict[str, Fit], command: str) -> str:
     return f"""## small-text-derived@k's pick: fitted on the fitting parts (issue 40)
 
 Command: `{command}` (the small model samples and scores the questions `auto` routes to the
-calculation prompt: {sets}). Accuracy of each way of picking (`rule` and `logprob` abstain where
-"unknown" is more probable than every candidate), the logistic ones cross-validated by passage:
+calculation prompt: {sets}). Accuracy of each way of picking, each form of the scored texts (`rule`
+and `logprob` abstain where "unknown" is more probable than every candidate; the logistic ones
+cross-validated by passage):
 
 {tables}
 
