@@ -262,10 +262,12 @@ class RunConfig:
         if self.prompt not in PROMPT_SETTINGS:
             said = ", ".join(f"'{p}'" for p in PROMPT_SETTINGS)
             raise ConfigError(f"prompt must be one of {said}, got '{self.prompt}'", field="prompt")
-        if self.derived_text not in ("result", "calculation"):
+        from experiment.evaluate.proposal_pool import FORMS
+
+        if self.derived_text not in FORMS:
+            said = " or ".join(f"'{f}'" for f in FORMS)
             raise ConfigError(
-                f"derived_text must be 'result' or 'calculation', got '{self.derived_text}'",
-                field="derived_text",
+                f"derived_text must be {said}, got '{self.derived_text}'", field="derived_text"
             )
 
     @cached_property

@@ -45,7 +45,7 @@ import numpy as np
 import typer
 
 from experiment.bench.app import command
-from experiment.bench.harness import RESULTS_MD, ResultsMdOpt, write_section
+from experiment.bench.harness import RESULTS_MD, ResultsMdOpt, every_nth, write_section
 from experiment.bench.ranking_fit import (
     UNKNOWN_RULE,
     Item,
@@ -92,11 +92,7 @@ COMMAND = (
 
 def routed_sample(questions: Sequence[Question], n: int) -> list[Question]:
     """The questions `auto` routes to the calculation prompt, every n-th of them up to `n`."""
-    routed = [q for q in questions if is_computed(q, AUTO)]
-    if len(routed) <= n:
-        return routed
-    step = len(routed) / n
-    return [routed[int(i * step)] for i in range(n)]
+    return every_nth([q for q in questions if is_computed(q, AUTO)], n)
 
 
 def fitting_part(
@@ -168,8 +164,9 @@ def fixed_scores(its: list[Item], way: str) -> Rankings:
     if way == "rule":
         return [_one_hot(it) for it in its]
     if way == "rank":
+        last = IMPUTE["proposal_rank"]
         rank = [[f["proposal_rank"] for f in it.features] for it in its]
-        return [np.array([-(KEEP_N if r is None else r) for r in rs], dtype=float) for rs in rank]
+        return [np.array([-(last if r is None else r) for r in rs], dtype=float) for rs in rank]
     return [
         np.array([f["score_gap"] if f["score_gap"] is not None else -1e9 for f in it.features])
         for it in its
@@ -254,10 +251,9 @@ def fit_derived(
         for name, cfg, articles, questions in loaded:
             its += items_of(name, replace(cfg, derived_text=form), articles, questions)
         table, chosen, model = fit(its)
-        lines: list[str] = []
-        print_ways(table, list(set_counts(its)), lines.append)
         fits[form] = Fit(table, chosen, model, set_counts(its))
-        print(f"scored texts: {form}\n" + "\n".join(lines))
+        print(f"scored texts: {form}")
+        print_ways(table, list(set_counts(its)))
         print(f"chosen: {chosen} (cross-validated mean {table[chosen]['mean']:.3f})")
     shipped = fits.get(RunConfig.derived_text)
     if shipped is not None:

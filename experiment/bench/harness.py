@@ -3,8 +3,9 @@ and a section of docs/RESULTS.md saved as its record (or left alone)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
@@ -18,6 +19,7 @@ ROOT = PROJECT_ROOT
 RESULTS_MD = ROOT / "docs" / "RESULTS.md"
 README = ROOT / "README.md"
 OUT = ROOT / "outputs" / "bench"  # the benchmark runs' folders (not committed)
+T = TypeVar("T")
 
 ResultsMdOpt = Annotated[
     Path,
@@ -66,6 +68,15 @@ def publish(results_md: Path, record: Record) -> None:
     results = ROOT / "results" if default else results_md.parent / "results"
     save(record, results)
     write_report(results, results_md, README if default else results_md.parent / "README.md")
+
+
+def every_nth(items: Sequence[T], n: int | None) -> list[T]:
+    """`n` of `items` spread evenly, every (len / n)-th in order: a fixed sample, no seed to
+    choose; all of them where `n` is None or not fewer."""
+    if n is None or len(items) <= n:
+        return list(items)
+    step = len(items) / n
+    return [items[int(i * step)] for i in range(n)]
 
 
 # the fitting halves' data files (experiment/fitting.py reads their fitting titles only)

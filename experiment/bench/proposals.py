@@ -57,7 +57,7 @@ import pandas as pd
 import typer
 
 from experiment.bench.app import command
-from experiment.bench.harness import RESULTS_MD, ResultsMdOpt, WriteOpt, write_section
+from experiment.bench.harness import RESULTS_MD, ResultsMdOpt, WriteOpt, every_nth, write_section
 from experiment.bench.pool_coverage import fit_n
 from experiment.corpus import load_articles, load_questions
 from experiment.errors import ConfigError
@@ -238,11 +238,9 @@ def load_part(
 ) -> tuple[dict[str, Article], list[Question]]:
     imp = import_dataset(fmt, source, tmp / f"{fmt}-{half}", None, 0, None, True, half)  # type: ignore[arg-type]
     articles = load_articles(imp.articles)
-    questions = computed_questions(fmt, load_questions(imp.questions, articles))
-    if sample is not None and len(questions) > sample:
-        step = len(questions) / sample  # every n-th: a fixed sample, no seed to choose
-        questions = [questions[int(i * step)] for i in range(sample)]
-    return articles, questions
+    return articles, every_nth(
+        computed_questions(fmt, load_questions(imp.questions, articles)), sample
+    )
 
 
 MODEL_COLUMNS = ("large", "text-derived", "small-text-derived", "large-text-derived")
@@ -355,7 +353,8 @@ def proposals(
     print("coverage of the computed questions against N (fitting parts):")
     for name, curve in curves.items():
         print(f"  {name}: " + " ".join(f"{k}:{c:.3f}" for k, c in enumerate(curve, 1)))
-    print(kept_note(n, fitting))
+    note = kept_note(n, fitting)
+    print(note)
     print(f"at most {MAX_PROPOSALS} proposals a question")
     print(table(measured, KEEP_N, models))
     print(" ".join(f"{r.name}: {r.seconds:.0f} s CPU" for r in measured))
@@ -366,7 +365,6 @@ def proposals(
         if fit_only or drop_sample:
             raise ConfigError("--write needs every part, whole", field="write")
         body = table(measured, KEEP_N, models)
-        note = kept_note(n, fitting)
         write_section(results, "proposals", section(body, note, line, bool(models)))
 
 

@@ -87,9 +87,7 @@ def fit_logistic(
     return scaler, clf, fill
 
 
-def predict(
-    model: tuple[Any, Any, dict[str, float]], its: list[Item], names: tuple[str, ...]
-) -> Rankings:
+def predict(model: Fitted, its: list[Item], names: tuple[str, ...]) -> Rankings:
     scaler, clf, impute = model
     return [
         clf.predict_proba(scaler.transform(m))[:, 1] if len(m) else np.array([])
