@@ -196,6 +196,15 @@ def _progress_bar(cfg: RunConfig) -> tuple[Any, Callable[[str, float, int], None
     return bar, update
 
 
+DerivedTextOpt = Annotated[
+    str,
+    typer.Option(
+        help="A computed question's scored texts, under the calculation prompt: each kept "
+        "calculation as written ('calculation', '142.9 - 120.5') or its result ('result').",
+    ),
+]
+
+
 @app.command()
 def run(
     ctx: typer.Context,
@@ -348,6 +357,7 @@ def run(
             "instead: small-text-derived@k, large-text-derived@1.",
         ),
     ] = RunConfig.drafts,
+    derived_text: DerivedTextOpt = RunConfig.derived_text,
     label: Annotated[
         str | None,
         typer.Option(
@@ -413,6 +423,7 @@ def run(
                     "max_failed": max_failed,
                     "checks": checks,
                     "drafts": drafts,
+                    "derived_text": derived_text,
                     "label": label,
                 },
             ),
@@ -539,6 +550,7 @@ def ask(
             "question whose wording asks for a computation)."
         ),
     ] = RunConfig.prompt,
+    derived_text: DerivedTextOpt = RunConfig.derived_text,
     pool_scores: Annotated[
         bool,
         typer.Option(
@@ -575,6 +587,7 @@ def ask(
             seed=seed,
             small_context=small_context,
             prompt=prompt,
+            derived_text=derived_text,
         )
         art = read_given_article(article)
         q = Question("ask", art.id, question, ("unanswerable",), kind)  # type: ignore[arg-type]
@@ -704,7 +717,7 @@ def _print_proposals(
         texts_to_score,
     )
     from experiment.evaluate.methods import SMALL_TEXT_DERIVED
-    from experiment.evaluate.proposal_pool import proposal_pool
+    from experiment.evaluate.proposal_pool import ProposedCandidate, proposal_pool
     from experiment.generate.prompts import prompt_for
     from experiment.generate.sampling import prompt_of
 
@@ -721,24 +734,27 @@ def _print_proposals(
         _out().print(f"the proposals are not scored: {e}")
         return
     drafts = drafts_of(SMALL, texts, got, backend.shape, COMPUTED, cfg.derived_text)
-    pick = derived_pick(merged, drafts, derived_selector())
+    pick = derived_pick(merged, drafts, derived_selector(drafts.form))
     title = (
         f"the calculations the article drafts ({len(merged)}), scored by {backend.name} "
         f"after the {prompt_for(q, cfg.prompt)} prompt"
     )
     table = Table(title=title)
-    for col in ("rank", "answer", "working", "origin", "model-free", "votes", "log-prob",
+    for col in ("rank", "scored text", "working", "origin", "model-free", "votes", "log-prob",
                 "vs unknown", "pick score"):  # fmt: skip
         table.add_column(col)
+
+    def working(c: ProposedCandidate) -> str:
+        if c.proposal is not None:
+            return c.proposal.derivation
+        return qs.small[c.index].attempt.working if c.index is not None else ""
+
     for rank, (c, score) in enumerate(pick.ranked, start=1):
-        working = c.proposal.derivation if c.proposal is not None else ""
-        if not working and c.index is not None:
-            working = qs.small[c.index].attempt.working
         lp = drafts.logprob(c.text)
         table.add_row(
             str(rank),
             c.text,
-            working,
+            working(c),
             c.origin,
             "—" if c.proposal is None else f"{c.proposal.score:.2f}",
             str(len(c.samples)),
@@ -753,7 +769,7 @@ def _print_proposals(
         if pick.unknown_won
         else "abstain (nothing scored)"
         if pick.chosen is None
-        else f"{pick.chosen.text} (confidence {pick.confidence:.2f})"
+        else f"{working(pick.chosen) or pick.chosen.text} (confidence {pick.confidence:.2f})"
     )
     _out().print(f"{SMALL_TEXT_DERIVED.name(qs.k)}: {said}")
 

@@ -87,6 +87,9 @@ COMMAND_OPTIONS = (
     "run_id",
 )
 CONTENT = ("articles", "questions")  # in the run id by what they hold, not where they are
+# The scored texts' form of every run made before `derived_text` (its default then): left out of
+# the run id, so those runs keep theirs, and what a manifest without the setting ran
+RESULT_FORM = "result"
 
 
 def content_digest(path: Path) -> str:
@@ -199,8 +202,9 @@ class RunConfig:
     # large-text-derived@1): "small,large" (default), one of them, or "none".
     drafts: str = "small,large"
     # A computed question's scored texts (experiment/evaluate/proposal_pool.py): each
-    # candidate's result as written ("result") or its calculation ("calculation").
-    derived_text: str = "result"
+    # candidate's calculation ("calculation", default: what the calculation prompt asks for,
+    # best on the fitting parts by `factqa bench fit derived`) or its result as written ("result").
+    derived_text: str = "calculation"
     label: str = ""  # what the data set is called in reports (default: from the articles folder)
     # The share of one model's generations that may fail (the model or server raised) before the
     # run counts as failed (exit 1, marked in its manifest); a model whose every generation
@@ -318,7 +322,7 @@ class RunConfig:
             del keep["prompt"]
         if self.drafts == RunConfig.drafts:  # nor do runs made before the pool's scores
             del keep["drafts"]
-        if self.derived_text == RunConfig.derived_text:  # nor runs before the calculation form
+        if self.derived_text == RESULT_FORM:  # nor runs made before the calculation form
             del keep["derived_text"]
         keep.update({k: content_digest(getattr(self, k)) for k in CONTENT})
         return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:10]

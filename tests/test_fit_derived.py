@@ -11,8 +11,13 @@ import pytest
 
 from experiment.bench.fit_derived import Fit, fit, items_of, routed_sample, section
 from experiment.config import RunConfig
-from experiment.evaluate.drafts import derived_pick, drafts_of, load_derived_selector
-from experiment.evaluate.proposal_pool import proposal_pool
+from experiment.evaluate.drafts import (
+    derived_pick,
+    derived_selector,
+    drafts_of,
+    load_derived_selector,
+)
+from experiment.evaluate.proposal_pool import FORMS, RESULT, proposal_pool
 from experiment.evaluate.selector import save
 from experiment.generate.models.base import Messages
 from experiment.generate.prompts import AUTO
@@ -64,11 +69,13 @@ def test_the_fit_compares_the_ways_and_keeps_the_best_by_passage(tmp_path: Path)
     articles, questions = corpus(10)
     routed = routed_sample(questions, 100)
     small = FakeBackend("s", misled)
-    cfg = RunConfig(out=tmp_path, run_id="fit", prompt=AUTO, drafts="small", small="s", k=4)
+    cfg = RunConfig(
+        out=tmp_path, run_id="fit", prompt=AUTO, drafts="small", small="s", k=4, derived_text=RESULT
+    )
     its = items_of("fit-set", cfg, articles, routed, lambda spec, _cfg: small)
     assert len(its) == 10 and all(any(it.right) for it in its)  # the gold is proposed
     assert {it.group for it in its} == {f"fit-set:a{i}" for i in range(10)}
-    table, chosen, model = fit(its)
+    table, chosen, model = fit(its, RESULT)
     assert {"rule", "rank", "logprob", "logistic+text", "logistic+all, unknown abstains"} <= set(
         table
     )
@@ -115,3 +122,11 @@ def test_a_kept_rule_or_a_file_of_other_features_is_read_as_such(tmp_path: Path)
     path.write_text(json.dumps({**rule, "weights": {"bm25": 1.0}}), encoding="utf-8")
     with pytest.raises(ValueError, match=r"unknown features.*bm25"):
         load_derived_selector(path)
+
+
+def test_the_shipped_pick_is_fitted_on_the_runs_form_and_kept_from_the_other() -> None:
+    shipped = load_derived_selector()
+    form = RunConfig.derived_text
+    assert shipped is None or shipped.fitted["form"] == form  # refit after changing the default
+    other = next(f for f in FORMS if f != form)
+    assert derived_selector(form) == shipped and derived_selector(other) is None

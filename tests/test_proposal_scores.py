@@ -254,7 +254,7 @@ def test_unknown_winning_abstains_where_the_pick_says_so_and_a_failed_call_is_a_
     assert not out[LARGE_TEXT_DERIVED.name(1)].correct
     # small-text-derived@k: where its shipped pick says so (the fit chose whether "unknown"
     # abstains); the hand-set rule always abstains
-    shipped = derived_selector()
+    shipped = derived_selector(lost[SMALL].form)
     abstains = shipped is None or bool(shipped.fitted.get("unknown_abstains", True))
     assert out[SMALL_TEXT_DERIVED.name(1)].abstained == abstains
     assert derived_pick(proposal_pool(q, art, small), lost[SMALL]).chosen is None
@@ -279,8 +279,8 @@ MORE = "than the target"
 
 
 def _fakes() -> dict[str, FakeBackend]:
-    small = {MORE: ["3200", "13,200 - 10,000"], **SMALL_ANSWERS}
-    large = {MORE: "3200", **LARGE_ANSWERS}
+    small = {MORE: ["13,200 - 10,000", "3200"], **SMALL_ANSWERS}  # the first: the one it scores
+    large = {MORE: "13,200 - 10,000", **LARGE_ANSWERS}
     return {
         "fake-small": FakeBackend("fake-small", keyword_script(small), flops=1e6),
         "fake-large": FakeBackend("fake-large", keyword_script(large), flops=1e7),
@@ -320,10 +320,12 @@ def test_a_run_under_auto_scores_the_proposals_and_reports_the_methods(
         for c in proposal_pool(
             Question("alpha-4", "alpha", MORE_UNITS, ("3200",), "figure"),
             Article("alpha", "t", "", ARTICLE_A.split("---", 2)[2].strip(), Path("a")),
+            form=CALCULATION,
         )
     }
     assert set(mine[mine.role == "large"].text) == expected
-    assert "3200" in set(mine.text) and (mine.groupby("role").text.last() == "unknown").all()
+    assert "13,200 - 10,000" in set(mine.text)
+    assert (mine.groupby("role").text.last() == "unknown").all()
     assert not set(drafts[drafts.question_id == "alpha-1"].text) & {"3200"}  # its stated pool
 
 

@@ -184,9 +184,12 @@ def cross_validate(its: list[Item]) -> dict[str, dict]:
     return {**out, **logistic_ways(its, VARIANTS, folds, IMPUTE)}
 
 
-def selector_of(its: list[Item], way: str, table: dict, counts: dict[str, int]) -> SelectorModel:
-    """The chosen way as a shipped selector (`rule`: a record of the choice, no weights)."""
-    fitted = {"questions": counts, "ways": table, "chosen": way, "command": COMMAND}
+def selector_of(
+    its: list[Item], way: str, table: dict, counts: dict[str, int], form: str
+) -> SelectorModel:
+    """The chosen way as a shipped selector for the scored texts' `form` (`rule`: a record of
+    the choice, no weights)."""
+    fitted = {"questions": counts, "ways": table, "chosen": way, "command": COMMAND, "form": form}
     rule = way.endswith(UNKNOWN_RULE) or way == "logprob"
     fixed = {"rule": {}, "rank": {"proposal_rank": -1.0}, "logprob": {"score_gap": 1.0}}
     if way in fixed:
@@ -202,13 +205,13 @@ def selector_of(its: list[Item], way: str, table: dict, counts: dict[str, int]) 
     return logistic_selector(its, DERIVED_SELECTOR, cols, rule, fitted, IMPUTE)
 
 
-def fit(its: list[Item]) -> tuple[dict[str, dict], str, SelectorModel]:
+def fit(its: list[Item], form: str) -> tuple[dict[str, dict], str, SelectorModel]:
     """The ways' table, the chosen way (best cross-validated mean; the hand-set rule on a tie)
-    and its selector refitted on every item."""
+    and its selector for `form` refitted on every item."""
     table = cross_validate(its)
     chosen = max(table, key=lambda w: (table[w]["mean"], w == "rule"))
     rounded = {w: round(r["mean"], 4) for w, r in table.items()}
-    return table, chosen, selector_of(its, chosen, rounded, set_counts(its))
+    return table, chosen, selector_of(its, chosen, rounded, set_counts(its), form)
 
 
 @command("derived", fit=True)
@@ -250,7 +253,7 @@ def fit_derived(
         its: list[Item] = []
         for name, cfg, articles, questions in loaded:
             its += items_of(name, replace(cfg, derived_text=form), articles, questions)
-        table, chosen, model = fit(its)
+        table, chosen, model = fit(its, form)
         fits[form] = Fit(table, chosen, model, set_counts(its))
         print(f"scored texts: {form}")
         print_ways(table, list(set_counts(its)))

@@ -28,9 +28,9 @@ proposals, and the proposals merged with the small model's calculations), so its
 of the `COMPUTED` pool and the stated methods abstain on it, paying nothing (and the computed
 ones on a question of the `STATED` pool). `small-text-derived@k` picks by `derived_pick`: the
 selector `factqa bench fit derived` fitted on the fitting parts of TAT-QA and DROP over
-`DERIVED_FEATURES` (`derived_selector.json`), or, where that fit kept it or none is shipped,
-a hand-set rule; `large-text-derived@1` takes the large model's most probable proposal
-(`most_probable`).
+`DERIVED_FEATURES` (`derived_selector.json`), or, where that fit kept it, none is shipped or
+it was fitted on the other scored-text form, a hand-set rule; `large-text-derived@1` takes
+the large model's most probable proposal (`most_probable`).
 """
 
 from __future__ import annotations
@@ -253,10 +253,12 @@ def load_derived_selector(path: Path = DERIVED_PACKAGED) -> SelectorModel | None
     return None if model.fitted.get("chosen") == "rule" else model
 
 
-@lru_cache(maxsize=1)
-def derived_selector() -> SelectorModel | None:
-    """The shipped small-text-derived@k pick, read once (None: the hand-set rule)."""
-    return load_derived_selector()
+@lru_cache(maxsize=2)
+def derived_selector(form: str) -> SelectorModel | None:
+    """The shipped small-text-derived@k pick for scored texts of `form`, read once; None (the
+    hand-set rule) where it was fitted on the other form (a fit before forms: the result)."""
+    model = load_derived_selector()
+    return model if model is not None and model.fitted.get("form", "result") == form else None
 
 
 @dataclass(frozen=True)

@@ -443,7 +443,7 @@ def _small_text_derived(qs: QuestionSamples) -> Choice:
     if drafts.pool != COMPUTED:
         return NOT_ITS_POOL
     cands = proposal_pool(qs.question, qs.article, qs.small, form=drafts.form)
-    got = derived_pick(cands, drafts, derived_selector())
+    got = derived_pick(cands, drafts, derived_selector(drafts.form))
     spend = Spend(0, 0.0, drafts.answer_tokens, drafts.answer_flops)
     return _scored_choice(qs, got, drafts, qs.small, spend)
 

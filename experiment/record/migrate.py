@@ -9,6 +9,7 @@ still: the data set's name (those runs were of the bundled corpus), the outputs'
 method's confidence (its agreement), every confirming span (only the first, and `start:end`
 pairs before JSON), an answer's working, the samples' cost, and the curves' cost.
 Format 1 lacked the scoring calls' cost in checks.csv and drafts.csv (unknown: blank).
+Format 2 lacked the computed questions' scored-text form in its settings (it was the result).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import pandas as pd
 from experiment.errors import InputError
 from experiment.records import BUNDLED
 
-FORMAT_VERSION = 2  # the run folder's format, written by every new run
+FORMAT_VERSION = 3  # the run folder's format, written by every new run
 Tables = dict[str, pd.DataFrame]
 
 
@@ -83,7 +84,18 @@ def _v1(manifest: dict[str, Any], tables: Tables) -> tuple[dict[str, Any], Table
     return manifest, out
 
 
-STEPS = [_v0, _v1]  # STEPS[v] takes a folder of format v to v + 1
+def _v2(manifest: dict[str, Any], tables: Tables) -> tuple[dict[str, Any], Tables]:
+    """Format 2 to 3: runs before `derived_text` scored each proposal's result."""
+    from experiment.config import RESULT_FORM
+
+    manifest["format_version"] = 3
+    config = manifest.get("config")
+    if isinstance(config, dict):
+        manifest["config"] = {"derived_text": RESULT_FORM, **config}
+    return manifest, dict(tables)
+
+
+STEPS = [_v0, _v1, _v2]  # STEPS[v] takes a folder of format v to v + 1
 
 
 def _confidences(q: pd.DataFrame) -> pd.DataFrame:
