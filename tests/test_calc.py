@@ -131,6 +131,9 @@ QUESTIONS = {
     "How many years after the siege was the treaty signed?": True,
     "What was the percentage change in revenue from 2018 to 2019?": True,
     "How many percent of the staff were not over 40?": True,
+    "How many in percent of the staff weren't over 40?": True,  # "n't" as "not"
+    "What percent of households didn't own a car?": True,
+    "How many staff weren't in the office?": False,  # no percent: a count, not a complement
     "What is the average of the two years?": True,
     "How many points were scored in total?": True,
     "How many goals did Moreno score?": False,

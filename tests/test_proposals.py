@@ -227,3 +227,46 @@ def test_text_derived_needs_no_model() -> None:
     got = TEXT_DERIVED.run(QuestionSamples(q, [], None, 1, _article(TABLE)))
     assert got.correct and got.samples == 0
     assert got.chosen is not None and got.chosen.attempt.raw_text == "22.4 = 142.9 - 120.5"
+
+
+CENSUS = (
+    "Of the town's residents, 23.5% were under 18, 30.1% were Pacific Islander, and 12% were "
+    "65 or older. The town had 4,210 households."
+)
+HISTORY = (
+    "The guild pressed its claim to the harbour charter in 1337. Trade grew over the next years. "
+    "In 1340 the guild sent 200 ships to the fair. The founder's son was born in 1330. Much "
+    "later, the harbour charter was granted to the guild in 1377, after a long dispute."
+)
+
+
+@pytest.mark.parametrize("negated", ["weren't", "were not"])
+def test_a_prose_figure_is_named_by_its_clause(negated: str) -> None:
+    """The complement of the figure the question names, not of its sentence's first, and no
+    share of a count: "n't" names a complement as "not" does."""
+    p = first(f"How many in percent {negated} Pacific Islander?", CENSUS)
+    assert p.derivation == "69.9% = 100 - 30.1%" and p.operation == COMPLEMENT
+    assert p.operands[0].position.strip() == "30.1% were Pacific Islander"
+
+
+def test_a_percentage_and_a_count_are_never_one_sum() -> None:
+    found = propose("What is the total of residents under 18 and households?", CENSUS)
+    assert not [p for p in found if {o.unit for o in p.operands} == {"%", ""}]
+
+
+def test_years_pair_across_distant_sentences_and_never_with_a_count() -> None:
+    question = "How many years after the guild pressed its claim was the harbour charter granted?"
+    found = propose(question, HISTORY)
+    assert found[0].derivation == "40 = 1377 - 1337"  # the first and the last sentence
+    assert len(found[0].lines) == 1 and found[0].operands[0].line == "sx"
+    assert all(len({o.year for o in p.operands}) == 1 for p in found)  # no "1340 - 200"
+    assert right(question, "40", HISTORY)
+
+
+def test_how_many_more_is_a_size_and_a_change_keeps_its_sign() -> None:
+    prose = "In the raid 12 soldiers were captured and 23 were killed."
+    assert first("How many more soldiers were killed than captured?", prose).result == "11"
+    assert first("How many fewer soldiers were captured than killed?", prose).result == "11"
+    # a change keeps its sign: revenue fell from 142.9 to 120.5 is -22.4
+    fell = "Revenue was 142.9 in 2018 and 120.5 in 2019."
+    assert first("What was the change in revenue from 2018 to 2019?", fell).result == "-22.4"

@@ -65,7 +65,7 @@ COMPUTE_Q = re.compile(
     r"|\bsum\b|\bcompared (to|with)\b|\bbetween .+ and\b"
     r"|\bhow many (years|months|days|weeks|decades|hours|minutes) (after|before|passed|did|was|"
     r"were|had|elapsed|later|earlier|between|since|from|longer)\b"
-    r"|\b(not|n't)\b.*\b(percent|percentage)\b|\b(percent|percentage)\b.*\b(not|n't)\b"
+    r"|(\bnot|n't)\b.*\b(percent|percentage)\b|\b(percent|percentage)\b.*(\bnot|n't)\b"
     r"|\bwin by\b|\bwon by\b|\bmargin\b|\bproportion\b",
     re.I,
 )

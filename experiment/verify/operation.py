@@ -33,7 +33,7 @@ ASKED: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
         frozenset({"percent change"}),
     ),
     (
-        re.compile(r"\b(not|n't)\b.*\bpercent|\bpercent\w*\b.*\b(not|n't)\b", _W),
+        re.compile(r"(\bnot|n't)\b.*\bpercent|\bpercent\w*\b.*(\bnot|n't)\b", _W),
         frozenset({"complement"}),
     ),
     (
