@@ -87,9 +87,6 @@ COMMAND_OPTIONS = (
     "run_id",
 )
 CONTENT = ("articles", "questions")  # in the run id by what they hold, not where they are
-# The scored texts' form of every run made before `derived_text` (its default then): left out of
-# the run id, so those runs keep theirs, and what a manifest without the setting ran
-RESULT_FORM = "result"
 
 
 def content_digest(path: Path) -> str:
@@ -322,7 +319,9 @@ class RunConfig:
             del keep["prompt"]
         if self.drafts == RunConfig.drafts:  # nor do runs made before the pool's scores
             del keep["drafts"]
-        if self.derived_text == RESULT_FORM:  # nor runs made before the calculation form
+        from experiment.evaluate.proposal_pool import RESULT
+
+        if self.derived_text == RESULT:  # nor runs made before the calculation form (the result)
             del keep["derived_text"]
         keep.update({k: content_digest(getattr(self, k)) for k in CONTENT})
         return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:10]

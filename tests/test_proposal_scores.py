@@ -348,6 +348,21 @@ def test_ask_lists_the_proposals_with_their_working_and_scores(
     assert "the pool (" not in hidden.output
 
 
+def test_ask_scores_the_results_as_written_when_told(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fakes = _fakes()
+    monkeypatch.setattr(cli, "_factory", lambda: lambda spec, _cfg: fakes[spec])
+    arts, _ = write_corpus(tmp_path)
+    base = ["ask", str(arts / "alpha.md"), MORE_UNITS, "--model", "fake-small", "-k", "2"]
+    res = CliRunner().invoke(cli.app, [*base, "--prompt", "auto", "--derived-text", "result"])
+    assert res.exit_code == 0, res.output
+    texts = {t for _, scored in fakes["fake-small"].scored for t in scored}
+    assert "3200" in texts and "13,200 - 10,000" not in texts  # the results, not the working
+    bad = CliRunner().invoke(cli.app, [*base, "--prompt", "auto", "--derived-text", "sum"])
+    assert bad.exit_code != 0 and "derived_text" in bad.output
+
+
 def test_the_benchmark_reads_the_models_figures_and_issue_40s_keys_from_a_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

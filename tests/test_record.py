@@ -77,6 +77,15 @@ def test_the_fixture_is_read_through_migrate() -> None:
     assert run.manifest.config.k == 2 and run.manifest.machine.cpu_count >= 1
 
 
+def test_a_folder_before_the_calculation_form_scored_the_results(fake_run: Path) -> None:
+    data = json.loads((fake_run / "manifest.json").read_text(encoding="utf-8"))
+    assert data["config"]["derived_text"] == "calculation"  # a new run states its form
+    older = data | {"format_version": 2, "config": dict(data["config"])}
+    del older["config"]["derived_text"]
+    assert migrate(older, {})[0]["config"]["derived_text"] == "result"
+    assert validated_run(V0).manifest.config["derived_text"] == "result"
+
+
 def test_a_new_run_writes_the_current_format_and_the_spec_s_columns(fake_run: Path) -> None:
     data = json.loads((fake_run / "manifest.json").read_text(encoding="utf-8"))
     assert data["format_version"] == FORMAT_VERSION

@@ -86,12 +86,12 @@ def _v1(manifest: dict[str, Any], tables: Tables) -> tuple[dict[str, Any], Table
 
 def _v2(manifest: dict[str, Any], tables: Tables) -> tuple[dict[str, Any], Tables]:
     """Format 2 to 3: runs before `derived_text` scored each proposal's result."""
-    from experiment.config import RESULT_FORM
+    from experiment.evaluate.proposal_pool import RESULT
 
     manifest["format_version"] = 3
     config = manifest.get("config")
     if isinstance(config, dict):
-        manifest["config"] = {"derived_text": RESULT_FORM, **config}
+        manifest["config"] = {"derived_text": RESULT, **config}
     return manifest, dict(tables)
 
 
