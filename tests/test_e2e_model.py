@@ -152,7 +152,8 @@ def test_real_model_scores_a_computed_questions_proposals_under_auto(
     drafts = pd.read_csv(folder / "drafts.csv", keep_default_na=False)
     assert set(drafts.role) == {"small", "large"}
     assert (drafts.groupby("role").text.last() == "unknown").all()
-    assert "450" in set(drafts[drafts.role == "large"].text)  # the kept proposal 4,800 - 4,350
+    # the kept proposal 450 = 4,800 - 4,350, scored as its calculation (the default form)
+    assert "4,800 - 4,350" in set(drafts[drafts.role == "large"].text)
     assert (drafts.logprob < 0).all() and (drafts.tokens > 0).all()
     questions = pd.read_csv(folder / "questions.csv", keep_default_na=False)
     assert {"small-text-derived@2.confidence", "large-text-derived@1.confidence"} <= set(
