@@ -329,13 +329,20 @@ def test_a_run_under_auto_scores_the_proposals_and_reports_the_methods(
     assert not set(drafts[drafts.question_id == "alpha-1"].text) & {"3200"}  # its stated pool
 
 
-def test_ask_lists_the_proposals_with_their_working_and_scores(
+def _ask(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+) -> tuple[dict[str, FakeBackend], list[str]]:
+    """The fakes behind `factqa ask`, and its arguments for the computed question, k = 2."""
     fakes = _fakes()
     monkeypatch.setattr(cli, "_factory", lambda: lambda spec, _cfg: fakes[spec])
     arts, _ = write_corpus(tmp_path)
-    base = ["ask", str(arts / "alpha.md"), MORE_UNITS, "--model", "fake-small", "-k", "2"]
+    return fakes, ["ask", str(arts / "alpha.md"), MORE_UNITS, "--model", "fake-small", "-k", "2"]
+
+
+def test_ask_lists_the_proposals_with_their_working_and_scores(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, base = _ask(tmp_path, monkeypatch)
     res = CliRunner().invoke(cli.app, [*base, "--prompt", "auto"], terminal_width=200)
     assert res.exit_code == 0, res.output
     drafted = res.output.split("the calculations the article drafts (", 1)[1]
@@ -351,10 +358,7 @@ def test_ask_lists_the_proposals_with_their_working_and_scores(
 def test_ask_scores_the_results_as_written_when_told(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fakes = _fakes()
-    monkeypatch.setattr(cli, "_factory", lambda: lambda spec, _cfg: fakes[spec])
-    arts, _ = write_corpus(tmp_path)
-    base = ["ask", str(arts / "alpha.md"), MORE_UNITS, "--model", "fake-small", "-k", "2"]
+    fakes, base = _ask(tmp_path, monkeypatch)
     res = CliRunner().invoke(cli.app, [*base, "--prompt", "auto", "--derived-text", "result"])
     assert res.exit_code == 0, res.output
     texts = {t for _, scored in fakes["fake-small"].scored for t in scored}

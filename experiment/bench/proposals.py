@@ -404,19 +404,18 @@ def section(body: str, note: str, line: str, models: bool = False) -> str:
     """docs/RESULTS.md's `proposals` section."""
     runs = " --run PART=RUN ..." if models else ""
     said = (
-        "Issue 40's keys (the models' from the runs given, over their computed questions):"
+        "Issue 40's keys, below the table, give the models' figures from the runs given, over "
+        "their computed questions."
         if models
-        else "Issue 40's keys that need no model (`*_large`, `*_small_text_derived` and "
-        "`computed_flops_ratio_tatqa` come from run folders: `--run PART=RUN`):"
+        else "Issue 40's keys below the table need no model (`*_large`, `*_small_text_derived` "
+        "and `computed_flops_ratio_tatqa` come from run folders: `--run PART=RUN`)."
     )
     return f"""## Computed answers drafted from the text (issue 40)
 
-Command: `factqa bench proposals PATH/TO/tatqa_dataset_dev.json PATH/TO/drop_dev.jsonl.gz
---write{runs}` (no model runs). Every computed question of each part (TAT-QA: arithmetic; DROP:
-computed, figure); the columns are described in experiment/bench/proposals.py. {note}
+Command: `factqa bench proposals PATH/TO/tatqa_dataset_dev.json PATH/TO/drop_dev.jsonl.gz \
+--write{runs}` (no model runs). Every computed question of each part (TAT-QA: arithmetic; DROP: \
+computed, figure); the columns are described in experiment/bench/proposals.py. {note} {said}
 
 {body}
-
-{said}
 
 `{line}`"""
