@@ -258,7 +258,7 @@ def derived_selector(form: str) -> SelectorModel | None:
     """The shipped small-text-derived@k pick for scored texts of `form`, read once; None (the
     hand-set rule) where it was fitted on the other form (a fit before forms: the result)."""
     model = load_derived_selector()
-    return model if model is not None and model.fitted.get("form", "result") == form else None
+    return model if model is not None and model.fitted.get("form", RESULT) == form else None
 
 
 @dataclass(frozen=True)
