@@ -350,7 +350,8 @@ _CLAUSE_END = re.compile(r"[,;:()]|\band\b|\bwhile\b|\bwhereas\b", re.IGNORECASE
 
 def _clause(sentence: str, start: int, end: int) -> str:
     """The clause of `sentence` around the figure at [start, end): from the delimiter before it
-    (a comma, semicolon, colon, bracket, "and") to the one after ("30.1% were 25 to 44")."""
+    (`_CLAUSE_END`: a comma, semicolon, colon, bracket, "and", "while", "whereas") to the one
+    after ("30.1% were 25 to 44")."""
     before = [m.end() for m in _CLAUSE_END.finditer(sentence, 0, start)]
     after = _CLAUSE_END.search(sentence, end)
     return sentence[(before[-1] if before else 0) : after.start() if after else len(sentence)]
@@ -510,7 +511,7 @@ def _chosen(ops: Sequence[Operand], asked: Asked) -> list[Operand]:
 
     def key(o: Operand) -> tuple[int, int]:
         period = bool(set(o.period) & set(asked.periods))
-        named = bool(q_terms & {t for t, _, _ in terms(o.position)})
+        named = bool(q_terms & _terms(o.position))
         return (-(period + named), o.at)
 
     return sorted(ops, key=key)[:MAX_FIGURES]
