@@ -133,7 +133,15 @@ QUESTIONS = {
     "How many percent of the staff were not over 40?": True,
     "How many in percent of the staff weren't over 40?": True,  # "n't" as "not"
     "What percent of households didn't own a car?": True,
-    "How many staff weren't in the office?": False,  # no percent: a count, not a complement
+    "How many staff weren't in the office?": True,  # a count's complement: total - part
+    "How many yards longer was the first field goal than the second?": True,
+    "How many points did the Colts win the game by?": True,
+    "How many points did the Steelers trail by at halftime?": True,
+    "How many years apart were the two censuses?": True,
+    "How many people were either Asian or Native American?": True,
+    "How many people were wounded or killed?": True,
+    "How many field goals of 40 yards or longer were made?": False,  # "or longer": a count
+    "How many percent were of an ancestry other than German?": True,
     "What is the average of the two years?": True,
     "How many points were scored in total?": True,
     "How many goals did Moreno score?": False,
@@ -218,6 +226,13 @@ def test_a_calculations_shape_is_its_top_level_operation(expression: str, expect
         ("What is the average revenue for 2018 and 2019?", "(12.5 + 13.1) / 2", True),
         ("What was the change in revenue?", "(12.5 + 13.1) / 2", False),
         ("How many goals did Moreno score?", "26 + 34", True),  # no operation named
+        ("How many yards longer was the first kick than the second?", "48 - 40", True),
+        ("How many yards longer was the first kick than the second?", "48 + 40", False),
+        ("How many of the 293 prisoners were not executed?", "293 - 23", True),
+        ("How many were either Asian or Native American?", "1,234 + 356", True),
+        ("How many were either Asian or Native American?", "1,234 - 356", False),
+        ("How many percent were of an ancestry other than German?", "100 - 39.1", True),
+        ("How many points did the Colts win the game by?", "27 - 21", True),
     ],
 )
 def test_a_calculation_must_perform_the_operation_the_question_asks(

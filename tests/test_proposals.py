@@ -11,6 +11,7 @@ from experiment.evaluate.proposals import (
     AVERAGE,
     COMPLEMENT,
     DIFFERENCE,
+    KEEP_N,
     MAX_OPERANDS,
     MAX_PROPOSALS,
     PERCENT_CHANGE,
@@ -270,3 +271,19 @@ def test_how_many_more_is_a_size_and_a_change_keeps_its_sign() -> None:
     # a change keeps its sign: revenue fell from 142.9 to 120.5 is -22.4
     fell = "Revenue was 142.9 in 2018 and 120.5 in 2019."
     assert first("What was the change in revenue from 2018 to 2019?", fell).result == "-22.4"
+
+
+def test_a_count_s_complement_a_margin_and_an_either_or_are_proposed() -> None:
+    garrison = (
+        "The harbour opened in 1820. The garrison totaled 4,000 soldiers, including 1,500 archers."
+    )
+    assert first("How many of the garrison's soldiers were not archers?", garrison).result == "2500"
+    game = "The Otters beat the Herons 27-21 on Sunday. Kim kicked a 48-yard field goal."
+    assert first("How many points did the Otters win the game by?", game).result == "6"
+    town = (
+        "The town had 9,000 residents: 2,834 were African American, 1,234 Native American and "
+        "356 Asian."
+    )
+    either = [p.derivation for p in propose("How many were either Asian or Native American?", town)]
+    assert "1590 = 1,234 + 356" in either[:KEEP_N]
+    assert all("-" not in d for d in either[:3])  # the wording names a sum

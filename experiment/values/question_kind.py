@@ -66,7 +66,13 @@ COMPUTE_Q = re.compile(
     r"|\bhow many (years|months|days|weeks|decades|hours|minutes) (after|before|passed|did|was|"
     r"were|had|elapsed|later|earlier|between|since|from|longer)\b"
     r"|(\bnot|n't)\b.*\b(percent|percentage)\b|\b(percent|percentage)\b.*(\bnot|n't)\b"
-    r"|\bwin by\b|\bwon by\b|\bmargin\b|\bproportion\b",
+    r"|\b(w[oi]n|lose|lost|trail\w*|defeat\w*|beat|lead|led)\b (\w+ ){0,4}by\b|\bapart\b"
+    r"|\bmargin\b|\bproportion\b|\bother than\b.*\bpercent|\bpercent\w*\b.*\bother than\b"
+    r"|\bhow (many|much) (\w+ ){1,3}(more|fewer|less|longer|shorter|higher|lower|larger|smaller|"
+    r"older|younger|bigger|greater|farther)\b"
+    r"|\bhow (many|much)\b.*(\bnot|n't)\b|\beither\b.*\bor\b|\bboth\b.*\band\b"
+    r"|\bhow (many|much)\b.*\b[a-z]+ or (?!(more|less|fewer|longer|shorter|over|under|older|"
+    r"younger|greater|higher|lower)\b)[a-z]+",
     re.I,
 )
 

@@ -8,11 +8,13 @@ allows every shape. The cues were written from the fitting parts of DROP dev and
 (importers/split.py), and are checked in that order, the first that matches deciding:
 
 - "percentage change/increase/decrease/growth", "percent change": a percent change;
-- "percent ... not", "not ... percent": a complement (`100 - 7.1`);
-- "how many more/fewer/longer...", "more/less ... than", "how many years after/before/between",
-  "difference", "won by", "margin": a difference of two figures;
+- "percent ... not", "not ... percent", "percent ... other than": a complement (`100 - 7.1`);
+- "how many (yards) more/fewer/longer...", "more/less ... than", "how many years
+  after/before/between", "difference", "won/lost/trailed/beat (the game) by", "apart",
+  "margin", "how many ... not": a difference of two figures (a count's complement is one);
 - "average", "mean": an average;
-- "in total", "total", "combined", "altogether", "sum", "together": a sum;
+- "in total", "total", "combined", "altogether", "sum", "together", "either A or B", "both A
+  and B", "how many A or B" (not "or more", "or longer"): a sum;
 - "change", "increase", "decrease", "grow", "rise", "fall", "decline", "drop": a difference;
 - "ratio", "proportion", "what percent(age) of": a ratio or a percent change.
 """
@@ -33,7 +35,10 @@ ASKED: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
         frozenset({"percent change"}),
     ),
     (
-        re.compile(r"(\bnot|n't)\b.*\bpercent|\bpercent\w*\b.*(\bnot|n't)\b", _W),
+        re.compile(
+            r"(\bnot|n't|\bother than)\b.*\bpercent|\bpercent\w*\b.*(\bnot|n't|\bother than)\b",
+            _W,
+        ),
         frozenset({"complement"}),
     ),
     (
@@ -43,14 +48,25 @@ ASKED: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
             r"|\b(more|fewer|less|longer|shorter|higher|lower|larger|smaller|older|younger) than\b"
             r"|\bhow many (years|months|days|weeks|decades|hours|minutes) (after|before|passed|"
             r"between|later|earlier|since|elapsed|longer)\b"
-            r"|\bdifference\b|\bw[oi]n by\b|\bmargin\b",
+            r"|\bhow (many|much) (\w+ ){1,3}(more|fewer|less|longer|shorter|higher|lower|larger|"
+            r"smaller|older|younger|bigger|greater|farther)\b"
+            r"|\bdifference\b"
+            r"|\b(w[oi]n|lose|lost|trail\w*|defeat\w*|beat|lead|led)\b (\w+ ){0,4}by\b"
+            r"|\bapart\b|\bmargin\b"
+            r"|\bhow (many|much)\b.*(\bnot|n't)\b",
             _W,
         ),
         frozenset({"difference"}),
     ),
     (re.compile(r"\baverage\b|\bmean\b", _W), frozenset({"average"})),
     (
-        re.compile(r"\bin total\b|\btotal\b|\bcombined\b|\baltogether\b|\bsum\b|\btogether\b", _W),
+        re.compile(
+            r"\bin total\b|\btotal\b|\bcombined\b|\baltogether\b|\bsum\b|\btogether\b"
+            r"|\beither\b.*\bor\b|\bboth\b.*\band\b"
+            r"|\bhow (many|much)\b.*\b[a-z]+ or (?!(more|less|fewer|longer|shorter|over|under|"
+            r"older|younger|greater|higher|lower)\b)[a-z]+",
+            _W,
+        ),
         frozenset({"sum"}),
     ),
     (
