@@ -56,8 +56,8 @@ the written form (`result_scale`; the judge accepts either, as for a stated cell
 `text-derived` (evaluate/methods.py) answers with the first; `KEEP_N` is the bound a model's
 scoring uses. It is set by hand for the scoring cost: the fitting parts' coverage-against-N
 curves (`factqa bench proposals`) flatten past 10 on TAT-QA (0.747 at 10, 0.784 at 40) and
-less on DROP (0.447 at 10, 0.501 at 40), and the rule that fits the stated pool's N (95 % of
-what every proposal covers) would score 34.
+less on DROP (0.488 at 10, 0.543 at 40), and the rule that fits the stated pool's N (95 % of
+what every proposal covers) would score 33.
 """
 
 from __future__ import annotations
