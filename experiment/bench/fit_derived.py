@@ -3,7 +3,7 @@ computed question under the calculation prompt and scores its kept proposals, an
 ranking is kept by cross-validation.
 
     factqa bench fit derived PATH/TO/tatqa_dataset_dev.json PATH/TO/drop_dev.jsonl.gz
-        [--tatqa-n 60] [--drop-n 100] [--forms result,calculation] [--write]
+        [--tatqa-n 120] [--drop-n 200] [--forms result,calculation] [--write]
 
 The fitting parts are TAT-QA dev's fitting part and DROP dev's fitting half
 (`importers/split.py`), each imported whole into outputs/bench/data; of each, the questions
@@ -220,10 +220,10 @@ def fit_derived(
     drop: Annotated[Path, typer.Argument(help="DROP dev (drop_dev.jsonl.gz).")],
     tatqa_n: Annotated[
         int, typer.Option(help="TAT-QA fitting questions routed to the calculation prompt.")
-    ] = 60,
+    ] = 120,
     drop_n: Annotated[
         int, typer.Option(help="DROP fitting questions routed to the calculation prompt.")
-    ] = 100,
+    ] = 200,
     forms: Annotated[
         str,
         typer.Option(
