@@ -44,6 +44,7 @@ from experiment.evaluate.proposal_pool import (
 )
 from experiment.evaluate.proposals import KEEP_N, kept, propose
 from experiment.evaluate.selector import SelectorModel
+from experiment.evaluate.summary import BEATS, TIED, TOO_FEW
 from experiment.generate.prompts import AUTO, CALC, FIGURE
 from experiment.generate.sampling import Sample
 from experiment.records import Article, Generation, Question
@@ -392,5 +393,28 @@ def test_the_benchmark_reads_the_models_figures_and_issue_40s_keys_from_a_run(
     table = bench.table([part], 10, {"tatqa-eval": got})
     assert "small-text-derived@4" in table.splitlines()[0]
     text_derived = f"{got.accuracy['text-derived']:.3f}"
-    cells = f"| 1 | 1.000 | {text_derived} | 1.000 | 1.000 | {got.flops_ratio:.2f}x |"
-    assert table.splitlines()[2].endswith(cells)
+    large = f"{got.accuracy['large']:.3f}"
+    cells = f"| 1 | {large} | {text_derived} | 1.000 | 1.000 | {got.flops_ratio:.2f}x |"
+    assert table.splitlines()[2].endswith(f"{cells} {got.verdict} |")
+    assert got.verdict.startswith(TOO_FEW)  # one computed question, one cluster
+
+
+def test_the_benchmark_tests_small_text_derived_against_large_on_the_computed_questions() -> None:
+    from experiment.bench.proposals import _verdict
+
+    def frame(mine: list[bool], large: list[bool], computed: list[bool]) -> pd.DataFrame:
+        return pd.DataFrame(
+            {
+                "cluster": [f"c{i}" for i in range(len(mine))],
+                "computed": computed,
+                "std.correct": mine,
+                "large.correct": large,
+            }
+        )
+
+    # 12 computed questions in 12 clusters: mine right on all, large on none
+    wins = frame([True] * 12 + [False] * 8, [False] * 12 + [True] * 8, [True] * 12 + [False] * 8)
+    assert _verdict(wins, "std", "large") == f"{BEATS} (+12/-0)"  # the stated 8 left out
+    tied = frame([True, False] * 6, [False, True] * 6, [True] * 12)
+    assert _verdict(tied, "std", "large") == f"{TIED} (+6/-6)"
+    assert _verdict(wins, None, "large") == ""

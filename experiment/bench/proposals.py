@@ -36,7 +36,9 @@ run's computed questions (its `computed` column, as `bench run`'s `*_computed_*`
 `tatqa_arith_*` figures), the accuracy of large@1, text-derived, small-text-derived@k and
 large-text-derived@1, and small-text-derived@k's FLOPs over large@1's on the questions it
 answers for (those `auto` routes to the calculation prompt: it pays nothing elsewhere, so its
-FLOPs are the summary's, and large@1's are its answers' on the same questions, attempts.csv).
+FLOPs are the summary's, and large@1's are its answers' on the same questions, attempts.csv),
+and its verdict against large@1 on the computed questions by the rule every method table uses
+(`summary.verdict`: the paired interval over clusters and the exact McNemar test; +wins/-losses).
 A run's questions are its preset's sample, not the whole part the coverage is measured on.
 
 `--write` rewrites the `proposals` section of docs/RESULTS.md (the table and the line).
@@ -71,6 +73,8 @@ from experiment.evaluate.methods import (
 from experiment.evaluate.proposal_pool import is_computed
 from experiment.evaluate.proposals import KEEP_N, MAX_PROPOSALS, Proposal, as_answer, propose
 from experiment.evaluate.registry import QuestionSamples
+from experiment.evaluate.stats import mcnemar_exact, paired_difference_ci
+from experiment.evaluate.summary import verdict
 from experiment.importers.service import import_dataset
 from experiment.records import Article, Question
 from experiment.report.analysis import stated_computed
@@ -131,6 +135,7 @@ class ModelResult:
     n: int
     accuracy: dict[str, float]
     flops_ratio: float | None
+    verdict: str = ""  # small-text-derived@k against large@1 on the computed questions
 
 
 def model_result(run_dir: Path) -> ModelResult:
@@ -147,8 +152,29 @@ def model_result(run_dir: Path) -> ModelResult:
     split = stated_computed(run.questions, list(present.values())).set_index("method")
     accuracy = {key: float(split.loc[m, "computed"]) for key, m in present.items()}
     return ModelResult(
-        run_dir.name, k, split.attrs["n_computed"], accuracy, _flops_ratio(run, names)
+        run_dir.name,
+        k,
+        split.attrs["n_computed"],
+        accuracy,
+        _flops_ratio(run, names),
+        _verdict(run.questions, present.get("small-text-derived"), present.get("large")),
     )
+
+
+def _verdict(q: pd.DataFrame, mine: str | None, large: str | None) -> str:
+    """`summary.verdict` of `mine` against `large` on the computed questions: the paired
+    interval over clusters and the exact McNemar test, as every method table's; "" without
+    both methods or a `computed` column."""
+    if mine is None or large is None or "computed" not in q:
+        return ""
+    on = q[q["computed"].astype(bool)]
+    if on.empty:
+        return ""
+    a, b = list(on[f"{mine}.correct"].astype(bool)), list(on[f"{large}.correct"].astype(bool))
+    clusters = list(on["cluster"].astype(str))
+    _, low, high = paired_difference_ci(a, b, clusters)
+    wins, losses, p = mcnemar_exact(a, b)
+    return f"{verdict(low, high, len(set(clusters)), p)} (+{wins}/-{losses})"
 
 
 def _flops_ratio(run: Run, names: dict[str, str]) -> float | None:
@@ -263,9 +289,9 @@ def table(
         k = next(iter(models.values())).k
         head += (
             f" run: computed | large@1 | text-derived | small-text-derived@{k} "
-            f"| large-text-derived@1 | FLOPs / large@1 |"
+            f"| large-text-derived@1 | FLOPs / large@1 | small-text-derived@{k} against large@1 |"
         )
-        rule += " ---: | ---: | ---: | ---: | ---: | ---: |"
+        rule += " ---: | ---: | ---: | ---: | ---: | ---: | --- |"
     lines = [head, rule]
     for s in results:
         losses = Counter(r.loss for r in s.rows if r.loss)
@@ -286,10 +312,11 @@ def _model_cells(models: dict[str, ModelResult], part: str) -> str:
         return ""
     m = models.get(part)
     if m is None:
-        return " — |" * (len(MODEL_COLUMNS) + 2)
+        return " — |" * (len(MODEL_COLUMNS) + 3)
     cells = [str(m.n)]
     cells += [f"{m.accuracy[c]:.3f}" if c in m.accuracy else "—" for c in MODEL_COLUMNS]
     cells.append("—" if m.flops_ratio is None else f"{m.flops_ratio:.2f}x")
+    cells.append(m.verdict or "—")
     return "".join(f" {c} |" for c in cells)
 
 
