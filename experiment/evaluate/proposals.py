@@ -102,6 +102,7 @@ KEEP_N = 10
 W_LINE, W_POSITION, W_PERIOD, W_CUE, W_ORDER, W_TABLE = 2.0, 1.0, 2.0, 1.5, 0.6, 0.3
 W_SIGNED = -0.1  # an accounting negative read as negative
 W_NEGATIVE = -1.0  # a negative result where the wording asks "how many" or "how much"
+W_NOUN = 0.25  # a prose figure whose next words the question names ("93,000 Mormons")
 
 DIFFERENCE, PERCENT_CHANGE, SUM, AVERAGE = "difference", "percent change", "sum", "average"
 RATIO, COMPLEMENT = "ratio", "complement"
@@ -140,6 +141,7 @@ class Operand:
     at: int  # its position in the line (column, row or text order)
     negative: bool = False  # a cell in accounting parentheses ("(494)"): also read as -494
     year: bool = False  # a year in prose ("in 1337"), an operand only beside other years
+    noun: str = ""  # a prose figure's next words, what it counts ("93,000 Mormons in")
 
     def signed(self) -> Operand:
         """The operand as the negative its accounting parentheses mean."""
@@ -393,6 +395,7 @@ def _prose_lines(text: str, asked: Asked) -> Iterator[list[Operand]]:
                 f"s{i}",
                 m.start,
                 year=year,
+                noun=" ".join(re.findall(r"[A-Za-z]+", text[m.end : m.end + 30])[:2]),
             )
         )
     for ops in by_sentence:
@@ -421,9 +424,9 @@ def _prose_figure(text: str, values: Sequence[object], asked: Asked) -> tuple[st
     many years."""
     quantities = [v for v in values if isinstance(v, Quantity)]
     if not quantities:
-        return None
+        return _dated_year(text, values) if asked.years else None
     q = quantities[0]
-    if q.is_range or q.qualifier or q.unit == "ord":
+    if q.is_range or q.unit == "ord":  # "about 93,000", "up to 29.9": the figure as written
         return None
     year = any(isinstance(v, DateValue) for v in values)
     if year and not asked.years:
@@ -432,6 +435,15 @@ def _prose_figure(text: str, values: Sequence[object], asked: Asked) -> tuple[st
         return (text, q) if _reads_as(text, q) else None
     shown = re.sub(r"^[$€£¥]\s*", "", text).strip()
     return (shown, q) if _reads_as(shown, q) else None
+
+
+def _dated_year(text: str, values: Sequence[object]) -> tuple[str, Quantity] | None:
+    """A date's year as an operand ("in January 2017": 2017), where it is written once."""
+    dates = [v for v in values if isinstance(v, DateValue) and v.year_known]
+    years = re.findall(r"\b\d{4}\b", text)
+    if len(dates) != 1 or len(years) != 1 or int(years[0]) != dates[0].start.year:
+        return None
+    return years[0], Quantity(float(years[0]), float(years[0]))
 
 
 def _reads_as(text: str, q: Quantity) -> bool:
@@ -495,6 +507,8 @@ def _build(operation: str, ops: Sequence[Operand], asked: Asked) -> tuple[str, s
 
 def _units_agree(operation: str, ops: Sequence[Operand]) -> bool:
     if len({o.year for o in ops}) > 1:  # a year and a count: never one calculation
+        return False
+    if ops[0].year and operation != DIFFERENCE:  # years are only ever subtracted
         return False
     units = {o.unit for o in ops if o.unit}
     if operation in (RATIO, PERCENT_CHANGE):
@@ -683,6 +697,9 @@ def score(
         "cue": W_CUE * strength,
         "signed": W_SIGNED * any(o.text.startswith("-") for o in p.operands),
         "negative": W_NEGATIVE * (asked.count and not asked.change and p.result.startswith("-")),
+        "noun": W_NOUN
+        * sum(bool(asked.measure & _terms(o.noun)) for o in p.operands)
+        / len(p.operands),
         "order": W_ORDER * _order(p, asked),
         "table": W_TABLE * all(o.line.startswith("t") for o in p.operands),
     }
