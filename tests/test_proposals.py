@@ -287,3 +287,32 @@ def test_a_count_s_complement_a_margin_and_an_either_or_are_proposed() -> None:
     either = [p.derivation for p in propose("How many were either Asian or Native American?", town)]
     assert "1590 = 1,234 + 356" in either[:KEEP_N]
     assert all("-" not in d for d in either[:3])  # the wording names a sum
+
+
+def test_a_qualified_figure_and_the_noun_it_counts() -> None:
+    faiths = (
+        "The city has approximately 93,000 Mormons in 253 congregations, 25,000 Jewish "
+        "adherents in 21 synagogues and 7,000 Buddhists in 34 temples."
+    )
+    found = propose("How many more Mormons than Buddhists were there?", faiths)
+    assert found[0].derivation == "86000 = 93,000 - 7,000"  # not the congregations or temples
+    assert found[0].terms["noun"] > 0 and found[1].terms["noun"] < found[0].terms["noun"]
+    assert (
+        first(
+            "How many more points did Ames average than Bo?",
+            "Ames averaged up to 29.9 and Bo 26.1.",
+        ).result
+        == "3.8"
+    )
+
+
+def test_a_dated_year_is_a_year_and_years_are_only_subtracted() -> None:
+    listed = "It was listed from at least 2007 to its removal in January 2017. It had 4 developers."
+    found = propose("How many years was it listed?", listed)
+    assert found[0].derivation == "10 = 2017 - 2007"
+    assert {p.operation for p in found} == {DIFFERENCE}  # no "2007 / 2017", no "2007 + 2017"
+    assert right("How many years was it listed?", "10", listed)
+    # a date is no operand where the question asks no years
+    assert all(
+        "2017" not in p.expression for p in propose("How many more developers than 2?", listed)
+    )

@@ -14,9 +14,10 @@ TAT-QA's TagOp picks cells and an operator:
   label (a row cell's column headers, a column cell's row name; a prose figure's clause, "30.1%
   were Pacific Islander", a year's sentence, its event) and its period (`values/periods`; in
   prose the nearest period of its sentence, as `context.nearest` reads it). A line's figures of
-  the periods and rows the question names come first, at most `MAX_FIGURES` of them. A year
-  is an operand only where the question asks how many years, and only beside other years; a
-  percentage is never added to a count;
+  the periods and rows the question names come first, at most `MAX_FIGURES` of them. A
+  qualified figure ("approximately 93,000", "up to 29.9") is an operand as written. A year (a
+  date's year too: "in January 2017") is an operand only where the question asks how many
+  years, only beside other years, and only subtracted; a percentage is never added to a count;
 - **the operations** (`OPERATIONS`), every one built, the rank preferring the one the wording
   names (`named_operations`: `verify/operation.asked_shapes`, and a share "the percentage of X
   in Y" as a ratio; a word of the operands' own label is no cue: "weighted average rate"):
@@ -50,6 +51,8 @@ the written form (`result_scale`; the judge accepts either, as for a stated cell
 - `W_ORDER` x whether the operands stand in the order the wording implies: a change (or
   percentage change) is later minus earlier, a "difference between A and B" and "A more than
   B" the order named, a share's whole is the total;
+- `W_NOUN` x the share of prose operands whose next words the question names ("93,000
+  Mormons in", not "253 congregations");
 - `W_TABLE` for table operands, `W_SIGNED` for an accounting negative read as negative,
   `W_NEGATIVE` for a negative result where the wording asks "how many" or "how much" (a size:
   "How many more troops were taken prisoner than killed?").
