@@ -73,8 +73,7 @@ from experiment.evaluate.methods import (
 from experiment.evaluate.proposal_pool import is_computed
 from experiment.evaluate.proposals import KEEP_N, MAX_PROPOSALS, Proposal, as_answer, propose
 from experiment.evaluate.registry import QuestionSamples
-from experiment.evaluate.stats import mcnemar_exact, paired_difference_ci
-from experiment.evaluate.summary import verdict
+from experiment.evaluate.summary import paired
 from experiment.importers.service import import_dataset
 from experiment.records import Article, Question
 from experiment.report.analysis import stated_computed
@@ -162,7 +161,7 @@ def model_result(run_dir: Path) -> ModelResult:
 
 
 def _verdict(q: pd.DataFrame, mine: str | None, large: str | None) -> str:
-    """`summary.verdict` of `mine` against `large` on the computed questions: the paired
+    """`summary.paired`'s verdict of `mine` against `large` on the computed questions: the paired
     interval over clusters and the exact McNemar test, as every method table's; "" without
     both methods or a `computed` column."""
     if mine is None or large is None or "computed" not in q:
@@ -171,10 +170,8 @@ def _verdict(q: pd.DataFrame, mine: str | None, large: str | None) -> str:
     if on.empty:
         return ""
     a, b = list(on[f"{mine}.correct"].astype(bool)), list(on[f"{large}.correct"].astype(bool))
-    clusters = list(on["cluster"].astype(str))
-    _, low, high = paired_difference_ci(a, b, clusters)
-    wins, losses, p = mcnemar_exact(a, b)
-    return f"{verdict(low, high, len(set(clusters)), p)} (+{wins}/-{losses})"
+    vs = paired(a, b, list(on["cluster"].astype(str)))
+    return f"{vs.verdict} (+{vs.wins}/-{vs.losses})"
 
 
 def _flops_ratio(run: Run, names: dict[str, str]) -> float | None:

@@ -650,6 +650,7 @@ def _words_at(o: Operand, asked: Asked) -> int | None:
     return min(hits) if hits else None
 
 
+@lru_cache(maxsize=8192)  # each operand's position and noun, read once per proposal it is in
 def _terms(text: str) -> frozenset[str]:
     return frozenset(t for t, _, _ in terms(text))
 

@@ -73,6 +73,27 @@ def verdict(diff_ci_low: float, diff_ci_high: float, clusters: int, mcnemar_p: f
     return TIED
 
 
+@dataclass(frozen=True)
+class Paired:
+    """One method against the reference on the same questions: McNemar's discordant counts and
+    exact p, the paired difference with its cluster interval, and the verdict they give."""
+
+    wins: int
+    losses: int
+    p: float
+    diff: float
+    low: float
+    high: float
+    verdict: str
+
+
+def paired(correct: Sequence[bool], reference: Sequence[bool], clusters: Sequence[str]) -> Paired:
+    """`correct` against `reference`, question by question, by the verdict rule (`verdict`)."""
+    wins, losses, p = mcnemar_exact(correct, reference)
+    diff, low, high = paired_difference_ci(correct, reference, clusters)
+    return Paired(wins, losses, p, diff, low, high, verdict(low, high, len(set(clusters)), p))
+
+
 def summarize(
     questions: Sequence[Question],
     answers: MethodAnswers,
@@ -81,7 +102,6 @@ def summarize(
 ) -> list[MethodSummary]:
     """One row per method at `k`; `answers[question_id][method name]`."""
     clusters = [q.cluster for q in questions]
-    n_clusters = len(set(clusters))
     reference = [answers[q.id][REFERENCE].correct for q in questions]
     large_flops = known_sum([answers[q.id][REFERENCE].flops for q in questions])
     rows = []
@@ -92,8 +112,7 @@ def summarize(
         answered = [a for a in col if a.answered]
         n = len(col)
         low, high = bootstrap_ci(correct, clusters)
-        wins, losses, p = mcnemar_exact(correct, reference)
-        diff, d_low, d_high = paired_difference_ci(correct, reference, clusters)
+        vs = paired(correct, reference, clusters)
         wrong_in_text = sum(a.in_text_wrong for a in col) if method.keeps_one else None
         flops = known_sum([a.flops for a in col])
         rows.append(
@@ -116,13 +135,13 @@ def summarize(
                 completion_tokens=sum(a.completion_tokens for a in col),
                 seconds=round(sum(a.seconds for a in col), 3),
                 large_calls=sum(a.large_calls for a in col),
-                wins_vs_large=wins,
-                losses_vs_large=losses,
-                mcnemar_p=p,
-                diff_vs_large=diff,
-                diff_ci_low=d_low,
-                diff_ci_high=d_high,
-                verdict="" if m == REFERENCE else verdict(d_low, d_high, n_clusters, p),
+                wins_vs_large=vs.wins,
+                losses_vs_large=vs.losses,
+                mcnemar_p=vs.p,
+                diff_vs_large=vs.diff,
+                diff_ci_low=vs.low,
+                diff_ci_high=vs.high,
+                verdict="" if m == REFERENCE else vs.verdict,
                 mean_samples=round(sum(a.samples for a in col) / n, 3) if n else 0.0,
                 evaluated_tokens=known_sum([a.evaluated_tokens for a in col]),
                 flops=flops,

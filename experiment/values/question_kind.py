@@ -53,12 +53,28 @@ def question_kind(question: str, gold: Sequence[str]) -> str | None:
     return None
 
 
+# Wordings the router (`COMPUTE_Q`) and the operation cues (`verify/operation.ASKED`) both read,
+# written once: "how many yards longer", a margin ("won the game by", "apart"), a count's
+# complement ("how many ... not"), "either A or B" / "both A and B", "how many A or B" (not "or
+# more", "or longer").
+COMPARATIVE = (
+    r"(more|fewer|less|longer|shorter|higher|lower|larger|smaller|older|younger|bigger|greater|"
+    r"farther)"
+)
+HOW_MANY_UNITS_MORE = rf"\bhow (many|much) (\w+ ){{1,3}}{COMPARATIVE}\b"
+MARGIN = r"\b(w[oi]n|lose|lost|trail\w*|defeat\w*|beat|lead|led)\b (\w+ ){0,4}by\b|\bapart\b"
+COUNT_NOT = r"\bhow (many|much)\b.*(\bnot|n't)\b"
+EITHER_BOTH = r"\beither\b.*\bor\b|\bboth\b.*\band\b"
+A_OR_B = (
+    r"\bhow (many|much)\b.*\b[a-z]+ or (?!(more|less|fewer|longer|shorter|over|under|older|"
+    r"younger|greater|higher|lower)\b)[a-z]+"
+)
+
 # Wording that asks for a computation over stated figures (a difference, a sum, a change, an
 # average, a ratio, a complement). Written from the fitting parts of DROP dev and TAT-QA dev only
 # (importers/split.py); `factqa bench routing` measures it on both parts.
 COMPUTE_Q = re.compile(
-    r"\bhow (many|much) (more|fewer|less|longer|shorter|higher|lower|larger|smaller|"
-    r"older|younger|bigger|greater|farther)\b"
+    rf"\bhow (many|much) {COMPARATIVE}\b"
     r"|\b(more|fewer|less|longer|shorter|higher|lower|larger|smaller|older|younger) than\b"
     r"|\bdifference\b|\bchange\b|\b(increase|decrease|grow|growth|rise|fall|drop|decline)[ds]?\b"
     r"|\baverage\b|\bmean\b|\bratio\b|\bin total\b|\btotal\b|\bcombined\b|\baltogether\b"
@@ -66,13 +82,9 @@ COMPUTE_Q = re.compile(
     r"|\bhow many (years|months|days|weeks|decades|hours|minutes) (after|before|passed|did|was|"
     r"were|had|elapsed|later|earlier|between|since|from|longer)\b"
     r"|(\bnot|n't)\b.*\b(percent|percentage)\b|\b(percent|percentage)\b.*(\bnot|n't)\b"
-    r"|\b(w[oi]n|lose|lost|trail\w*|defeat\w*|beat|lead|led)\b (\w+ ){0,4}by\b|\bapart\b"
+    rf"|{MARGIN}"
     r"|\bmargin\b|\bproportion\b|\bother than\b.*\bpercent|\bpercent\w*\b.*\bother than\b"
-    r"|\bhow (many|much) (\w+ ){1,3}(more|fewer|less|longer|shorter|higher|lower|larger|smaller|"
-    r"older|younger|bigger|greater|farther)\b"
-    r"|\bhow (many|much)\b.*(\bnot|n't)\b|\beither\b.*\bor\b|\bboth\b.*\band\b"
-    r"|\bhow (many|much)\b.*\b[a-z]+ or (?!(more|less|fewer|longer|shorter|over|under|older|"
-    r"younger|greater|higher|lower)\b)[a-z]+",
+    rf"|{HOW_MANY_UNITS_MORE}|{COUNT_NOT}|{EITHER_BOTH}|{A_OR_B}",
     re.I,
 )
 

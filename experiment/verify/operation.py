@@ -23,6 +23,14 @@ from __future__ import annotations
 
 import re
 
+from experiment.values.question_kind import (
+    A_OR_B,
+    COMPARATIVE,
+    COUNT_NOT,
+    EITHER_BOTH,
+    HOW_MANY_UNITS_MORE,
+    MARGIN,
+)
 from experiment.verify.derive import shape
 
 _W = re.IGNORECASE
@@ -43,17 +51,15 @@ ASKED: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
     ),
     (
         re.compile(
-            r"\bhow (many|much) (more|fewer|less|longer|shorter|higher|lower|larger|smaller|"
-            r"older|younger|bigger|greater|farther)\b"
+            rf"\bhow (many|much) {COMPARATIVE}\b"
             r"|\b(more|fewer|less|longer|shorter|higher|lower|larger|smaller|older|younger) than\b"
             r"|\bhow many (years|months|days|weeks|decades|hours|minutes) (after|before|passed|"
             r"between|later|earlier|since|elapsed|longer)\b"
-            r"|\bhow (many|much) (\w+ ){1,3}(more|fewer|less|longer|shorter|higher|lower|larger|"
-            r"smaller|older|younger|bigger|greater|farther)\b"
+            rf"|{HOW_MANY_UNITS_MORE}"
             r"|\bdifference\b"
-            r"|\b(w[oi]n|lose|lost|trail\w*|defeat\w*|beat|lead|led)\b (\w+ ){0,4}by\b"
-            r"|\bapart\b|\bmargin\b"
-            r"|\bhow (many|much)\b.*(\bnot|n't)\b",
+            rf"|{MARGIN}"
+            r"|\bmargin\b"
+            rf"|{COUNT_NOT}",
             _W,
         ),
         frozenset({"difference"}),
@@ -62,9 +68,7 @@ ASKED: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
     (
         re.compile(
             r"\bin total\b|\btotal\b|\bcombined\b|\baltogether\b|\bsum\b|\btogether\b"
-            r"|\beither\b.*\bor\b|\bboth\b.*\band\b"
-            r"|\bhow (many|much)\b.*\b[a-z]+ or (?!(more|less|fewer|longer|shorter|over|under|"
-            r"older|younger|greater|higher|lower)\b)[a-z]+",
+            rf"|{EITHER_BOTH}|{A_OR_B}",
             _W,
         ),
         frozenset({"sum"}),
