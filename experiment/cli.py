@@ -1266,20 +1266,35 @@ def bench_rescore(
     out: Annotated[
         Path | None, typer.Option(help="The rescored run (default: outputs/bench/rescore/).")
     ] = None,
+    sealed: Annotated[
+        bool, typer.Option("--sealed", help="The preset's sealed sample (results/sealed-PRESET/).")
+    ] = False,
+    write: Annotated[
+        bool,
+        typer.Option(
+            "--write",
+            help="Save the rescored run as the committed results (the same generations, scored "
+            "by this code), and write the report again.",
+        ),
+    ] = False,
 ) -> None:
     """Run the preset's committed samples again through the current code, with no model: the
     questions and gold are imported again from the data file, every model call is served from
     results/PRESET/, and the rescored summary is compared with the committed one."""
     from experiment.bench.harness import OUT
-    from experiment.bench.rescore import rescore, rescored_line
+    from experiment.bench.rescore import rescore, rescored_line, save_rescored
     from experiment.bench.results import RESULTS
 
     with _errors():
-        folder = (results_dir or RESULTS) / _preset(preset)
+        name = ("sealed-" if sealed else "") + _preset(preset)
+        folder = (results_dir or RESULTS) / name
         done = rescore(folder, data, out or OUT / "rescore")
         _out().print(done.report(), highlight=False)
         _out().print(rescored_line(preset, done), highlight=False)
         _out().print(f"rescored run: {done.run.path}", highlight=False)
+        if write:
+            save_rescored(done, folder)
+            _out().print(f"wrote {name} and the report", highlight=False)
 
 
 @bench_app.command("report")

@@ -54,6 +54,7 @@ from experiment.evaluate.drafts import (
 from experiment.evaluate.drafts import LARGE as LARGE_ROLE
 from experiment.evaluate.drafts import SMALL as SMALL_ROLE
 from experiment.evaluate.features import ConfirmedAnswer, candidates
+from experiment.evaluate.fitted import fitted_read
 from experiment.evaluate.large_check import WHOLE, Check, Probe, decide, failed_check, probes
 from experiment.evaluate.methods import (
     CURVE_COLUMNS,
@@ -819,6 +820,7 @@ def _manifest(
         | ({"check": _check_cost(got.checks)} if got.checks is not None else {}),
         checks_left_out=got.checks_left_out,
         drafts_left_out=got.drafts_left_out,
+        fitted_files=fitted_read(),
     )
     this_run = {
         "started": m.started,

@@ -40,6 +40,16 @@ beta-2,beta,What is the CEO's salary?,unanswerable,figure,
 """
 
 
+@pytest.fixture(autouse=True)
+def _own_looks_log(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """A test's bench commands log their looks to a file of their own, never results/."""
+    path = tmp_path_factory.mktemp("looks") / "looks.csv"
+    monkeypatch.setenv("FACTQA_LOOKS", str(path))
+    return path
+
+
 def write_corpus(
     root: Path, alpha: str = ARTICLE_A, beta: str = ARTICLE_B, questions: str = QUESTIONS
 ) -> tuple[Path, Path]:

@@ -11,7 +11,7 @@ from typing import Any
 
 BRIDGE = "The Velden bridge opened on 4 May 1931 after 26 months of work. It is 412 metres long."
 TOWN = "In 1950 the town had 8,200 inhabitants; by 2000 it had grown to 15,400."
-GAME = "The Bears scored 17 points in the first half and 10 in the second. Played 12 October 2008."
+GAME = "The Otters scored 17 points in the first half and 10 in the second. Played 12 October 2008."
 
 
 def squad() -> dict[str, Any]:
@@ -64,13 +64,13 @@ def drop_official() -> dict[str, Any]:
             "passage": GAME,
             "qa_pairs": [
                 {
-                    "question": "How many points did the Bears score in total?",
+                    "question": "How many points did the Otters score in total?",
                     "query_id": "q1",
                     "answer": _drop_answer(number="27"),
                     "validated_answers": [_drop_answer(number="27")],
                 }
             ],
-            "wiki_url": "https://en.wikipedia.org/wiki/Bears",
+            "wiki_url": "https://en.wikipedia.org/wiki/Otters",
         },
         "hist_2": {
             "passage": BRIDGE,
@@ -92,7 +92,7 @@ def drop_split() -> list[dict[str, Any]]:
             "id": "d-1",
             "passage_id": "p_1",
             "passage": GAME,
-            "question": "How many points did the Bears score in total?",
+            "question": "How many points did the Otters score in total?",
             "answer": "27",
             "answers": ["27"],
         },
@@ -116,7 +116,7 @@ def drop_evals() -> list[dict[str, Any]]:
             "ref_text": answer,
         }
         for passage, question, answer in (
-            (GAME, "How many points did the Bears score in the first half?", "17|17"),
+            (GAME, "How many points did the Otters score in the first half?", "17|17"),
             (BRIDGE, "How many months did the work take?", "26"),
         )
     ]

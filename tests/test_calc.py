@@ -129,14 +129,14 @@ def test_a_calc_prompt_answer_is_the_calculators_result_with_its_operand_spans()
 QUESTIONS = {
     "How many more registered Democrats than Republicans?": True,
     "How many years after the siege was the treaty signed?": True,
-    "What was the percentage change in revenue from 2018 to 2019?": True,
+    "By what percentage did turnover change from 2018 to 2019?": True,
     "How many percent of the staff were not over 40?": True,
     "How many in percent of the staff weren't over 40?": True,  # "n't" as "not"
     "What percent of households didn't own a car?": True,
     "How many staff weren't in the office?": True,  # a count's complement: total - part
-    "How many yards longer was the first field goal than the second?": True,
-    "How many points did the Colts win the game by?": True,
-    "How many points did the Steelers trail by at halftime?": True,
+    "How many metres longer was the first jump than the second?": True,
+    "How many goals did the Otters win the match by?": True,
+    "How many runs did the Herons trail by after the third inning?": True,
     "How many years apart were the two censuses?": True,
     "How many people were either Asian or Native American?": True,
     "How many people were wounded or killed?": True,
@@ -228,11 +228,11 @@ def test_a_calculations_shape_is_its_top_level_operation(expression: str, expect
         ("How many goals did Moreno score?", "26 + 34", True),  # no operation named
         ("How many yards longer was the first kick than the second?", "48 - 40", True),
         ("How many yards longer was the first kick than the second?", "48 + 40", False),
-        ("How many of the 293 prisoners were not executed?", "293 - 23", True),
+        ("How many of the 418 seedlings were not transplanted?", "418 - 37", True),
         ("How many were either Asian or Native American?", "1,234 + 356", True),
         ("How many were either Asian or Native American?", "1,234 - 356", False),
         ("How many percent were of an ancestry other than German?", "100 - 39.1", True),
-        ("How many points did the Colts win the game by?", "27 - 21", True),
+        ("How many goals did the Otters win the match by?", "5 - 2", True),
     ],
 )
 def test_a_calculation_must_perform_the_operation_the_question_asks(

@@ -97,13 +97,13 @@ def test_squad_v2_unanswerable_get_gold_unanswerable(tmp_path: Path) -> None:
 
 
 def test_drop_both_forms_and_gzip(tmp_path: Path) -> None:
-    passage = "The Bears scored 17 points in the first half and 10 in the second half."
+    passage = "The Otters scored 17 points in the first half and 10 in the second half."
     rows = [
         {
             "id": "d-1",
             "passage_id": "p_1",
             "passage": passage,
-            "question": "How many points did the Bears score in total?",
+            "question": "How many points did the Otters score in total?",
             "answers": ["27"],
         },
         {
@@ -111,7 +111,7 @@ def test_drop_both_forms_and_gzip(tmp_path: Path) -> None:
             "passage_id": "p_1",
             "passage": passage,
             "question": "Which team scored?",
-            "answers": ["Bears"],
+            "answers": ["Otters"],
         },
     ]
     split = tmp_path / "drop.jsonl.gz"
@@ -123,7 +123,7 @@ def test_drop_both_forms_and_gzip(tmp_path: Path) -> None:
     raw.write_text(
         json.dumps(
             {
-                "context": f"Passage: {passage}\nQuestion: How many points did the Bears "
+                "context": f"Passage: {passage}\nQuestion: How many points did the Otters "
                 "score in the first half?\nAnswer:",
                 "completion": " 17",
                 "ref_text": "17|17",
@@ -280,19 +280,19 @@ def test_cli_import(tmp_path: Path) -> None:
 
 
 DROP_PASSAGE = (
-    "The Bears scored 17 points in the first half and 10 in the second half. The game was "
+    "The Otters scored 17 points in the first half and 10 in the second half. The game was "
     "played on 12 October 2008."
 )
 DROP_QUESTIONS = [
-    ("q-total", "How many points did the Bears score in total?", {"number": "27"}, ["27"]),
-    ("q-first", "How many points did the Bears score in the first half?", {"number": "17"}, []),
+    ("q-total", "How many points did the Otters score in total?", {"number": "27"}, ["27"]),
+    ("q-first", "How many points did the Otters score in the first half?", {"number": "17"}, []),
     (
         "q-date",
         "When was the game played?",
         {"date": {"day": "12", "month": "October", "year": "2008"}},
         [],
     ),
-    ("q-team", "Which team scored?", {"spans": ["Bears"]}, []),
+    ("q-team", "Which team scored?", {"spans": ["Otters"]}, []),
     ("q-two", "Which halves were played?", {"spans": ["first", "second"]}, []),
 ]
 

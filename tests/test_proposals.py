@@ -190,7 +190,7 @@ def test_prose_operands_from_one_sentence() -> None:
     "question",
     [
         "What was the change in hardware revenue from 2018 to 2019?",
-        "What was the percentage change in total revenue between 2017 and 2019?",
+        "By what percentage did total revenue change between 2017 and 2019?",
         "What was the average of software and services revenue in 2018?",
         "What is the difference between hardware and software revenue in 2017?",
         "How many more staff were there in 2019 than in 2018?",
@@ -290,29 +290,27 @@ def test_a_count_s_complement_a_margin_and_an_either_or_are_proposed() -> None:
 
 
 def test_a_qualified_figure_and_the_noun_it_counts() -> None:
-    faiths = (
-        "The city has approximately 93,000 Mormons in 253 congregations, 25,000 Jewish "
-        "adherents in 21 synagogues and 7,000 Buddhists in 34 temples."
+    fair = (
+        "The trade fair drew roughly 41,500 visitors to 120 stands, 12,800 buyers to 9 halls "
+        "and 3,200 volunteers at 15 gates."
     )
-    found = propose("How many more Mormons than Buddhists were there?", faiths)
-    assert found[0].derivation == "86000 = 93,000 - 7,000"  # not the congregations or temples
+    found = propose("How many more visitors than volunteers came?", fair)
+    assert found[0].derivation == "38300 = 41,500 - 3,200"  # not the stands or the gates
     assert found[0].terms["noun"] > 0 and found[1].terms["noun"] < found[0].terms["noun"]
     assert (
         first(
-            "How many more points did Ames average than Bo?",
-            "Ames averaged up to 29.9 and Bo 26.1.",
+            "How many more kilometres did Tala cycle than Ren?",
+            "Tala cycled at most 64.5 and Ren 58.2.",
         ).result
-        == "3.8"
+        == "6.3"
     )
 
 
 def test_a_dated_year_is_a_year_and_years_are_only_subtracted() -> None:
-    listed = "It was listed from at least 2007 to its removal in January 2017. It had 4 developers."
-    found = propose("How many years was it listed?", listed)
-    assert found[0].derivation == "10 = 2017 - 2007"
-    assert {p.operation for p in found} == {DIFFERENCE}  # no "2007 / 2017", no "2007 + 2017"
-    assert right("How many years was it listed?", "10", listed)
+    kiln = "The kiln was fired from about 1962 until it closed in March 1991. It had 6 potters."
+    found = propose("How many years was the kiln fired?", kiln)
+    assert found[0].derivation == "29 = 1991 - 1962"
+    assert {p.operation for p in found} == {DIFFERENCE}  # no "1962 / 1991", no "1962 + 1991"
+    assert right("How many years was the kiln fired?", "29", kiln)
     # a date is no operand where the question asks no years
-    assert all(
-        "2017" not in p.expression for p in propose("How many more developers than 2?", listed)
-    )
+    assert all("1991" not in p.expression for p in propose("How many more potters than 2?", kiln))

@@ -53,7 +53,7 @@ def test_the_answer_tables_figures_are_measured_ones() -> None:
 
 def test_a_runs_row_replaces_its_own_and_the_others_stay(fake_run: Path) -> None:
     before = _block(README.read_text(encoding="utf-8"))
-    text = answer_section({BUNDLED: fake_run}, before)
+    text = answer_section({BUNDLED: fake_run}, None, before)
     rows = kept_rows(text)
     old = kept_rows(before)
     assert [r[0].rsplit(" (", 1)[0] for r in rows] == [r[0].rsplit(" (", 1)[0] for r in old]

@@ -199,8 +199,8 @@ def test_a_routed_question_pays_its_article_prefix_once() -> None:
 
 
 CONTEXTS = {
-    "u1": ["Harbor Tankers Ltd. Notes to the consolidated financial statements", "x"],
-    "u2": ["Harbor Tankers Ltd. Notes to the consolidated financial statements"],
+    "u1": ["Origo Ferries plc. Remarks on the group's yearly figures, part two", "x"],
+    "u2": ["Origo Ferries plc. Remarks on the group's yearly figures, part two"],
     "u3": ["Revenue", "A paragraph of its own that no other context writes at all."],
     "u4": ["Revenue"],  # a heading shared with u3: too short to tell a source
 }

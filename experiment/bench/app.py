@@ -51,6 +51,20 @@ class _LazyGroup(TyperGroup):
         self._load()
         return super().get_command(ctx, cmd_name)
 
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the subcommand; the evaluation samples it read are logged as looks when it ends,
+        whether it succeeds or fails (`bench/looks.py`)."""
+        from experiment.bench import looks
+        from experiment.importers import looked
+
+        pending = getattr(ctx, "_protected_args", None) or getattr(ctx, "protected_args", [])
+        said = [*ctx.command_path.split()[1:], *pending, *ctx.args]
+        looked.begin()
+        try:
+            return super().invoke(ctx)
+        finally:
+            looks.flush(looks.public_command(said))
+
 
 bench_app = typer.Typer(
     cls=_LazyGroup,

@@ -20,7 +20,7 @@ import pandas as pd
 import typer
 
 from experiment.bench.app import command
-from experiment.report.run import load_run
+from experiment.bench.looks import evaluation_run
 
 HEADLINE = (
     "large@1",
@@ -68,7 +68,7 @@ def _why(method: str, up: int, down: int, reference: int, verdict_moved: bool, c
 
 def table(name: str, before: Path, after: Path, methods: tuple[str, ...]) -> tuple[str, int, int]:
     """The Markdown rows for one data set, the verdicts that changed and the methods compared."""
-    old, new = load_run(before), load_run(after)
+    old, new = evaluation_run(before), evaluation_run(after)
     sb, sa = old.summary.set_index("method"), new.summary.set_index("method")
     qb, qa = old.questions.set_index("question_id"), new.questions.set_index("question_id")
     rows, changed, compared = [], 0, 0

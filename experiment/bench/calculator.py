@@ -24,17 +24,17 @@ from typing import Annotated
 import typer
 
 from experiment.bench.app import command
+from experiment.bench.looks import evaluation_run
 from experiment.corpus import load_articles, load_questions
 from experiment.errors import ConfigError
 from experiment.report.analysis import derivation_record, stated_computed
-from experiment.report.run import load_run
 
 METHODS = ("large@1", "small-verified@10", "small-derived@10", "small-pass@10")
 
 
 def record(run_dir: Path) -> list[str]:
     """The Markdown lines of one run: a row per model, then its refusals."""
-    run = load_run(run_dir)
+    run = evaluation_run(run_dir)
     cfg = run.manifest.config
     articles = load_articles(Path(cfg["articles"]))
     qs = {q.id: q for q in load_questions(Path(cfg["questions"]), articles)}
@@ -60,7 +60,7 @@ def record(run_dir: Path) -> list[str]:
 
 
 def _split(run_dir: Path) -> dict[tuple[str, str], float]:
-    run = load_run(run_dir)
+    run = evaluation_run(run_dir)
     split = stated_computed(run.questions, [m for m in METHODS if run.has(m)])
     return {(r.method, part): getattr(r, part) for r in split.itertuples() for part in PARTS}
 
@@ -69,7 +69,7 @@ PARTS = ("stated", "computed")
 
 
 def _precision(run_dir: Path) -> float:
-    run = load_run(run_dir)
+    run = evaluation_run(run_dir)
     cfg = run.manifest.config
     qs = {
         q.id: q

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from experiment.bench.app import load, subcommands
+from experiment.bench.clean_test import CLEAN, clean_test
 from experiment.bench.presets import PRESETS
 from experiment.bench.sections import (
     SECTIONS,
@@ -31,7 +32,7 @@ from experiment.config import PROJECT_ROOT
 from experiment.files import atomic_write
 from experiment.record.results_index import INDEX
 from experiment.report.first_screen import BLOCK as ANSWER
-from experiment.report.first_screen import answer_section
+from experiment.report.first_screen import SEALED_LABEL, answer_rows, answer_section
 from experiment.report.markdown import (
     GENERATED,
     benchmark_section,
@@ -71,6 +72,14 @@ PARTS = (
         "greedy answer of the large model), data set by data set, and the rules every verdict "
         "is judged by.",
         ("bench-summary", "verdict-rules"),
+    ),
+    Part(
+        "clean",
+        "A clean test",
+        "What keeps the reported samples honest: the sealed samples scored once on frozen "
+        "code, the record of every look at an evaluation sample, and the guard against a data "
+        "set's text in the repository.",
+        ("clean-test", "sealed", "looks", "leakage"),
     ),
     Part(
         "better",
@@ -280,7 +289,7 @@ def _placed(records: dict[str, Record]) -> dict[str, list[str]]:
     """Each part's section names in order: those it lists, then registered ones, then records
     of no part (in "other")."""
     listed = {n for p in PARTS for n in p.names}
-    out = {p.key: [n for n in p.names if n in records or n == SUMMARY] for p in PARTS}
+    out = {p.key: [n for n in p.names if n in records or n in (SUMMARY, CLEAN)] for p in PARTS}
     for name, sec in sorted(SECTIONS.items()):
         if name not in listed and name in records:
             out.setdefault(sec.part, []).append(name)
@@ -300,6 +309,8 @@ def results_document(layout: Layout, records: dict[str, Record], sets: list[Data
         for name in placed.get(part.key, []):
             if name == SUMMARY:
                 bodies.append((name, summary(layout, records)))
+            elif name == CLEAN:
+                bodies.append((name, clean_section(layout, records)))
             else:
                 bodies.append((name, render(records[name])))
         if part.key == "datasets":
@@ -342,14 +353,35 @@ def inventory(layout: Layout, lines: int) -> str:
     )
 
 
+def first_runs(layout: Layout) -> tuple[dict[str, Path], dict[str, Path]]:
+    """The README's answer table's runs (label -> results folder): a data set's sealed sample
+    where it was scored (`bench/sealed.py`), else its development sample; and, for the sealed
+    ones, the development sample its "best" methods are chosen on."""
+    found = folders(layout.results)
+    runs, chosen_on = {}, {}
+    for label, p in FIRST.items():
+        dev = found.get(p, layout.results / p)
+        if f"sealed-{p}" in found:
+            runs[label + SEALED_LABEL] = found[f"sealed-{p}"]
+            chosen_on[label + SEALED_LABEL] = dev
+        else:
+            runs[label] = dev
+    return runs, chosen_on
+
+
+def clean_section(layout: Layout, records: dict[str, Record]) -> str:
+    """The `clean-test` section (bench/clean_test.py) with the README table's Holm counts."""
+    table = answer_rows(*first_runs(layout))
+    return clean_test(layout.results, records, (table.comparisons, table.verdicts, table.kept))
+
+
 def readme_text(layout: Layout, records: dict[str, Record], public: str) -> str:
     """The README with its generated blocks: the answer table, the bundled corpus's result,
     the claim on public data."""
     text = layout.readme.read_text(encoding="utf-8")
     found = folders(layout.results)
-    first = {label: found.get(p, layout.results / p) for label, p in FIRST.items()}
     kept = records.get(README_ANSWER)
-    answer = answer_section(first, render_blocks(kept.blocks or []) if kept else "")
+    answer = answer_section(*first_runs(layout), render_blocks(kept.blocks or []) if kept else "")
     text = with_section(text, ANSWER, answer, layout.readme)
     if "bundled" in found:
         text = with_section(text, "result", readme_section(found["bundled"]), layout.readme)

@@ -40,6 +40,7 @@ from experiment.bench.harness import (
     corpus,
     write_section,
 )
+from experiment.bench.looks import evaluation_run
 from experiment.bench.pool_coverage import loss_kind
 from experiment.evaluate.drafts import SMALL, Drafts, rank_scored, text_selector
 from experiment.evaluate.judge import gold_of, judge
@@ -47,7 +48,7 @@ from experiment.evaluate.pool import POOL_N, bounded, pool
 from experiment.records import Article, Question
 from experiment.report.analysis import stated_computed
 from experiment.report.markdown import section_text
-from experiment.report.run import Run, load_run
+from experiment.report.run import Run
 
 PRESETS = {  # run folder -> the line's name
     "bundled": "bundled",
@@ -150,7 +151,7 @@ def drafts(
         if not (folder / "drafts.csv").exists():
             print(f"{preset}: no run with the pools' scores in {folder}; left out")
             continue
-        run = load_run(folder)
+        run = evaluation_run(folder)
         k = int(run.manifest.config["k"])
         articles, questions = corpus_of(runs, preset)
         cov = coverage_and_loss(run, articles, questions)

@@ -34,6 +34,7 @@ import typer
 
 from experiment.bench.app import command
 from experiment.bench.harness import RESULTS_MD, NoWriteOpt, ResultsMdOpt, write_section
+from experiment.bench.looks import evaluation_run
 from experiment.config import build_config
 from experiment.evaluate.features import candidates
 from experiment.evaluate.large_check import EVIDENCE, MODES, WHOLE, probes
@@ -48,7 +49,6 @@ from experiment.generate.models.base import GREEDY, SamplingParams
 from experiment.generate.sampling import article_order, prompt_of
 from experiment.generate.windows import WHOLE_ARTICLE
 from experiment.report.machine import load_average
-from experiment.report.run import load_run
 from experiment.report.tables import markdown_table
 from experiment.runner import llama_factory, small_samples
 
@@ -57,7 +57,7 @@ PASSES = ("large@1", *MODES)
 
 def _run(args: SimpleNamespace) -> None:
 
-    run = load_run(args.run)
+    run = evaluation_run(args.run)
     cfg = build_config(None, run.manifest.config)
     articles, questions, small = small_samples(cfg)
     ordered = article_order(questions)[: args.limit or None]

@@ -21,8 +21,8 @@ import typer
 
 from experiment.bench.app import command
 from experiment.bench.harness import ROOT
+from experiment.bench.looks import evaluation_run
 from experiment.evaluate.methods import LARGE_1, PASS, ROUTED, SELECTED, VERIFIED
-from experiment.report.run import load_run
 
 
 @command("parts")
@@ -34,7 +34,7 @@ def parts(
 ) -> None:
     """A run's figures on each questions file of its corpus apart, so that runs before and after
     a corpus grew compare on the same questions."""
-    run = load_run(run_dir)
+    run = evaluation_run(run_dir)
     k = int(run.manifest.config["k"])
     methods = [m.name(k) for m in (LARGE_1, VERIFIED, SELECTED, PASS, ROUTED[1])]
     q = run.questions

@@ -88,10 +88,13 @@ def import_preset(
     half: Half | None = None,
     sample: int | None = None,
     unanswerable: int | None = None,
+    ids: frozenset[str] | None = None,
 ) -> Imported:
     """The preset's sample of `data`, imported into `out` (the same sample every time: the
     importers are deterministic given the seed); the bundled corpus as it is. `sample` and
-    `unanswerable` override the preset's (a results folder records the ones it was run with)."""
+    `unanswerable` override the preset's (a results folder records the ones it was run with);
+    `ids` imports those questions of the evaluation half, whatever their number (a sealed
+    sample: bench/sealed.py)."""
     p = PRESETS[preset]
     if not p.public:
         base = RunConfig()
@@ -100,6 +103,9 @@ def import_preset(
         from experiment.errors import ConfigError
 
         raise ConfigError(f"the preset {preset} needs its data file", field="data")
+    if ids is not None:
+        imported = import_dataset(p.fmt, data, out, None, 0, None, True, "eval", ids=ids)
+        return Imported(imported.articles, imported.questions)
     imported = import_dataset(
         p.fmt,
         data,

@@ -38,7 +38,8 @@ large-text-derived@1, and small-text-derived@k's FLOPs over large@1's on the que
 answers for (those `auto` routes to the calculation prompt: it pays nothing elsewhere, so its
 FLOPs are the summary's, and large@1's are its answers' on the same questions, attempts.csv),
 and its verdict against large@1 on the computed questions by the rule every method table uses
-(`summary.verdict`: the paired interval over clusters and the exact McNemar test; +wins/-losses).
+(`summary.verdict`: the paired interval over clusters and the exact McNemar test; +wins/-losses),
+and against text-derived (no model) on the same questions: what the small model adds.
 A run's questions are its preset's sample, not the whole part the coverage is measured on.
 
 `--write` rewrites the `proposals` section of docs/RESULTS.md (the table and the line).
@@ -60,6 +61,7 @@ import typer
 
 from experiment.bench.app import command
 from experiment.bench.harness import RESULTS_MD, ResultsMdOpt, WriteOpt, every_nth, write_section
+from experiment.bench.looks import evaluation_run
 from experiment.bench.pool_coverage import fit_n
 from experiment.corpus import load_articles, load_questions
 from experiment.errors import ConfigError
@@ -77,7 +79,7 @@ from experiment.evaluate.summary import paired
 from experiment.importers.service import import_dataset
 from experiment.records import Article, Question
 from experiment.report.analysis import stated_computed
-from experiment.report.run import Run, load_run
+from experiment.report.run import Run
 from experiment.values.canonical import Quantity
 from experiment.values.question_kind import asks_computation
 
@@ -135,11 +137,12 @@ class ModelResult:
     accuracy: dict[str, float]
     flops_ratio: float | None
     verdict: str = ""  # small-text-derived@k against large@1 on the computed questions
+    over_text: str = ""  # small-text-derived@k against text-derived (no model) on the same
 
 
 def model_result(run_dir: Path) -> ModelResult:
     """The models' figures of a run folder (module docstring)."""
-    run = load_run(run_dir)
+    run = evaluation_run(run_dir)
     k = run.k
     names = {
         "large": LARGE_1.name(k),
@@ -157,19 +160,20 @@ def model_result(run_dir: Path) -> ModelResult:
         accuracy,
         _flops_ratio(run, names),
         _verdict(run.questions, present.get("small-text-derived"), present.get("large")),
+        _verdict(run.questions, present.get("small-text-derived"), present.get("text-derived")),
     )
 
 
-def _verdict(q: pd.DataFrame, mine: str | None, large: str | None) -> str:
-    """`summary.paired`'s verdict of `mine` against `large` on the computed questions: the paired
-    interval over clusters and the exact McNemar test, as every method table's; "" without
+def _verdict(q: pd.DataFrame, mine: str | None, other: str | None) -> str:
+    """`summary.paired`'s verdict of `mine` against `other` on the computed questions: the
+    paired interval over clusters and the exact McNemar test, as every method table's; "" without
     both methods or a `computed` column."""
-    if mine is None or large is None or "computed" not in q:
+    if mine is None or other is None or "computed" not in q:
         return ""
     on = q[q["computed"].astype(bool)]
     if on.empty:
         return ""
-    a, b = list(on[f"{mine}.correct"].astype(bool)), list(on[f"{large}.correct"].astype(bool))
+    a, b = list(on[f"{mine}.correct"].astype(bool)), list(on[f"{other}.correct"].astype(bool))
     vs = paired(a, b, list(on["cluster"].astype(str)))
     return f"{vs.verdict} (+{vs.wins}/-{vs.losses})"
 
@@ -286,9 +290,10 @@ def table(
         k = next(iter(models.values())).k
         head += (
             f" run: computed | large@1 | text-derived | small-text-derived@{k} "
-            f"| large-text-derived@1 | FLOPs / large@1 | small-text-derived@{k} against large@1 |"
+            f"| large-text-derived@1 | FLOPs / large@1 | small-text-derived@{k} against large@1 "
+            "| against text-derived |"
         )
-        rule += " ---: | ---: | ---: | ---: | ---: | ---: | --- |"
+        rule += " ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"
     lines = [head, rule]
     for s in results:
         losses = Counter(r.loss for r in s.rows if r.loss)
@@ -309,11 +314,11 @@ def _model_cells(models: dict[str, ModelResult], part: str) -> str:
         return ""
     m = models.get(part)
     if m is None:
-        return " — |" * (len(MODEL_COLUMNS) + 3)
+        return " — |" * (len(MODEL_COLUMNS) + 4)
     cells = [str(m.n)]
     cells += [f"{m.accuracy[c]:.3f}" if c in m.accuracy else "—" for c in MODEL_COLUMNS]
     cells.append("—" if m.flops_ratio is None else f"{m.flops_ratio:.2f}x")
-    cells.append(m.verdict or "—")
+    cells += [m.verdict or "—", m.over_text or "—"]
     return "".join(f" {c} |" for c in cells)
 
 

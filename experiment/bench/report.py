@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from experiment.bench import document
+from experiment.bench import document, looks
 from experiment.bench.document import Layout, preset_section
 from experiment.config import PROJECT_ROOT
 
@@ -34,5 +34,9 @@ def check_report(
     scripts: Path = PROJECT_ROOT / "bench",
     say: Callable[[str], None] = print,
 ) -> int:
-    """How many generated files differ from what `write_report` would write (a diff of each)."""
-    return document.differences(layout(results, results_md, readme, scripts), say)
+    """How many generated files differ from what `write_report` would write (a diff of each),
+    plus each problem of the log of looks (`bench/looks.validate`)."""
+    problems = looks.validate(results / "looks.csv")
+    for problem in problems:
+        say(problem)
+    return document.differences(layout(results, results_md, readme, scripts), say) + len(problems)

@@ -15,22 +15,27 @@ checks out) the replay cannot score, and the run leaves those methods out as a r
 
 from __future__ import annotations
 
+import json
 import math
 import shutil
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 import pandas as pd
 
+from experiment.bench.looks import headline
 from experiment.bench.presets import figures_line, import_preset
+from experiment.bench.sealed_samples import sealed_ids
 from experiment.config import RunConfig
 from experiment.errors import InputError
 from experiment.evaluate.large_check import EVIDENCE, UNKNOWN, WHOLE
+from experiment.files import atomic_write
 from experiment.generate.models.base import Messages
 from experiment.generate.models.cost import ModelShape
 from experiment.generate.models.replay import Asked, RecordedScores, ReplayBackend
+from experiment.importers.looked import mark
 from experiment.record.manifest import ModelInfo
 from experiment.record.results_index import text_key
 from experiment.records import ERROR_PREFIX, Article, Generation, Question
@@ -297,6 +302,9 @@ def rescore(results: Path, data: Path | None, out: Path) -> Rescored:
         src.half,
         src.sample or None,
         src.unanswerable,
+        ids=sealed_ids(src.preset, results.parent / "sealed" / "samples.json")
+        if src.sealed
+        else None,
     )  # type: ignore[arg-type]
     cfg = config_of(res, corpus.articles, corpus.questions, out)
     shutil.rmtree(cfg.run_dir, ignore_errors=True)
@@ -315,8 +323,36 @@ def rescore(results: Path, data: Path | None, out: Path) -> Rescored:
     factories = replay(res, cfg, Asking(articles, questions), made)
     result = run_experiment(cfg, factories)
     run = load_run(result.run_dir)
+    mark(src.preset, "sealed" if src.sealed else "development", headline(run))
     misses = [m for b in made for m in b.misses]
     return Rescored(run, result, misses, changed(res.run.summary, run.summary), res.run.summary)
+
+
+# the manifest's record of how the generations were made, which a rescore does not change
+KEPT_FROM_GENERATION = (
+    "command", "started", "finished", "wall_seconds", "cpu_seconds", "machine", "load",
+    "load_warning", "history", "cached_attempts", "resumed", "cost",
+)  # fmt: skip
+
+
+def save_rescored(r: Rescored, folder: Path) -> None:
+    """The rescored run saved as the committed results at `folder` (its source kept: the same
+    sample and generations), and the report written again from results/."""
+    from experiment.bench.harness import README, RESULTS_MD
+    from experiment.bench.report import write_report
+    from experiment.bench.results import RESULTS, save_results
+
+    source = load_results(folder).source
+    committed = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    path = r.run.path / "manifest.json"
+    rescored = json.loads(path.read_text(encoding="utf-8"))
+    for key in KEPT_FROM_GENERATION:  # the generations are the committed run's: so is their cost
+        if key in committed:
+            rescored[key] = committed[key]
+    atomic_write(path, json.dumps(rescored, indent=2, ensure_ascii=False) + "\n")
+    save_results(r.run.path, folder, replace(source, line=figures_line(source.preset, r.run)))
+    if folder.parent.resolve() == RESULTS.resolve():
+        write_report(RESULTS, RESULTS_MD, README)
 
 
 def rescored_line(preset: str, r: Rescored) -> str:

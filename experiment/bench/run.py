@@ -15,12 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from experiment.bench.harness import OUT, README, RESULTS_MD
+from experiment.bench.looks import headline
 from experiment.bench.presets import BUNDLED_PRESET, PRESETS, figures_line, import_preset
 from experiment.bench.report import write_report
 from experiment.bench.results import RESULTS, save_results
+from experiment.bench.sealed_samples import sealed_ids
 from experiment.bench.sections import blocks_of, measured, records_dir, save
 from experiment.config import RunConfig
 from experiment.generate.windows import ARTICLE
+from experiment.importers.looked import mark
 from experiment.importers.split import Half
 from experiment.record.results_index import Source
 from experiment.report.markdown import benchmark_section
@@ -49,6 +52,7 @@ class BenchOptions:
     checks: str = RunConfig.checks
     drafts: str = RunConfig.drafts
     sample: int | None = None  # the preset's sample size, unless given (a test's small file)
+    sealed: bool = False  # the preset's sealed sample (bench/sealed.py), not its development one
 
     @property
     def prompt_setting(self) -> str:
@@ -77,6 +81,8 @@ def run_name(o: BenchOptions) -> tuple[str, str]:
     p = PRESETS[o.preset]
     name, title = o.preset + (f"-{o.small}" if o.small else ""), p.title
     title += f", small model {o.small}" if o.small else ""
+    if o.sealed:
+        name, title = f"sealed-{name}", f"{title}, sealed sample"
     if o.adaptive != "off":
         name += f"-adaptive-{o.adaptive.replace(':', '')}"
         title += f", adaptive sampling {o.adaptive}"
@@ -99,6 +105,8 @@ def run_name(o: BenchOptions) -> tuple[str, str]:
 def command_of(o: BenchOptions) -> str:
     """The command that makes this run, the data file as PATH/TO/<its name>."""
     where = "" if o.preset == BUNDLED_PRESET or o.data is None else f" PATH/TO/{o.data.name}"
+    if o.sealed:
+        return f"factqa bench sealed {o.preset}{where}"
     flags = [
         ("--small", o.small, None),
         ("--adaptive", o.adaptive, "off"),
@@ -119,7 +127,10 @@ def config_of(o: BenchOptions, out: Path | None = None) -> tuple[RunConfig, str,
     p = PRESETS[o.preset]
     name, title = run_name(o)
     data_dir = o.out / "data" / (o.preset + (f"-{o.part}" if o.part != p.half else ""))
-    corpus = import_preset(o.preset, o.data, data_dir, o.seed, o.part, o.sample)
+    ids = sealed_ids(o.preset, o.results / "sealed" / "samples.json") if o.sealed else None
+    if o.sealed:
+        data_dir = o.out / "data" / f"sealed-{o.preset}"
+    corpus = import_preset(o.preset, o.data, data_dir, o.seed, o.part, o.sample, ids=ids)
     cfg = RunConfig(
         articles=corpus.articles,
         questions=corpus.questions,
@@ -153,6 +164,7 @@ def source_of(o: BenchOptions, title: str, line: str) -> Source:
         title=title,
         command=command_of(o),
         line=line,
+        sealed=o.sealed,
     )
 
 
@@ -171,6 +183,10 @@ def run_preset(
 
     result = run_experiment(cfg, factory, progress=progress)
     run = load_run(result.run_dir)
+    if o.part != "fit":  # a look at the evaluation sample (results/looks.csv)
+        reported = o.part == "eval" or not PRESETS[o.preset].public
+        sample = "sealed" if o.sealed else "development" if reported else "whole"
+        mark(o.preset, sample, headline(run))
     line = figures_line(o.preset, run)
     text = benchmark_section(run, title, command_of(o)) + f"\n\n`{line}`\n"
     say(text)

@@ -25,13 +25,13 @@ import typer
 
 from experiment.bench.app import command
 from experiment.bench.harness import corpus
+from experiment.bench.looks import evaluation_run
 from experiment.config import RunConfig
 from experiment.evaluate.answer import Answer
 from experiment.evaluate.evidence import index
 from experiment.evaluate.features import candidates
 from experiment.evaluate.selector import learned, pick
 from experiment.records import Attempt, Question
-from experiment.report.run import load_run
 from experiment.values.canonical import DateValue
 from experiment.values.normalize import scan
 
@@ -97,7 +97,7 @@ def logprob_ratio(n: int, k: int) -> tuple[float, float]:
 def run_ratio(path: Path) -> tuple[float, float]:
     """The run's scoring seconds (nan when its manifest did not record them) and its small
     model's sampling seconds."""
-    run = load_run(path)
+    run = evaluation_run(path)
     a = run.attempts
     sampling = sum(map(float, a.seconds[a.role == "small"]))
     return run.manifest.selection_seconds or float("nan"), sampling

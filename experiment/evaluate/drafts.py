@@ -35,7 +35,6 @@ the large model's most probable proposal (`most_probable`).
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -45,6 +44,7 @@ from typing import TypeVar
 
 from experiment.evaluate.answer import Answer
 from experiment.evaluate.features import FEATURES
+from experiment.evaluate.fitted import read_fitted
 from experiment.evaluate.large_check import UNKNOWN
 from experiment.evaluate.pool import POOL_N, SAMPLE_FEATURES, PoolCandidate, bounded, pool, ranked
 from experiment.evaluate.proposal_pool import (
@@ -211,7 +211,7 @@ def unknown_wins(cands: Sequence[PoolCandidate], drafts: Drafts) -> bool:
 
 def load_text_selector(path: Path = PACKAGED) -> SelectorModel:
     """The small-text@0 selector saved by `factqa bench fit text-scores`."""
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = read_fitted(path)
     unknown = set(data["weights"]) - {*FEATURES, *SCORE_FEATURES}
     if unknown:
         raise ValueError(f"{path}: unknown features {sorted(unknown)}; refit it")
@@ -241,11 +241,9 @@ def text_selector_k() -> SelectorModel:
 
 
 def load_derived_selector(path: Path = DERIVED_PACKAGED) -> SelectorModel | None:
-    """small-text-derived@k's fitted pick (`factqa bench fit derived`); None where none is
-    shipped or the fit kept the hand-set rule."""
-    if not path.exists():
-        return None
-    data = json.loads(path.read_text(encoding="utf-8"))
+    """small-text-derived@k's fitted pick (`factqa bench fit derived`); None where the fit kept
+    the hand-set rule (a missing file is an error: `fitted.read_fitted`)."""
+    data = read_fitted(path)
     unknown = set(data["weights"]) - set(DERIVED_FEATURES)
     if unknown:
         raise ValueError(f"{path}: unknown features {sorted(unknown)}; refit it")

@@ -52,8 +52,9 @@ from the same samples (nothing regenerated).
                      votes then the model-free rank); "unknown" abstains where the fit says so.
                      The stated pool's three methods abstain on such a question, and these two
                      on every other
-- large-text-derived@1  the large model scores the same proposals after its large@1 prompt;
-                     its most probable, "unknown" abstains
+- large-text-derived@1  the large model scores the same proposals after its large@1 prompt,
+                     picked by small-text-derived@k's fitted pick (no samples, so no votes):
+                     small and large on the same footing
 
 An abstention (the model said "not stated", or the method declined) is wrong on an answerable
 question and right on an unanswerable one; a failure (empty or repetitive output, an error, no
@@ -449,12 +450,15 @@ def _small_text_derived(qs: QuestionSamples) -> Choice:
 
 
 def _large_text_derived(qs: QuestionSamples) -> Choice:
-    """The large model's most probable of a computed question's kept proposals."""
+    """A computed question's kept proposals picked by small-text-derived@k's own pick
+    (`drafts.derived_pick` with the shipped fit) over the large model's scores: small and large
+    are judged on the same footing (the large model writes no samples here: no votes)."""
     assert qs.article is not None, "large-text-derived@1 reads the article"
     drafts = _drafted(qs, LARGE_ROLE)
     if drafts.pool != COMPUTED:
         return NOT_ITS_POOL
-    got = most_probable(proposal_pool(qs.question, qs.article, form=drafts.form), drafts)
+    cands = proposal_pool(qs.question, qs.article, form=drafts.form)
+    got = derived_pick(cands, drafts, derived_selector(drafts.form))
     return replace(_scored_choice(qs, got, drafts, [], _whole_call(drafts)), large_calls=1)
 
 

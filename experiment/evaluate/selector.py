@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from experiment.evaluate.features import FEATURES, ConfirmedAnswer
+from experiment.evaluate.fitted import read_fitted
 from experiment.evaluate.large_check import LARGE_EVIDENCE
 
 if TYPE_CHECKING:
@@ -80,7 +81,7 @@ RULE = SelectorModel(
 
 def load(path: Path = PACKAGED) -> SelectorModel:
     """A selector saved by `save` (default: the one shipped in the package)."""
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = read_fitted(path)
     unknown = set(data["weights"]) - {*FEATURES, LARGE_EVIDENCE}
     if unknown:
         raise ValueError(f"{path}: unknown features {sorted(unknown)}; refit the selector")

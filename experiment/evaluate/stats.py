@@ -74,3 +74,15 @@ def mcnemar_exact(a: Sequence[bool], b: Sequence[bool]) -> tuple[int, int, float
         return only_a, only_b, 1.0
     tail = sum(math.comb(n, i) for i in range(min(only_a, only_b) + 1)) / 2**n
     return only_a, only_b, min(1.0, 2 * tail)
+
+
+def holm(p_values: Sequence[float], alpha: float = 0.05) -> list[bool]:
+    """Holm's step-down correction: which of the `p_values` are rejected with the family-wise
+    error rate held at `alpha` (each in its input order)."""
+    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
+    rejected = [False] * len(p_values)
+    for step, i in enumerate(order):
+        if p_values[i] > alpha / (len(p_values) - step):
+            break
+        rejected[i] = True
+    return rejected

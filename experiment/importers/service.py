@@ -12,7 +12,8 @@ from pathlib import Path
 from experiment.corpus import QUESTION_COLUMNS
 from experiment.errors import InputError
 from experiment.files import atomic_write, safe_name
-from experiment.importers.layout import ImportStats, select, write_layout
+from experiment.importers.layout import ImportStats, safe_id, select, write_layout
+from experiment.importers.looked import dataset_of, mark
 from experiment.importers.readers import read_dataset
 from experiment.importers.split import Half
 from experiment.importers.unanswerable import other_year_questions
@@ -45,13 +46,16 @@ def import_dataset(
     half: Half | None = None,
     other_years: bool = False,
     stated_only: bool = False,
+    ids: frozenset[str] | None = None,
 ) -> ImportResult:
     """Import `source` into `out/articles` and `out/questions/<fmt>.csv`.
 
     Everything is read and validated before anything is written; an existing import in `out` is
     replaced only with `overwrite`, so two samples never mix in one folder. `other_years` adds
     the unanswerable questions of `experiment.importers.unanswerable` to the source's own;
-    `stated_only` leaves out the questions whose gold is computed.
+    `stated_only` leaves out the questions whose gold is computed; `ids` keeps only the
+    questions of those ids (a sealed sample: `bench/sealed.py`). Reading an evaluation-half,
+    whole or sealed sample marks it as looked at (`importers/looked.py`).
     """
     for value, name in ((sample, "--sample"), (unanswerable, "--unanswerable")):
         if value is not None and value < 1:
@@ -60,11 +64,16 @@ def import_dataset(
             )
     stats = ImportStats()
     rows = [r for r in read_dataset(fmt, source, stats) if not (stated_only and r.computed)]
+    if ids is not None:
+        rows = [r for r in rows if safe_id(r.qid) in ids]
     if other_years:
         rows += other_year_questions(rows)
     picked = select(rows, sample, seed, unanswerable, stats, half)
     if not picked:
         raise _nothing_found(source, stats)
+    if ids is not None or half != "fit":
+        part = "sealed" if ids is not None else "development" if half == "eval" else "whole"
+        mark(dataset_of(fmt, source), part)
     targets = [out / "articles", out / "questions"]
     existing = [t for t in targets if t.exists() and any(t.iterdir())]
     if existing and not overwrite:

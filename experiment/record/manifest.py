@@ -264,6 +264,8 @@ class Manifest:
     checks_left_out: str = ""
     # why the models' scores of the pools (and their methods) were left out, as above
     drafts_left_out: str = ""
+    # the SHA-256 of each shipped fitted file the run read (`evaluate/fitted.py`), by name
+    fitted_files: dict[str, str] = field(default_factory=dict)
     format_version: int = FORMAT_VERSION
 
     @property

@@ -31,6 +31,7 @@ class Source:
     title: str = ""
     command: str = ""  # the command that made the run, paths as PATH/TO/<name>
     line: str = ""  # the preset's machine-readable figures (`bench.presets.figures_line`)
+    sealed: bool = False  # the preset's sealed sample (`bench/sealed.py`): imported by its ids
 
     @classmethod
     def of(cls, data: dict[str, Any]) -> Source:

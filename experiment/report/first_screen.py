@@ -12,13 +12,15 @@ row per data set: `factqa report RUN --readme README.md` writes the bundled corp
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from experiment.evaluate.methods import PASS, REFERENCE, VERIFIED
-from experiment.evaluate.summary import ALPHA, MIN_CLUSTERS
+from experiment.evaluate.stats import holm
+from experiment.evaluate.summary import ALPHA, BEATS, LOSES, MIN_CLUSTERS
 from experiment.report.console import SHORT_VERDICT, is_cascade
 from experiment.report.results import load_any
 from experiment.report.tables import is_missing, markdown_table
@@ -26,9 +28,13 @@ from experiment.report.tables import is_missing, markdown_table
 BLOCK = "answer"  # the README section's name
 
 
-def _cell(r: Any, named: bool = False) -> str:
-    """'0.535 (loses, 0.50× FLOPs)', the method's name first when `named`."""
-    verdict = SHORT_VERDICT.get(r.verdict, r.verdict)
+HOLM_MARK = "†"
+
+
+def _cell(r: Any, named: bool = False, kept: bool = False) -> str:
+    """'0.535 (loses†, 0.50× FLOPs)', the method's name first when `named`; † where the verdict
+    survives Holm's correction over the table's comparisons (`kept`)."""
+    verdict = SHORT_VERDICT.get(r.verdict, r.verdict) + (HOLM_MARK if kept else "")
     flops = getattr(r, "flops_vs_large", None)
     cost = "" if is_missing(flops) else f", {float(flops):.2f}× FLOPs"
     head = f"{r.method} " if named else ""
@@ -48,26 +54,63 @@ def best(summary: pd.DataFrame, k: int) -> tuple[Any, Any]:
     return max(alone, key=lambda r: r.accuracy), max(cascades, key=lambda r: r.accuracy)
 
 
-def answer_rows(runs: dict[str, Path]) -> tuple[int, list[list[str]]]:
-    """The table's rows over the runs present (label -> run or results folder), and their k."""
-    rows, k = [], 10
+def _decided(r: Any) -> bool:
+    return r.verdict in (BEATS, LOSES)
+
+
+def holm_kept(tested: list[Any]) -> list[bool]:
+    """Which of the `tested` summary rows (each a comparison against large@1) keep a beats or
+    loses verdict under Holm's correction over all of them (McNemar's p, `ALPHA`)."""
+    p = [float(r.mcnemar_p) if not is_missing(r.mcnemar_p) else 1.0 for r in tested]
+    return [d and _decided(r) for d, r in zip(holm(p, ALPHA), tested, strict=True)]
+
+
+@dataclass(frozen=True)
+class AnswerTable:
+    """The answer table's rows, its k, how many comparisons against large@1 it makes, how many
+    verdicts (beats or loses) and how many of them survive Holm's correction."""
+
+    k: int
+    rows: list[list[str]]
+    comparisons: int
+    verdicts: int
+    kept: int
+
+
+def answer_rows(runs: dict[str, Path], chosen_on: dict[str, Path] | None = None) -> AnswerTable:
+    """The table over the runs present (label -> run or results folder). Where `chosen_on`
+    names another run of a label (its development sample, when `runs` holds the sealed one),
+    the "best" methods are those that run's table chooses, reported on this run: a method is
+    chosen before it is tested."""
+    k, picked = 10, []
     for label, path in runs.items():
         if not (path / "summary.csv").exists():
             continue
         run = load_any(path)
         k = run.k
         by = {r.method: r for r in run.summary.itertuples()}
-        alone, cascade = best(run.summary, run.k)
+        other = (chosen_on or {}).get(label)
+        chooser = load_any(other).summary if other and (other / "summary.csv").exists() else None
+        alone, cascade = best(run.summary if chooser is None else chooser, run.k)
+        tried = [by.get(alone.method), by.get(cascade.method)]
+        if any(r is None for r in tried):
+            continue  # the chosen method is not in this run
+        picked.append((label, run, by[REFERENCE], [by[run.verified], *tried]))
+    tested = [r for *_, rs in picked for r in rs]
+    kept = iter(holm_kept(tested))
+    rows = []
+    for label, run, ref, (verified, alone, cascade) in picked:
         rows.append(
             [
                 f"{label} ({run.manifest.questions})",
-                f"{by[REFERENCE].accuracy:.3f}",
-                _cell(by[run.verified]),
-                _cell(alone, named=True),
-                _cell(cascade, named=True),
+                f"{ref.accuracy:.3f}",
+                _cell(verified, kept=next(kept)),
+                _cell(alone, named=True, kept=next(kept)),
+                _cell(cascade, named=True, kept=next(kept)),
             ]
         )
-    return k, rows
+    decided = sum(_decided(r) for r in tested)
+    return AnswerTable(k, rows, len(tested), decided, sum(holm_kept(tested)))
 
 
 def kept_rows(block: str) -> list[list[str]]:
@@ -81,14 +124,22 @@ def kept_rows(block: str) -> list[list[str]]:
     return rows
 
 
+SEALED_LABEL = ", sealed sample"
+
+
 def _label(row: list[str]) -> str:
-    return row[0].rsplit(" (", 1)[0]
+    """A row's data set, whichever of its samples the row shows."""
+    return row[0].rsplit(" (", 1)[0].removesuffix(SEALED_LABEL)
 
 
-def answer_section(runs: dict[str, Path], before: str = "") -> str:
-    """The README's answer block: the table and how to read it. Rows of `before` (the block as
-    it was) whose data set has no run here stay as they were, in their place."""
-    k, fresh = answer_rows(runs)
+def answer_section(
+    runs: dict[str, Path], chosen_on: dict[str, Path] | None = None, before: str = ""
+) -> str:
+    """The README's answer block: the table and how to read it (`chosen_on`: `answer_rows`).
+    Rows of `before` (the block as it was) whose data set has no run here stay as they were,
+    in their place."""
+    table = answer_rows(runs, chosen_on)
+    k, fresh = table.k, table.rows
     by_label = {_label(r): r for r in fresh}
     rows = [by_label.pop(_label(r), r) for r in kept_rows(before)] + list(by_label.values())
     header = [
@@ -105,7 +156,9 @@ def answer_section(runs: dict[str, Path], before: str = "") -> str:
             f"Accuracy; in brackets the verdict against {REFERENCE} on the same questions "
             f"(beats or loses only where the paired interval excludes 0 and McNemar's p < {ALPHA}, "
             f"over {MIN_CLUSTERS} or more clusters; else n.s.) and the method's model FLOPs over "
-            f"{REFERENCE}'s.",
+            f"{REFERENCE}'s. The table makes {table.comparisons} comparisons against "
+            f"{REFERENCE}; {HOLM_MARK} marks the {table.kept} of its {table.verdicts} verdicts "
+            f"that survive Holm's correction over all of them (family-wise error {ALPHA}).",
         ]
     )
 
@@ -120,7 +173,7 @@ def update_answer(readme: Path, runs: dict[str, Path]) -> None:
     if start not in text or end not in text:
         return
     before = text.split(start, 1)[1].split(end, 1)[0]
-    update_section(readme, BLOCK, answer_section(runs, before))
+    update_section(readme, BLOCK, answer_section(runs, None, before))
 
 
 def main(argv: list[str]) -> None:

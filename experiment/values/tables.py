@@ -474,6 +474,16 @@ def _scaled_at(text: str, span: Span, value: Value) -> Quantity | None:
     return _scaled(value, _currency(symbol.group()) if symbol else "", cell.scale)
 
 
+def in_body_cells(text: str, spans: Sequence[Span]) -> bool:
+    """Whether there is a span and every span is a body cell of a table of `text`."""
+    for span in spans:
+        table = next((t for t in parse_tables(text) if t.start <= span.start < t.end), None)
+        cell = table.cell_at(span.start, span.end) if table else None
+        if cell is None or cell.header:
+            return False
+    return bool(spans)
+
+
 def scaled_reading(text: str, spans: Sequence[Span], value: Value) -> Quantity | None:
     """The value a bare figure stands for where every span confirming it is a body cell of a
     scaled table ("142.9" under "$ in millions": 142.9 million USD), all in one scale; None
