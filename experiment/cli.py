@@ -247,6 +247,14 @@ def run(
         int,
         typer.Option(help="Token limit per answer."),
     ] = RunConfig.max_tokens,
+    calc_max_tokens: Annotated[
+        int,
+        typer.Option(
+            help="Token limit of an answer to the calculation prompt (0: --max-tokens); the "
+            "default lets no more than 1 % of large@1's calculations on the fitting parts reach "
+            "it (factqa bench fit calc-limit)."
+        ),
+    ] = RunConfig.calc_max_tokens,
     n_ctx: Annotated[
         int,
         typer.Option(help="Context size of both models, in tokens."),
@@ -406,6 +414,7 @@ def run(
                     "top_p": top_p,
                     "top_k": top_k,
                     "max_tokens": max_tokens,
+                    "calc_max_tokens": calc_max_tokens,
                     "n_ctx": n_ctx,
                     "seed": seed,
                     "out": out,
@@ -602,6 +611,7 @@ def ask(
             None,
             reading=cfg.reading,
             prompt=cfg.prompt,
+            calc_max_tokens=cfg.calc_max_tokens,
         )
         if samples and samples[0].context != WHOLE_NOTE:
             _out().print(f"the model read: {samples[0].context}")

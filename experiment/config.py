@@ -22,6 +22,7 @@ from experiment.errors import ConfigError, InputError
 from experiment.files import safe_name
 from experiment.generate.models.catalog import DEFAULT_LARGE, DEFAULT_SMALL
 from experiment.generate.models.openai_compat import RETRIES, TIMEOUT
+from experiment.generate.prompts import AUTO, CALC, CALC_MAX_TOKENS
 from experiment.generate.prompts import SETTINGS as PROMPT_SETTINGS
 from experiment.records import BUNDLED
 
@@ -68,6 +69,7 @@ COMMAND_OPTIONS = (
     "top_p",
     "top_k",
     "max_tokens",
+    "calc_max_tokens",
     "seed",
     "limit",
     "n_ctx",
@@ -121,6 +123,7 @@ LIMITS = {
     "max_tokens": Limit(
         1, 4096, "an answer is a figure or a date, and k answers share one context"
     ),
+    "calc_max_tokens": Limit(0, 4096, "a calculation of a few figures, and k share one context"),
     "n_ctx": Limit(
         256,
         131072,
@@ -168,6 +171,10 @@ class RunConfig:
     top_p: float = 0.95
     top_k: int = 40
     max_tokens: int = 32
+    # The token limit of an answer to the calculation prompt (0: `max_tokens`): a calculation
+    # is longer than a figure; set so that no more than 1 % of large@1's calculations on the
+    # fitting parts reach it (`factqa bench fit calc-limit`).
+    calc_max_tokens: int = CALC_MAX_TOKENS
     seed: int = 0
     out: Path = field(default_factory=lambda: _bundled("outputs"))
     run_id: str = ""
@@ -319,6 +326,9 @@ class RunConfig:
             del keep["prompt"]
         if self.drafts == RunConfig.drafts:  # nor do runs made before the pool's scores
             del keep["drafts"]
+        calc = self.prompt in (CALC, AUTO)  # only these prompts ask for a calculation
+        if not calc or self.calc_max_tokens in (0, self.max_tokens):  # nor runs before its limit
+            del keep["calc_max_tokens"]
         from experiment.evaluate.proposal_pool import RESULT
 
         if self.derived_text == RESULT:  # nor runs made before the calculation form (the result)

@@ -384,6 +384,7 @@ def _sample_role(
         stop,
         reading,
         cfg.prompt,
+        cfg.calc_max_tokens,
     )
     shape = backend.shape.as_json() if backend.shape is not None else {}
     info = ModelInfo(spec, backend.name, backend.fingerprint, backend.counters(), shape)

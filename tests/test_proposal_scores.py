@@ -397,7 +397,8 @@ def test_the_benchmark_reads_the_models_figures_and_issue_40s_keys_from_a_run(
     text_derived = f"{got.accuracy['text-derived']:.3f}"
     large = f"{got.accuracy['large']:.3f}"
     cells = f"| 1 | {large} | {text_derived} | 1.000 | 1.000 | {got.flops_ratio:.2f}x |"
-    assert table.splitlines()[2].endswith(f"{cells} {got.verdict} |")
+    assert table.splitlines()[2].endswith(f"{cells} {got.verdict} | {got.over_text} |")
+    assert got.over_text.startswith("too few clusters")  # against text-derived too
     assert got.verdict.startswith(TOO_FEW)  # one computed question, one cluster
 
 

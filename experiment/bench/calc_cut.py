@@ -23,7 +23,7 @@ from experiment.bench.clean_test import CALC_CUT
 from experiment.bench.harness import RESULTS_MD, ResultsMdOpt, WriteOpt, publish
 from experiment.bench.presets import import_preset
 from experiment.bench.results import RESULTS
-from experiment.bench.sections import Record, measured, renders
+from experiment.bench.sections import measured
 from experiment.corpus import load_articles, load_questions
 from experiment.evaluate.proposal_pool import is_computed
 from experiment.importers.looked import mark
@@ -73,23 +73,3 @@ def calc_cut(
             "PATH/TO/tatqa_dataset_dev.json --write"
         )
         publish(results_md, measured(CALC_CUT, command_line, figures))
-
-
-@renders(CALC_CUT, "clean")
-def section(record: Record) -> str:
-    """docs/RESULTS.md's `calc-cut` section from its record."""
-    f = record.figures
-    rows = "".join(
-        f"\n| {run} | {n} | {hit} | {hit / n if n else 0:.3f} |"
-        for run, (n, hit) in f["per_run"].items()
-    )
-    return f"""## large@1's calculations and the token limit
-
-Command: `{record.command}` (no model; under a minute). Commit `{record.commit}`, {record.date}.
-
-Of large@1's answers to the questions each committed `auto` run routes to the calculation \
-prompt, the share whose completion reached the run's token limit (such an answer may be cut \
-mid-expression): {f["cut_share"]} over all runs.
-
-| run | calculation answers | at the limit | share |
-| --- | ---: | ---: | ---: |{rows}"""

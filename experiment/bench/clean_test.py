@@ -15,6 +15,7 @@ from experiment.bench.sections import Record
 
 CLEAN = "clean-test"
 LEAKAGE, FITTED, CALC_CUT = "leakage", "fitted-files", "calc-cut"
+READ_BY_CLEAN = (LEAKAGE, FITTED, CALC_CUT)  # records this section reads: none has its own
 PUBLIC = ("squad-v1", "squad-v2", "drop", "tatqa-dev")
 
 
@@ -61,6 +62,33 @@ def before_after(results: Path) -> list[str]:
     ]
 
 
+def _said(records: Mapping[str, Record], name: str) -> str:
+    """What one of the records this section reads says, with its command and commit."""
+    rec = records.get(name)
+    if rec is None:
+        return f"`factqa bench {name}` has not been recorded."
+    f, at = rec.figures, f"(`{rec.command}`, commit `{rec.commit}`, {rec.date})"
+    if name == LEAKAGE:
+        places = ", ".join(f"`{p}`" for p in f["places"]) or "none"
+        return (
+            f"**Leakage** {at}: every passage and question of the data sets, folded to letters "
+            f"and digits, against every tracked file: {f['eval_fragments']} evaluation-half and "
+            f"{f['fit_fragments']} fitting-half fragments of {f['window']}+ characters ({places})."
+        )
+    if name == FITTED:
+        listed = ", ".join(f"`{n}` ({sha[:12]})" for n, sha in f["sha256"].items())
+        return (
+            f"**Fitted files** {at}: {f['in_wheel']} of {f['shipped']} in the wheel built from "
+            f"the checkout: {listed}; a missing one is an error naming it and the fix, and a "
+            "run's manifest records each one it read (`fitted_files`)."
+        )
+    per = ", ".join(f"{run} {hit} of {n}" for run, (n, hit) in f["per_run"].items())
+    return (
+        f"**large@1's calculations at the token limit** {at}: {f['cut_share']} of its answers "
+        f"to the questions each committed `auto` run routes to the calculation prompt ({per})."
+    )
+
+
 def clean_test(results: Path, records: Mapping[str, Record], holm: tuple[int, int, int]) -> str:
     """The section's Markdown (`holm`: the README table's comparisons against large@1, its
     verdicts, and the verdicts that survive Holm's correction)."""
@@ -68,18 +96,17 @@ def clean_test(results: Path, records: Mapping[str, Record], holm: tuple[int, in
     dev, sealed = counts(rows, "development"), counts(rows, "sealed")
     samples_file = results / "sealed" / "samples.json"
     samples = json.loads(samples_file.read_text(encoding="utf-8")) if samples_file.is_file() else {}
-    table = [
-        "| data set | development looks | sealed sample | sealed looks | sealed results |",
-        "| --- | ---: | ---: | ---: | --- |",
-    ]
-    for name in ("bundled", *PUBLIC):
-        size = samples.get(name, {}).get("size")
+    looked = ", ".join(f"{name} {dev.get(name, 0)}" for name in ("bundled", *PUBLIC))
+
+    def state(name: str) -> str:
         scored = (results / f"sealed-{name}" / "summary.csv").is_file()
-        table.append(
-            f"| {name} | {dev.get(name, 0)} | {size if size is not None else '—'} "
-            f"| {sealed.get(name, 0) if name in PUBLIC else '—'} "
-            f"| {f'results/sealed-{name}/' if scored else 'not scored yet'} |"
-        )
+        return f"results/sealed-{name}" if scored else "not scored yet"
+
+    drawn = ", ".join(
+        f"{name} {samples[name]['size']} ({sealed.get(name, 0)} looks, {state(name)})"
+        for name in PUBLIC
+        if name in samples
+    )
     comparisons, verdicts, kept = holm
     line = (
         f"sealed_looks_max={max(sealed.values(), default=0)} "
@@ -90,20 +117,18 @@ def clean_test(results: Path, records: Mapping[str, Record], holm: tuple[int, in
     )
     return f"""## A clean test: looks, sealed samples, leakage
 
-Written by `factqa bench report` from `results/looks.csv`, `results/sealed/samples.json` and \
-the records of `factqa bench leakage`, `factqa bench fitted-files` and `factqa bench calc-cut`.
-
-Every `factqa bench` command that computes a figure on a reported sample appends a row to \
-`results/looks.csv` (the rows before the log existed are reconstructed from git history: each \
-commit that changed a committed run's summary). The development samples are the committed runs \
-under results/PRESET/; each public data set's sealed sample is drawn from the evaluation \
-half's questions that no development sample holds, and is scored once, on a clean tree, by \
-`factqa bench sealed PRESET DATA` (which refuses a second scoring at the same commit).
-
-{chr(10).join(table)}
+Written by `factqa bench report` from `results/looks.csv`, `results/sealed/samples.json` and the \
+records below. Every `factqa bench` command that computes a figure on a reported sample appends \
+a row to `results/looks.csv` (rows before the log existed are reconstructed from git history: \
+each commit that changed a committed run's summary). Looks at each development sample (the \
+committed runs, results/PRESET/): {looked}. Each public data set's sealed sample is drawn from \
+the evaluation half's questions that no development sample holds (`factqa bench sealed-draw`) \
+and scored once, on a clean tree, by `factqa bench sealed PRESET DATA`: {drawn or "none drawn"}.
 
 The README's answer table makes {comparisons} comparisons against large@1, with {verdicts} \
 verdicts (beats or loses); {kept} of them survive Holm's correction over all its comparisons.
+
+{_said(records, LEAKAGE)} {_said(records, FITTED)} {_said(records, CALC_CUT)}
 
 {_before_after_text(results)}`{line}`"""
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from experiment.bench.app import load, subcommands
-from experiment.bench.clean_test import CLEAN, clean_test
+from experiment.bench.clean_test import CLEAN, READ_BY_CLEAN, clean_test
 from experiment.bench.presets import PRESETS
 from experiment.bench.sections import (
     SECTIONS,
@@ -40,7 +40,9 @@ from experiment.report.markdown import (
     readme_section,
     with_section,
 )
+from experiment.report.plots import cost_points, picture_key, points_key, save_picture
 from experiment.report.results import load_results
+from experiment.report.run import Run
 
 TITLE = "# Results"
 INTRO = (
@@ -71,15 +73,7 @@ PARTS = (
         "small-verified@k (the small model's confirmed answers, voted) against large@1 (one "
         "greedy answer of the large model), data set by data set, and the rules every verdict "
         "is judged by.",
-        ("bench-summary", "verdict-rules"),
-    ),
-    Part(
-        "clean",
-        "A clean test",
-        "What keeps the reported samples honest: the sealed samples scored once on frozen "
-        "code, the record of every look at an evaluation sample, and the guard against a data "
-        "set's text in the repository.",
-        ("clean-test", "sealed", "looks", "leakage"),
+        ("bench-summary", "verdict-rules", "clean-test"),
     ),
     Part(
         "better",
@@ -294,7 +288,7 @@ def _placed(records: dict[str, Record]) -> dict[str, list[str]]:
         if name not in listed and name in records:
             out.setdefault(sec.part, []).append(name)
     for name in records:
-        kept = name.startswith("bench-") or name.startswith("readme-")
+        kept = name.startswith(("bench-", "readme-")) or name in READ_BY_CLEAN
         if name not in listed and name not in SECTIONS and not kept:
             out["other"].append(name)
     return out
@@ -311,6 +305,8 @@ def results_document(layout: Layout, records: dict[str, Record], sets: list[Data
                 bodies.append((name, summary(layout, records)))
             elif name == CLEAN:
                 bodies.append((name, clean_section(layout, records)))
+            elif name == SELECTOR_CHECKED:
+                bodies.append((name, selector_checked(layout, records[name])))
             else:
                 bodies.append((name, render(records[name])))
         if part.key == "datasets":
@@ -375,6 +371,37 @@ def clean_section(layout: Layout, records: dict[str, Record]) -> str:
     return clean_test(layout.results, records, (table.comparisons, table.verdicts, table.kept))
 
 
+SELECTOR_CHECKED = "selector-checked"
+CHECKED_SETS = {"squad-v1": "SQuAD v1.1", "squad-v2": "SQuAD v2.0", "bundled": "bundled",
+                "drop": "DROP", "tatqa-dev": "TAT-QA"}  # fmt: skip
+
+
+def selector_checked(layout: Layout, record: Record) -> str:
+    """The `selector-checked` section: its migrated text up to its figures on the evaluation
+    data, which are read from the committed results (they were once written by hand, and
+    went stale)."""
+    blocks = list(record.blocks or [])
+    last = str(blocks[-1].get("text", "")) if blocks else ""
+    kept = last.split(" On the evaluation data", 1)[0]
+    found = folders(layout.results)
+    pairs = []
+    for preset, label in CHECKED_SETS.items():
+        if preset not in found:
+            continue
+        run = load_results(found[preset]).run
+        acc = dict(zip(run.summary.method, run.summary.accuracy, strict=True))
+        checked, plain = f"small-selected-checked@{run.k}", f"small-selected@{run.k}"
+        if checked in acc and plain in acc:
+            pairs.append(f"{label} {acc[checked]:.3f} against {acc[plain]:.3f}")
+    said = (
+        " On the evaluation data (no refit; read from results/, small-selected-checked@k against "
+        f"small-selected@k): {', '.join(pairs)}."
+        if pairs
+        else ""
+    )
+    return render_blocks([*blocks[:-1], {"text": kept + said}], record)
+
+
 def readme_text(layout: Layout, records: dict[str, Record], public: str) -> str:
     """The README with its generated blocks: the answer table, the bundled corpus's result,
     the claim on public data."""
@@ -411,14 +438,30 @@ def stale_pages(layout: Layout, built: dict[Path, str]) -> list[Path]:
     return [p for p in sorted(layout.pages.glob("*.md")) if p not in built]
 
 
+PICTURE = "cost_vs_accuracy.png"  # the README's picture, beside docs/RESULTS.md
+PICTURE_RUN = "bundled"  # drawn from this committed run
+
+
+def picture(layout: Layout) -> tuple[Path, Run | None]:
+    """Where the README's picture goes, and the committed run it is drawn from (None: none)."""
+    found = folders(layout.results)
+    run = load_results(found[PICTURE_RUN]).run if PICTURE_RUN in found else None
+    return layout.results_md.parent / PICTURE, run
+
+
 def write(layout: Layout) -> list[Path]:
-    """Write every generated file (and remove stale pages); the paths written."""
+    """Write every generated file and the README's picture (and remove stale pages); the paths
+    written."""
     built = build(layout)
     for path, text in built.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(path, text)
     for path in stale_pages(layout, built):
         path.unlink()
+    where, run = picture(layout)
+    if run is not None:
+        where.parent.mkdir(parents=True, exist_ok=True)
+        built[save_picture(run, where)] = ""
     return list(built)
 
 
@@ -441,6 +484,10 @@ def differences(layout: Layout, say: Callable[[str], None] = print, context: int
     for path in stale_pages(layout, built):
         differ += 1
         say(f"{_shown(path)}: not generated any more (factqa bench report removes it)")
+    where, run = picture(layout)
+    if run is not None and picture_key(where) != points_key(cost_points(run)):
+        differ += 1
+        say(f"{_shown(where)}: drawn from other data than results/{PICTURE_RUN}")
     return differ
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from experiment.bench.app import command
 from experiment.bench.clean_test import FITTED
 from experiment.bench.harness import RESULTS_MD, ROOT, ResultsMdOpt, WriteOpt, publish
-from experiment.bench.sections import Record, measured, renders
+from experiment.bench.sections import measured
 from experiment.errors import FactQAError
 from experiment.evaluate.fitted import SHIPPED, shipped_hashes
 
@@ -64,20 +64,3 @@ def fitted_files(write: WriteOpt = False, results_md: ResultsMdOpt = RESULTS_MD)
         publish(results_md, measured(FITTED, "factqa bench fitted-files --write", figures))
     if not all(shipped.values()):
         raise SystemExit(1)
-
-
-@renders(FITTED, "clean")
-def section(record: Record) -> str:
-    """docs/RESULTS.md's `fitted-files` section from its record."""
-    f = record.figures
-    rows = "".join(f"\n| {name} | `{sha[:16]}` |" for name, sha in f["sha256"].items())
-    return f"""## The fitted files in the wheel
-
-Command: `{record.command}` (no model; seconds). Commit `{record.commit}`, {record.date}.
-
-{f["in_wheel"]} of the {f["shipped"]} fitted files the methods read are in the wheel built from \
-this checkout; a missing one is an error that names it and the fix, and every run's manifest \
-records the SHA-256 of each fitted file it read (`fitted_files`).
-
-| fitted file | SHA-256 (first 16) |
-| --- | --- |{rows}"""

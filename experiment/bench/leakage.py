@@ -20,7 +20,7 @@ import typer
 
 from experiment.bench.app import command
 from experiment.bench.harness import RESULTS_MD, ROOT, ResultsMdOpt, WriteOpt, publish
-from experiment.bench.sections import Record, measured, renders
+from experiment.bench.sections import measured
 from experiment.errors import InputError
 from experiment.importers.leakage import WINDOW, Fragment, Index, scan_repository
 from experiment.importers.readers import read_dataset
@@ -98,20 +98,3 @@ def leakage(
         publish(results_md, measured(SECTION, COMMAND, figures))
     if evaluation:
         raise typer.Exit(1)
-
-
-@renders(SECTION, "clean")
-def section(record: Record) -> str:
-    """docs/RESULTS.md's `leakage` section from its record."""
-    f = record.figures
-    read = ", ".join(f"{name} ({n} texts)" for name, n in f["texts"].items())
-    places = "".join(f"\n- `{p}`" for p in f["places"]) or " none."
-    return f"""## The leakage guard
-
-Command: `{record.command}` (no model; about a minute on 2 CPU cores). Commit \
-`{record.commit}`, {record.date}.
-
-Every passage and question of {read} is folded to lower-case letters and digits, and every \
-stretch of {f["window"]} or more such characters that a tracked file of the repository also \
-writes is a fragment. Evaluation-half fragments: **{f["eval_fragments"]}**; fitting-half \
-fragments: {f["fit_fragments"]}. Where they were:{places}"""

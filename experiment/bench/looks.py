@@ -31,7 +31,8 @@ from experiment.bench.app import command
 from experiment.config import PROJECT_ROOT, git_commit
 from experiment.files import atomic_write, safe_cell
 from experiment.importers.looked import SAMPLES, mark, take
-from experiment.report.run import Run, load_run
+from experiment.report.results import load_any
+from experiment.report.run import Run
 
 LOOKS = PROJECT_ROOT / "results" / "looks.csv"
 COLUMNS = ("date", "commit", "command", "dataset", "sample", "figure")
@@ -129,9 +130,10 @@ def public_command(argv: list[str]) -> str:
 
 
 def evaluation_run(path: Path) -> Run:
-    """A committed run read to compute figures, marked as a look where it is a preset's
-    (`results/PRESET/`: its development sample) or a sealed one (`results/sealed-PRESET/`)."""
-    run = load_run(path)
+    """A run folder or committed results read to compute figures, marked as a look where it is
+    a preset's (`results/PRESET/`: its development sample) or a sealed one
+    (`results/sealed-PRESET/`)."""
+    run = load_any(path)
     name = path.name
     if name.startswith("sealed-") and name[len("sealed-") :] in DATASETS:
         mark(name[len("sealed-") :], "sealed")

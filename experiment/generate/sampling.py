@@ -23,12 +23,12 @@ import hashlib
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from experiment.errors import ModelError
 from experiment.generate.cache import GenerationCache, cache_key
 from experiment.generate.models.base import Backend, Messages, SamplingParams
-from experiment.generate.prompts import FIGURE, messages_for, prompt_for
+from experiment.generate.prompts import CALC, FIGURE, messages_for, prompt_for
 from experiment.generate.windows import WHOLE_ARTICLE, WHOLE_NOTE, Reading, fit_article
 from experiment.records import ERROR_PREFIX, Article, Generation, Question
 
@@ -111,6 +111,7 @@ class _Plan:
     found: list[Generation | None]
     rounds: list[range]
     prompt: str = FIGURE  # the prompt the messages are (a key of prompts.PROMPTS)
+    params: SamplingParams = field(default_factory=SamplingParams)  # drawn so (`params_for`)
 
     @property
     def missing(self) -> list[int]:
@@ -144,7 +145,9 @@ def _plan(
     rounds: Sequence[int] | None = None,
     reading: Reading = WHOLE_ARTICLE,
     prompt: str = FIGURE,
+    calc_max_tokens: int = 0,
 ) -> _Plan:
+    params = params_for(params, prompt_for(question, prompt), calc_max_tokens)
     messages, context = prompt_of(backend, article, question, k, params, reading, prompt)
     seeds = [derive_seed(base_seed, question.id, i) for i in range(k)]
     setup = backend.setup
@@ -164,15 +167,22 @@ def _plan(
     ]
     found = [cache.get(key) if cache is not None else None for key in keys]
     resolved = prompt_for(question, prompt)
-    return _Plan(question, messages, context, seeds, keys, found, bounds, resolved)
+    return _Plan(question, messages, context, seeds, keys, found, bounds, resolved, params)
 
 
-def _generate(
-    backend: Backend, plan: _Plan, params: SamplingParams, indices: Sequence[int]
-) -> list[Generation]:
+def params_for(params: SamplingParams, prompt: str, calc_max_tokens: int) -> SamplingParams:
+    """The sampling settings of a question answered with `prompt`: the calculation prompt's
+    answers get `calc_max_tokens` (0: the same as the others), since a calculation is longer
+    than a figure and one cut mid-expression is no answer."""
+    if prompt == CALC and calc_max_tokens:
+        return replace(params, max_tokens=calc_max_tokens)
+    return params
+
+
+def _generate(backend: Backend, plan: _Plan, indices: Sequence[int]) -> list[Generation]:
     """The samples at `indices`; a model failure becomes recorded errors, never an exception."""
     try:
-        out = backend.generate(plan.messages, params, [plan.seeds[i] for i in indices])
+        out = backend.generate(plan.messages, plan.params, [plan.seeds[i] for i in indices])
         if len(out) != len(indices):
             raise ModelError(f"{len(out)} answers for {len(indices)} seeds")
         return out
@@ -202,7 +212,7 @@ def _samples(plan: _Plan, fresh: dict[int, Generation], upto: int) -> list[Sampl
 
 
 def _draw(
-    backend: Backend, plan: _Plan, params: SamplingParams, stop: SampleStop | None
+    backend: Backend, plan: _Plan, stop: SampleStop | None
 ) -> tuple[dict[int, Generation], int]:
     """Round by round, what the cache lacks, until `stop` says enough or a round fails; the
     fresh generations and how many samples the question has."""
@@ -211,7 +221,7 @@ def _draw(
     for r in plan.rounds:
         missing = [i for i in r if plan.found[i] is None]
         if missing:
-            fresh.update(zip(missing, _generate(backend, plan, params, missing), strict=True))
+            fresh.update(zip(missing, _generate(backend, plan, missing), strict=True))
         upto = r.stop
         if any(g.errored for g in fresh.values()):
             break  # not cached: the next run tries the question again
@@ -246,6 +256,7 @@ def sample_question(
     stop: SampleStop | None = None,
     reading: Reading = WHOLE_ARTICLE,
     prompt: str = FIGURE,
+    calc_max_tokens: int = 0,
 ) -> list[Sample]:
     """k samples of one question (fewer when `stop` ends it after a round), reading the article
     as `reading` says (`windows.fit_article`); the ones already in the cache are not generated
@@ -254,8 +265,11 @@ def sample_question(
     If the model raises, the missing samples record the error (and are not cached, so a later
     run tries them again); `sample_all` stops the run when that keeps happening.
     """
-    plan = _plan(backend, article, question, k, params, base_seed, cache, rounds, reading, prompt)
-    return _finish(backend, plan, _draw(backend, plan, params, stop), cache)
+    plan = _plan(
+        backend, article, question, k, params, base_seed, cache, rounds, reading, prompt,
+        calc_max_tokens,
+    )  # fmt: skip
+    return _finish(backend, plan, _draw(backend, plan, stop), cache)
 
 
 def sample_all(
@@ -271,6 +285,7 @@ def sample_all(
     stop: SampleStop | None = None,
     reading: Reading = WHOLE_ARTICLE,
     prompt: str = FIGURE,
+    calc_max_tokens: int = 0,
 ) -> dict[str, list[Sample]]:
     """Samples for every question, keyed by question id, generated article by article (in
     `rounds` until `stop` says enough, when given; reading the article as `reading` says).
@@ -299,14 +314,15 @@ def sample_all(
                     rounds,
                     reading,
                     prompt,
+                    calc_max_tokens,
                 )
                 for q in chunk
             ]
             todo = [p for p in plans if p.missing]
             if pool is not None and len(todo) > 1:
-                drawn = list(pool.map(lambda p: _draw(backend, p, params, stop), plans))
+                drawn = list(pool.map(lambda p: _draw(backend, p, stop), plans))
             else:
-                drawn = [_draw(backend, p, params, stop) for p in plans]
+                drawn = [_draw(backend, p, stop) for p in plans]
             for plan, got in zip(plans, drawn, strict=True):
                 q = plan.question
                 out[q.id] = _finish(backend, plan, got, cache)

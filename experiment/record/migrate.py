@@ -23,7 +23,7 @@ import pandas as pd
 from experiment.errors import InputError
 from experiment.records import BUNDLED
 
-FORMAT_VERSION = 3  # the run folder's format, written by every new run
+FORMAT_VERSION = 4  # the run folder's format, written by every new run
 Tables = dict[str, pd.DataFrame]
 
 
@@ -95,7 +95,16 @@ def _v2(manifest: dict[str, Any], tables: Tables) -> tuple[dict[str, Any], Table
     return manifest, dict(tables)
 
 
-STEPS = [_v0, _v1, _v2]  # STEPS[v] takes a folder of format v to v + 1
+def _v3(manifest: dict[str, Any], tables: Tables) -> tuple[dict[str, Any], Tables]:
+    """Format 3 to 4: runs before `calc_max_tokens` gave a calculation `max_tokens`."""
+    manifest["format_version"] = 4
+    config = manifest.get("config")
+    if isinstance(config, dict):
+        manifest["config"] = {"calc_max_tokens": 0, **config}
+    return manifest, dict(tables)
+
+
+STEPS = [_v0, _v1, _v2, _v3]  # STEPS[v] takes a folder of format v to v + 1
 
 
 def _confidences(q: pd.DataFrame) -> pd.DataFrame:

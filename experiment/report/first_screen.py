@@ -54,6 +54,15 @@ def best(summary: pd.DataFrame, k: int) -> tuple[Any, Any]:
     return max(alone, key=lambda r: r.accuracy), max(cascades, key=lambda r: r.accuracy)
 
 
+def chosen_rows(summary: pd.DataFrame, chooser: pd.DataFrame | None, k: int) -> list[Any] | None:
+    """`summary`'s rows of the best small-model method and the best cascade as `chooser` (another
+    sample's summary; None: `summary` itself) picks them: a method chosen before it is tested.
+    None where a chosen method is not in `summary`."""
+    by = {r.method: r for r in summary.itertuples()}
+    picked = [by.get(r.method) for r in best(summary if chooser is None else chooser, k)]
+    return None if any(r is None for r in picked) else picked
+
+
 def _decided(r: Any) -> bool:
     return r.verdict in (BEATS, LOSES)
 
@@ -91,11 +100,9 @@ def answer_rows(runs: dict[str, Path], chosen_on: dict[str, Path] | None = None)
         by = {r.method: r for r in run.summary.itertuples()}
         other = (chosen_on or {}).get(label)
         chooser = load_any(other).summary if other and (other / "summary.csv").exists() else None
-        alone, cascade = best(run.summary if chooser is None else chooser, run.k)
-        tried = [by.get(alone.method), by.get(cascade.method)]
-        if any(r is None for r in tried):
-            continue  # the chosen method is not in this run
-        picked.append((label, run, by[REFERENCE], [by[run.verified], *tried]))
+        tried = chosen_rows(run.summary, chooser, run.k)
+        if tried is not None:  # else a chosen method is not in this run
+            picked.append((label, run, by[REFERENCE], [by[run.verified], *tried]))
     tested = [r for *_, rs in picked for r in rs]
     kept = iter(holm_kept(tested))
     rows = []
@@ -132,6 +139,22 @@ def _label(row: list[str]) -> str:
     return row[0].rsplit(" (", 1)[0].removesuffix(SEALED_LABEL)
 
 
+def _samples_note(rows: list[list[str]]) -> str:
+    """Which sample each row reads: the development samples were scored many times while the
+    code changed; a sealed one once, its "best" methods chosen on the development sample."""
+    sealed = sum(SEALED_LABEL in r[0] for r in rows)
+    if not sealed:
+        return (
+            "Every row is a development sample, scored many times while the code changed; each "
+            'public data set\'s sealed sample is scored once (docs/RESULTS.md, "A clean test").'
+        )
+    return (
+        f"{sealed} rows are sealed samples, scored once on frozen code, their best methods chosen "
+        "on the development sample; the others are development samples, scored many times "
+        '(docs/RESULTS.md, "A clean test").'
+    )
+
+
 def answer_section(
     runs: dict[str, Path], chosen_on: dict[str, Path] | None = None, before: str = ""
 ) -> str:
@@ -158,7 +181,8 @@ def answer_section(
             f"over {MIN_CLUSTERS} or more clusters; else n.s.) and the method's model FLOPs over "
             f"{REFERENCE}'s. The table makes {table.comparisons} comparisons against "
             f"{REFERENCE}; {HOLM_MARK} marks the {table.kept} of its {table.verdicts} verdicts "
-            f"that survive Holm's correction over all of them (family-wise error {ALPHA}).",
+            f"that survive Holm's correction over all of them (family-wise error {ALPHA}). "
+            + _samples_note(rows),
         ]
     )
 

@@ -249,3 +249,52 @@ def _save(fig: Any, path: Path) -> Path:
 
     plt.close(fig)
     return path
+
+
+PICTURE_KEY = "factqa-points"  # the PNG text chunk that names the data a picture was drawn from
+
+
+def cost_points(run: Run) -> str:
+    """What `cost_figure` draws, as CSV text: a row per method (its cost and accuracy) and per
+    point of a k curve; the picture's data, compared by `factqa bench report --check`."""
+    cost = cost_table(run.summary)[["method", "flops_per_question", "seconds", "accuracy"]]
+    curves = cost_curves(run)
+    rows = [cost.assign(k="")]
+    if not curves.empty:
+        rows.append(curves[["method", "k", "flops_per_question", "seconds", "accuracy"]])
+    table = pd.concat(rows, ignore_index=True)[["method", "k", "flops_per_question", "seconds",
+                                               "accuracy"]]  # fmt: skip
+    return table.to_csv(index=False, float_format="%.6g", lineterminator="\n")
+
+
+def points_key(points: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(points.encode("utf-8")).hexdigest()[:16]
+
+
+def save_picture(run: Run, path: Path) -> Path:
+    """`cost_figure` of `run` saved at `path`, the SHA-256 of its data (`cost_points`) in the
+    PNG's text chunk `PICTURE_KEY`, so a check can tell a picture of other data."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    fig = cost_figure(run)
+    fig.savefig(
+        path, dpi=110, bbox_inches="tight", metadata={PICTURE_KEY: points_key(cost_points(run))}
+    )
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return path
+
+
+def picture_key(path: Path) -> str:
+    """The data key a picture saved by `save_picture` carries ("" where none)."""
+    from PIL import Image
+
+    try:
+        with Image.open(path) as image:
+            return str(image.text.get(PICTURE_KEY, ""))  # type: ignore[attr-defined]
+    except (OSError, ValueError):
+        return ""
