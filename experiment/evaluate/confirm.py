@@ -15,7 +15,7 @@ from experiment.generate.sampling import Sample
 from experiment.generate.trouble import output_trouble
 from experiment.records import Article, Attempt
 from experiment.values.canonical import Quantity
-from experiment.values.tables import in_body_cells, scaled_reading
+from experiment.values.tables import in_body_cells, one_scale, scaled_reading
 from experiment.verify.answer import confirm_text
 from experiment.verify.derive import (
     Derivation,
@@ -81,9 +81,10 @@ def derived_scale(article: str, d: Derivation, value: Quantity) -> Quantity | No
     if factors == {None} and read and all(in_body_cells(article, o.spans) for o in read):
         stated = stated_scale(article)
         factors = {(stated.factor, stated.unit)} if stated is not None else factors
-    if len(factors) != 1 or None in factors:
+    scale = one_scale(factors)
+    if scale is None:
         return None
-    factor, unit = factors.pop()  # type: ignore[misc]
+    factor, unit = scale
     return Quantity(value.low * factor, value.high * factor, unit, value.qualifier)
 
 

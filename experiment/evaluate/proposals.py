@@ -86,6 +86,7 @@ from experiment.values.tables import (
     Scale,
     Table,
     article_mentions,
+    one_scale,
     parse_tables,
     read_scale,
     scaled_reading,
@@ -758,9 +759,10 @@ def result_scale(p: Proposal, text: str) -> Quantity | None:
     if factors == {None}:
         stated = stated_scale(text)
         factors = {(stated.factor, stated.unit)} if stated is not None else factors
-    if len(factors) != 1 or None in factors:
+    scale = one_scale(factors)
+    if scale is None:
         return None
-    factor, unit = factors.pop()  # type: ignore[misc]
+    factor, unit = scale
     return Quantity(value.low * factor, value.high * factor, unit or value.unit, value.qualifier)
 
 

@@ -474,6 +474,20 @@ def _scaled_at(text: str, span: Span, value: Value) -> Quantity | None:
     return _scaled(value, _currency(symbol.group()) if symbol else "", cell.scale)
 
 
+def one_scale(readings: set[tuple[float, str] | None]) -> tuple[float, str] | None:
+    """The one scale of a calculation's operands, from each one's (factor, unit) in its cell
+    (None: it has none): one factor, and the one unit those that name a unit name ("$8,620"
+    beside "41,846" under "in thousands" is one scale of dollars); None where any operand has
+    no scale, the factors differ or the units do."""
+    if not readings or None in readings:
+        return None
+    factors = {r[0] for r in readings if r is not None}
+    units = {r[1] for r in readings if r is not None and r[1]}
+    if len(factors) != 1 or len(units) > 1:
+        return None
+    return factors.pop(), units.pop() if units else ""
+
+
 def in_body_cells(text: str, spans: Sequence[Span]) -> bool:
     """Whether there is a span and every span is a body cell of a table of `text`."""
     for span in spans:
