@@ -10,7 +10,8 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from experiment.bench.looks import counts, read
+from experiment.bench.looks import counts, log_path, read
+from experiment.importers.looked import pending
 from experiment.bench.sections import Record
 
 CLEAN = "clean-test"
@@ -93,6 +94,8 @@ def clean_test(results: Path, records: Mapping[str, Record], holm: tuple[int, in
     """The section's Markdown (`holm`: the README table's comparisons against large@1, its
     verdicts, and the verdicts that survive Holm's correction)."""
     rows = read(results / "looks.csv")
+    if (results / "looks.csv").resolve() == log_path().resolve():  # this command's own look too
+        rows += [{"dataset": d, "sample": s} for d, s in pending()]
     dev, sealed = counts(rows, "development"), counts(rows, "sealed")
     samples_file = results / "sealed" / "samples.json"
     samples = json.loads(samples_file.read_text(encoding="utf-8")) if samples_file.is_file() else {}

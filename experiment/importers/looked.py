@@ -45,3 +45,9 @@ def take() -> dict[tuple[str, str], str]:
     out = dict(sorted(_marked.items()))
     _marked.clear()
     return out
+
+
+def pending() -> dict[tuple[str, str], str]:
+    """The marks since `begin`, not yet taken (a report written inside the command counts
+    them)."""
+    return dict(_marked) if _on else {}
