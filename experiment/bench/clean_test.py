@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from experiment.bench.looks import counts, log_path, read
-from experiment.importers.looked import pending
 from experiment.bench.sections import Record
+from experiment.importers.looked import pending
 
 CLEAN = "clean-test"
 LEAKAGE, FITTED, CALC_CUT = "leakage", "fitted-files", "calc-cut"
