@@ -5,6 +5,7 @@ Exit codes: 0 done, 1 a run-time failure of a model, 2 bad input or configuratio
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -23,6 +24,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from experiment.bench.app import CORE as BENCH_CORE
 from experiment.bench.app import bench_app
 from experiment.bench.app import groups as bench_groups
 from experiment.bench.app import on_load as on_bench_load
@@ -77,9 +79,13 @@ def _main(
 
 
 def _out() -> Console:
-    """Standard output; wide when it is a file or pipe, so tables are not cut to 80 columns. It
-    reads no markup: model answers, article text and paths are shown as they are."""
-    return Console(markup=False) if sys.stdout.isatty() else Console(width=160, markup=False)
+    """Standard output; when it is a file or pipe, as wide as COLUMNS says, else 160 columns, so
+    tables are not cut to 80. It reads no markup: model answers, article text and paths are
+    shown as they are."""
+    if sys.stdout.isatty():
+        return Console(markup=False)
+    said = os.environ.get("COLUMNS", "")
+    return Console(width=int(said) if said.isdigit() and int(said) >= 40 else 160, markup=False)
 
 
 T = TypeVar("T")
@@ -517,7 +523,7 @@ def _print_methods(
     _out().print(method_table(summary, shown, title))
     rest = rest_line(summary, shown, str(where))
     if rest:
-        _out().print(rest, highlight=False, soft_wrap=True)
+        _out().print(rest, highlight=False)  # wrapped at the terminal's width
 
 
 def _say_failed(reason: str, what: str) -> None:
@@ -1204,7 +1210,7 @@ def _preset(name: str) -> str:
     return name
 
 
-@bench_app.command("run")
+@bench_app.command("run", rich_help_panel=BENCH_CORE)
 def bench_run(
     preset: PresetArg,
     data: DataArg = None,
@@ -1268,7 +1274,7 @@ def bench_run(
         run_preset(options, _factory(), say=lambda line: _out().print(line, highlight=False))
 
 
-@bench_app.command("rescore")
+@bench_app.command("rescore", rich_help_panel=BENCH_CORE)
 def bench_rescore(
     preset: PresetArg,
     data: DataArg = None,
@@ -1307,7 +1313,7 @@ def bench_rescore(
             _out().print(f"wrote {name} and the report", highlight=False)
 
 
-@bench_app.command("report")
+@bench_app.command("report", rich_help_panel=BENCH_CORE)
 def bench_report(
     results_dir: ResultsOpt = None,
     results_md: Annotated[

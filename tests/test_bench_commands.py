@@ -121,3 +121,14 @@ def test_a_wrapper_runs_its_subcommand() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "factqa bench run [OPTIONS]" in done.stdout
+
+
+def test_bench_help_lists_the_user_s_commands_first_and_groups_the_studies() -> None:
+    from typer.testing import CliRunner
+
+    from experiment.cli import app
+
+    out = CliRunner().invoke(app, ["bench", "--help"], env={"COLUMNS": "100"}).output
+    core, studies = out.index("Run, score and report"), out.index("Studies and measurements")
+    row = {name: out.index(f"│ {name} ") for name in ("run", "rescore", "report", "portable")}
+    assert core < row["run"] < row["rescore"] < row["report"] < studies < row["portable"]

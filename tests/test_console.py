@@ -29,7 +29,7 @@ def _run(corpus: tuple[Path, Path], out: Path, *extra: str):  # type: ignore[no-
 def _table_rows(output: str) -> dict[str, str]:
     """The method table's rows by method name (the first word of a row)."""
     rows = {}
-    for line in output.splitlines():
+    for line in output.split("not shown (")[0].splitlines():
         words = line.split()
         if words and ("@" in words[0] or words[0].startswith("cascade")):
             rows[words[0]] = line
@@ -47,7 +47,7 @@ def test_the_default_table_is_compact_and_fits_100_columns(patched, corpus, tmp_
     assert "…" not in table  # no header or cell cut
     # each method on one line, its figures beside it
     assert "0.800 [" in rows["large@1"] and "1.000 [" in rows["small-verified@4"]
-    rest = next(line for line in res.output.splitlines() if line.startswith("not shown"))
+    rest = " ".join(res.output.split("not shown", 1)[1].split("command:")[0].split())
     assert "small-pass@4" in rest and "summary.csv" in rest and "--all" in rest
 
 
@@ -89,3 +89,26 @@ def test_the_best_of_the_rest_is_the_most_accurate_single_method() -> None:
         "cascade",
         "cascade@20%",
     ]
+
+
+def test_a_run_s_console_fits_the_terminal_s_width(
+    monkeypatch: pytest.MonkeyPatch,
+    fake_factory,
+    corpus,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
+) -> None:
+    """At COLUMNS=100 no line of a run's output runs past 100 columns (the "not shown" line
+    ran to 171)."""
+    from typer.testing import CliRunner
+
+    from experiment import cli
+
+    from .conftest import run_args
+
+    monkeypatch.setattr(cli, "_factory", lambda: fake_factory)
+    args = run_args(*corpus, "fake-small", "fake-large", 4, tmp_path, "w")
+    res = CliRunner().invoke(cli.app, args, env={"COLUMNS": "100"})
+    assert res.exit_code == 0, res.output
+    assert "not shown (" in res.output
+    lines = [line for line in res.output.splitlines() if not line.startswith("command: ")]
+    assert [line for line in lines if len(line) > 100] == []  # a command is shown whole

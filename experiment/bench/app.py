@@ -79,16 +79,22 @@ fit_app = typer.Typer(
     "size) on the fitting halves only.",
     no_args_is_help=True,
 )
-bench_app.add_typer(fit_app, name="fit")
+bench_app.add_typer(fit_app, name="fit", rich_help_panel="Fitting the shipped choices")
 _SOURCES = {"bench": bench_app, "fit": fit_app}
 _hooks: list[Callable[[], None]] = []
 _loaded = False
 
 
-def command(name: str, *, fit: bool = False) -> Callable[[F], F]:
+CORE = "Run, score and report"  # the commands a user runs: `factqa bench --help` lists them first
+STUDIES = "Studies and measurements"
+
+
+def command(name: str, *, fit: bool = False, core: bool = False) -> Callable[[F], F]:
     """Register the decorated function as `factqa bench NAME` (with `fit`: `bench fit NAME`);
-    its docstring is the subcommand's help."""
-    return (fit_app if fit else bench_app).command(name)
+    its docstring is the subcommand's help. `core` lists it among the commands a user runs,
+    the rest under the studies."""
+    panel = CORE if core else STUDIES
+    return (fit_app if fit else bench_app).command(name, rich_help_panel=panel)
 
 
 def on_load(hook: Callable[[], None]) -> None:

@@ -20,7 +20,7 @@ import typer
 
 from experiment.bench.app import command
 from experiment.bench.clean_test import CALC_CUT
-from experiment.bench.harness import RESULTS_MD, ResultsMdOpt, WriteOpt, publish
+from experiment.bench.harness import RESULTS_MD, DataFileOpt, ResultsMdOpt, WriteOpt, publish
 from experiment.bench.presets import import_preset
 from experiment.bench.results import RESULTS
 from experiment.bench.sections import measured
@@ -28,8 +28,6 @@ from experiment.corpus import load_articles, load_questions
 from experiment.evaluate.proposal_pool import is_computed
 from experiment.importers.looked import mark
 from experiment.report.results import load_results
-
-DataOpt = Annotated[Path | None, typer.Option(exists=True, dir_okay=False)]
 
 
 def cut(preset: str, data: Path | None, results: Path, tmp: Path) -> tuple[int, int]:
@@ -48,8 +46,8 @@ def cut(preset: str, data: Path | None, results: Path, tmp: Path) -> tuple[int, 
 
 @command(CALC_CUT)
 def calc_cut(
-    drop: DataOpt = None,
-    tatqa: DataOpt = None,
+    drop: DataFileOpt = None,
+    tatqa: DataFileOpt = None,
     results: Annotated[Path, typer.Option("--results-dir")] = RESULTS,
     write: WriteOpt = False,
     results_md: ResultsMdOpt = RESULTS_MD,

@@ -85,6 +85,9 @@ SquadV2Arg = Annotated[Path, typer.Argument(help="SQuAD v2.0 dev (dev-v2.0.json)
 TatqaOpt = Annotated[
     Path | None, typer.Option(help="TAT-QA dev (tatqa_dataset_dev.json): add its fitting part.")
 ]
+DataFileOpt = Annotated[
+    Path | None, typer.Option(exists=True, dir_okay=False, help="The data set's file.")
+]  # a public data set's file, where a command reads several (--squad, --drop, ...)
 LargeEvidenceOpt = Annotated[
     bool, typer.Option("--large-evidence", help="Add the large model's evidence check.")
 ]

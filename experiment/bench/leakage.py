@@ -19,7 +19,7 @@ from typing import Annotated
 import typer
 
 from experiment.bench.app import command
-from experiment.bench.harness import RESULTS_MD, ROOT, ResultsMdOpt, WriteOpt, publish
+from experiment.bench.harness import RESULTS_MD, ROOT, DataFileOpt, ResultsMdOpt, WriteOpt, publish
 from experiment.bench.sections import measured
 from experiment.errors import InputError
 from experiment.importers.leakage import WINDOW, Fragment, Index, scan_repository
@@ -30,7 +30,6 @@ COMMAND = (
     "factqa bench leakage --squad PATH/TO/dev-v1.1.json --squad-v2 PATH/TO/dev-v2.0.json "
     "--drop PATH/TO/drop_dev.jsonl.gz --tatqa PATH/TO/tatqa_dataset_dev.json --write"
 )
-DataOpt = Annotated[Path | None, typer.Option(exists=True, dir_okay=False)]
 
 
 def tracked(root: Path) -> list[str]:
@@ -62,10 +61,10 @@ def find(sources: dict[str, Path], root: Path) -> tuple[dict[str, int], list[Fra
 
 @command(SECTION)
 def leakage(
-    squad: DataOpt = None,
-    squad_v2: DataOpt = None,
-    drop: DataOpt = None,
-    tatqa: DataOpt = None,
+    squad: DataFileOpt = None,
+    squad_v2: DataFileOpt = None,
+    drop: DataFileOpt = None,
+    tatqa: DataFileOpt = None,
     root: Annotated[Path, typer.Option(help="The repository to scan.")] = ROOT,
     write: WriteOpt = False,
     results_md: ResultsMdOpt = RESULTS_MD,

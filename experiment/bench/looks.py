@@ -182,7 +182,7 @@ def _summary_headline(summary_csv: str) -> str:
     return " ".join(found[m] for m in ("large@1", "small-verified@10") if m in found)
 
 
-@command("looks")
+@command("looks", core=True)
 def looks_command(
     reconstruct: Annotated[
         bool,

@@ -26,7 +26,7 @@ from typing import Annotated
 import typer
 
 from experiment.bench.app import command
-from experiment.bench.harness import OUT, ROOT
+from experiment.bench.harness import OUT, ROOT, DataFileOpt
 from experiment.bench.looks import log_path, read
 from experiment.bench.presets import PRESETS
 from experiment.bench.results import RESULTS
@@ -41,15 +41,13 @@ from experiment.bench.sealed_samples import (
 from experiment.errors import InputError
 from experiment.files import atomic_write
 
-DataOpt = Annotated[Path | None, typer.Option(exists=True, dir_okay=False)]
 
-
-@command("sealed-draw")
+@command("sealed-draw", core=True)
 def sealed_draw(
-    squad: DataOpt = None,
-    squad_v2: DataOpt = None,
-    drop: DataOpt = None,
-    tatqa: DataOpt = None,
+    squad: DataFileOpt = None,
+    squad_v2: DataFileOpt = None,
+    drop: DataFileOpt = None,
+    tatqa: DataFileOpt = None,
     samples: Annotated[Path, typer.Option(help="The ids' file.")] = SAMPLES,
 ) -> None:
     """Draw each given data set's sealed sample and commit its ids (refused where it differs
@@ -109,7 +107,7 @@ def scored_at(preset: str, commit: str, looks: Path) -> bool:
     )
 
 
-@command("sealed")
+@command("sealed", core=True)
 def sealed(
     preset: Annotated[str, typer.Argument(help=f"One of {', '.join(PUBLIC)}.")],
     data: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="Its data file.")],
