@@ -515,13 +515,14 @@ def _print_methods(
     every: bool,
     where: Path,
     title: str,
+    also: str = ", or run with --all",
 ) -> None:
     """The compact method table (experiment/report/console.py), then a line naming the rest."""
     from experiment.report.console import chosen, method_table, rest_line
 
     shown = chosen(summary, k, methods, every)
     _out().print(method_table(summary, shown, title))
-    rest = rest_line(summary, shown, str(where))
+    rest = rest_line(summary, shown, str(where), also)
     if rest:
         _out().print(rest, highlight=False)  # wrapped at the terminal's width
 
@@ -836,6 +837,9 @@ def _print_ranked(qs: QuestionSamples) -> None:
         _out().print(f"selected answer: {sel.chosen.canonical} (confidence {sel.confidence:.2f})")
 
 
+REPORT_MD = "report.md"  # `factqa report`'s whole report, beside the run's files
+
+
 @app.command()
 def report(
     run_dir: Annotated[Path, typer.Argument(help="A run folder under outputs/.")],
@@ -857,8 +861,9 @@ def report(
         typer.Option(help="With --html: the articles folder, if the run's own has moved."),
     ] = None,
 ) -> None:
-    """Show a finished run's method table, write its plots (PNG) into RUN_DIR/plots, and
-    optionally record it in the results file and write its HTML page."""
+    """Show a finished run's method table, write its whole report as Markdown (RUN_DIR/report.md)
+    and its plots (PNG) into RUN_DIR/plots, and optionally record it in the results file and
+    write its HTML page."""
     from experiment.outputs import validate_file
     from experiment.report.markdown import (
         is_bundled,
@@ -891,7 +896,16 @@ def report(
             validate_html(run, articles)  # before anything is written
         with reporting(run_dir):
             text = run_section(run_dir, _report_line(run_dir, results, readme, html, articles))
-            _out().print(text, highlight=False)
+            from experiment.files import atomic_write
+
+            atomic_write(run_dir / REPORT_MD, text + "\n")
+            heading, said, *_ = text.split("\n\n")
+            _out().print(heading.removeprefix("## "), highlight=False)
+            for line in said.splitlines():  # the command shown whole, the rest wrapped
+                _out().print(line, highlight=False, soft_wrap=line.startswith("Command: "))
+            rows = list(run.summary.itertuples())
+            _print_methods(rows, run.k, None, False, run_dir / REPORT_MD, "methods", "")  # type: ignore[arg-type]
+            _out().print(f"wrote {run_dir / REPORT_MD}: every table, as Markdown", highlight=False)
             for path in plot_files(run, run_dir / "plots"):
                 _out().print(f"wrote {path}", highlight=False)
             if results is not None:

@@ -112,3 +112,22 @@ def test_a_run_s_console_fits_the_terminal_s_width(
     assert "not shown (" in res.output
     lines = [line for line in res.output.splitlines() if not line.startswith("command: ")]
     assert [line for line in lines if len(line) > 100] == []  # a command is shown whole
+
+
+def test_report_shows_the_table_for_the_terminal_and_writes_the_markdown(
+    patched,  # type: ignore[no-untyped-def]
+    corpus,
+    tmp_path: Path,
+) -> None:
+    """`factqa report RUN` renders for a terminal (the raw Markdown's 13-column tables broke
+    mid-row) and keeps the whole report in RUN/report.md; its heading counts right."""
+    assert _run(corpus, tmp_path).exit_code == 0
+    res = runner.invoke(cli.app, ["report", str(tmp_path / "t")], env={"COLUMNS": "100"})
+    assert res.exit_code == 0, res.output
+    assert "| --- |" not in res.output and "## " not in res.output
+    lines = [line for line in res.output.splitlines() if not line.startswith("Command: ")]
+    assert [line for line in lines if len(line) > 100] == []
+    assert "large@1" in _table_rows(res.output)
+    whole = (tmp_path / "t" / "report.md").read_text(encoding="utf-8")
+    assert "| method |" in whole and ": 5 questions, 2 articles, k=4" in whole
+    assert "report.md" in res.output

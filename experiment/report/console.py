@@ -94,12 +94,14 @@ def chosen(summary: Sequence[Any], k: int, methods: list[str] | None, every: boo
     return default_methods(names, {r.method: float(r.accuracy) for r in summary}, k)
 
 
-def rest_line(summary: Sequence[Any], shown: Sequence[str], where: str) -> str:
+def rest_line(
+    summary: Sequence[Any], shown: Sequence[str], where: str, also: str = ", or run with --all"
+) -> str:
     """One line naming the methods left out of the table, and where to find them ('' for none)."""
     rest = [r.method for r in summary if r.method not in shown]
     if not rest:
         return ""
-    return f"not shown ({len(rest)}): {', '.join(rest)}; all in {where}, or run with --all"
+    return f"not shown ({len(rest)}): {', '.join(rest)}; all in {where}{also}"
 
 
 def method_table(summary: Sequence[Any], shown: Sequence[str], title: str) -> Table:

@@ -390,6 +390,11 @@ COST_NOTE = (
 )
 
 
+def _count(n: int, noun: str) -> str:
+    """'1 article', '3 articles'."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def _title(m: Manifest) -> str:
     name = m.dataset
     return name[:1].upper() + name[1:]
@@ -447,7 +452,8 @@ def run_section(run_dir: Path, reported: str | None = None) -> str:
     run = load_run(run_dir)
     m, s, k = run.manifest, run.summary, run.k
     lines = [
-        f"## {_title(m)}: {m.questions} questions, {m.articles} articles, k={k}",
+        f"## {_title(m)}: {_count(m.questions, 'question')}, {_count(m.articles, 'article')}, "
+        f"k={k}",
         "",
         f"Command: `{run_command(m)}` (run id `{m.run_id}`), then "
         f"`{reported or _report_command(m)}`.",
