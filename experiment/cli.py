@@ -278,7 +278,10 @@ def run(
     ] = None,
     limit: Annotated[
         int,
-        typer.Option(help="Only the first N questions (0 = all)."),
+        typer.Option(
+            help="A quick look: N questions spread over the articles, stated and computed in "
+            "the corpus's proportion, fixed by --seed (0 = all)."
+        ),
     ] = RunConfig.limit,
     backend: Annotated[
         str,
@@ -447,6 +450,8 @@ def run(
             cfg.out, "--out"
         )  # not the run folder: its id hashes the corpus, read later
         shown = parse_methods(methods, cfg.k) if methods is not None else None
+        if cfg.limit:
+            _say_quick_look(cfg)
         bar, update = _progress_bar(cfg)
         failed: RunFailed | None = None
         with bar:
@@ -525,6 +530,24 @@ def _print_methods(
     rest = rest_line(summary, shown, str(where), also)
     if rest:
         _out().print(rest, highlight=False)  # wrapped at the terminal's width
+
+
+def _say_quick_look(cfg: RunConfig) -> None:
+    """What a `--limit` run takes: how many questions of how many, stated and computed, from how
+    many articles."""
+    from dataclasses import replace
+
+    from experiment.runner import load_corpus
+
+    _, every = load_corpus(replace(cfg, limit=0))
+    _, took = load_corpus(cfg)
+    computed = sum(q.computed for q in took)
+    _out().print(
+        f"a quick look: {len(took)} of {len(every)} questions ({len(took) - computed} stated, "
+        f"{computed} computed) from {len({q.article_id for q in took})} articles, spread by "
+        f"--seed {cfg.seed}; --limit 0 runs them all",
+        highlight=False,
+    )
 
 
 def _say_failed(reason: str, what: str) -> None:

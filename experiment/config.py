@@ -333,6 +333,8 @@ class RunConfig:
 
         if self.derived_text == RESULT:  # nor runs made before the calculation form (the result)
             del keep["derived_text"]
+        if self.limit:  # a quick look is a spread sample now, no longer the first N
+            keep["limit_rule"] = "spread"
         keep.update({k: content_digest(getattr(self, k)) for k in CONTENT})
         return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:10]
 

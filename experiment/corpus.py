@@ -454,3 +454,40 @@ def refuse_repeated(header: list[str], path: Path, fix: str) -> None:
         raise InputError(
             f"the header names the column '{twice}' twice", path=path, line=1, field=twice, fix=fix
         )
+
+
+def quick_sample(questions: list[Question], n: int, seed: int) -> list[Question]:
+    """`n` of `questions` for a quick look at the experiment (`--limit N`): stated and computed
+    in the corpus's proportion (at least one of each where both exist and `n` allows), each
+    dealt round-robin over the articles in an order fixed by `seed`, so a few questions come
+    from many articles and show both kinds; all of them where `n` is not fewer."""
+    import random
+
+    if n <= 0 or n >= len(questions):
+        return list(questions)
+    computed = [q for q in questions if q.computed]
+    stated = [q for q in questions if not q.computed]
+    n_computed = round(n * len(computed) / len(questions))
+    if computed and stated and n >= 2:
+        n_computed = min(max(n_computed, 1), n - 1)
+    rng = random.Random(seed)
+
+    def dealt(part: list[Question], k: int) -> list[Question]:
+        by: dict[str, list[Question]] = {}
+        for q in part:
+            by.setdefault(q.article_id, []).append(q)
+        order = sorted(by)
+        rng.shuffle(order)
+        for a in order:
+            rng.shuffle(by[a])
+        out: list[Question] = []
+        depth = 0
+        while len(out) < k:
+            for a in order:
+                if depth < len(by[a]) and len(out) < k:
+                    out.append(by[a][depth])
+            depth += 1
+        return out
+
+    picked = {q.id for q in dealt(computed, n_computed) + dealt(stated, n - n_computed)}
+    return [q for q in questions if q.id in picked]

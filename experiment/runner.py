@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from experiment.config import BUNDLED, RunConfig, git_commit
-from experiment.corpus import load_articles, load_questions
+from experiment.corpus import load_articles, load_questions, quick_sample
 from experiment.errors import ConfigError, ModelError, OutputError, RunFailed
 from experiment.evaluate.agreement import (
     SCORED_AGAINST,
@@ -293,7 +293,7 @@ def load_corpus(cfg: RunConfig) -> tuple[dict[str, Article], list[Question]]:
     articles = load_articles(cfg.articles)
     questions = article_order(load_questions(cfg.questions, articles))
     if cfg.limit:
-        questions = questions[: cfg.limit]
+        questions = quick_sample(questions, cfg.limit, cfg.seed)
     return articles, questions
 
 
