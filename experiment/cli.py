@@ -571,7 +571,14 @@ def ask(
         Path, typer.Argument(help="Article file (.md with front matter, or plain text).")
     ],
     question: Annotated[str, typer.Argument(help="The question.")],
-    kind: Annotated[str, typer.Option(help="'figure' or 'date'.")] = "figure",
+    kind: Annotated[
+        str | None,
+        typer.Option(
+            help="'figure' or 'date' (default: from the question's wording, as `run` reads a "
+            "questions file without a kind).",
+            show_default=False,
+        ),
+    ] = None,
     model: Annotated[
         str, typer.Option(help="Model: catalog name or .gguf path.")
     ] = RunConfig.small,
@@ -612,12 +619,14 @@ def ask(
     from experiment.generate.sampling import sample_question
     from experiment.generate.windows import WHOLE_NOTE
     from experiment.records import Question
+    from experiment.values.question_kind import wording_kind
 
     with _errors():
-        if kind not in ("figure", "date"):
-            raise ConfigError(f"kind must be 'figure' or 'date', got '{kind}'", field="kind")
         if not _text(question, "question").strip():
             raise ConfigError("the question is empty", field="question")
+        kind = kind or wording_kind(question) or "figure"
+        if kind not in ("figure", "date"):
+            raise ConfigError(f"kind must be 'figure' or 'date', got '{kind}'", field="kind")
         # k, temperature and --small-context checked as a run checks them, before the model loads
         cfg = RunConfig(
             small=model,

@@ -296,3 +296,15 @@ def test_a_run_that_cannot_start_writes_nothing(patched, corpus, tmp_path: Path)
     res = runner.invoke(cli.app, run_args(arts, qs, "fake-small", "fake-large", 2, out, "t"))
     assert res.exit_code == 2 and "field 'answers': gold answer 'lots'" in res.output
     assert not out.exists()
+
+
+def test_ask_reads_the_kind_from_the_wording_as_run_does(patched, corpus) -> None:  # type: ignore[no-untyped-def]
+    """ "When ...?" is a date question with no --kind (it was read as a figure)."""
+    arts, _ = corpus
+    args = ["ask", str(arts / "alpha.md"), "When was the Widget launched?", "--model",
+            "fake-small", "-k", "2", "--no-pool"]  # fmt: skip
+    res = runner.invoke(cli.app, args)
+    assert res.exit_code == 0, res.output
+    assert "selected answer: 2024-03-12" in res.output  # read as a date
+    figure = runner.invoke(cli.app, [*args, "--kind", "figure"])
+    assert figure.exit_code == 0 and "selected answer: 2024-03-12" not in figure.output
