@@ -314,3 +314,13 @@ def test_a_dated_year_is_a_year_and_years_are_only_subtracted() -> None:
     assert right("How many years was the kiln fired?", "29", kiln)
     # a date is no operand where the question asks no years
     assert all("1991" not in p.expression for p in propose("How many more potters than 2?", kiln))
+
+
+def test_a_rule_left_out_for_its_measurement_comes_back() -> None:
+    from experiment.bench.proposals import left_out
+
+    kiln = "The kiln was fired from about 1962 until it closed in March 1991. It had 6 potters."
+    asked = "How many years was the kiln fired?"
+    with left_out("dated"):
+        assert all(p.derivation != "29 = 1991 - 1962" for p in propose(asked, kiln))
+    assert propose(asked, kiln)[0].derivation == "29 = 1991 - 1962"

@@ -47,11 +47,12 @@ A run's questions are its preset's sample, not the whole part the coverage is me
 
 from __future__ import annotations
 
+import contextlib
 import math
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
@@ -65,6 +66,7 @@ from experiment.bench.looks import evaluation_run
 from experiment.bench.pool_coverage import fit_n
 from experiment.corpus import load_articles, load_questions
 from experiment.errors import ConfigError
+from experiment.evaluate import proposals as P
 from experiment.evaluate.judge import Gold, gold_of, judge
 from experiment.evaluate.methods import (
     LARGE_1,
@@ -362,6 +364,13 @@ def proposals(
     ] = None,
     results: ResultsMdOpt = RESULTS_MD,
     write: WriteOpt = False,
+    without: Annotated[
+        str | None,
+        typer.Option(
+            help=f"Leave one prose rule out, to measure what it adds ({', '.join(RULES)}); "
+            "with --fit-only: the rule's own evidence on the fitting parts."
+        ),
+    ] = None,
 ) -> None:
     """Coverage of the computed proposals: how often the calculations the article drafts hold
     the gold of a computed question, what `text-derived` answers; with --run, what the models
@@ -376,7 +385,11 @@ def proposals(
         models[part] = model_result(Path(folder))
     sources = {"tatqa": tatqa, "drop": drop}
     measured: list[PartResult] = []
-    with tempfile.TemporaryDirectory() as tmp:
+    if without is not None and without not in RULES:
+        raise ConfigError(f"--without takes one of {', '.join(RULES)}", field="without")
+    if without is not None and write:
+        raise ConfigError("--write records the shipped rules, not a rule left out", field="write")
+    with tempfile.TemporaryDirectory() as tmp, left_out(without):
         for name, fmt, half, _ in PARTS:
             if fit_only and half == "eval":
                 continue
@@ -400,6 +413,41 @@ def proposals(
             raise ConfigError("--write needs every part, whole", field="write")
         body = table(measured, KEEP_N, models)
         write_section(results, "proposals", section(body, note, line, bool(models)))
+
+
+RULES = ("noun", "qualified", "dated")  # prose rules whose first examples were evaluation ones
+
+
+@contextlib.contextmanager
+def left_out(rule: str | None) -> Iterator[None]:
+    """The proposals without one of `RULES` while inside: `noun` (W_NOUN at 0), `qualified` (a
+    qualified prose figure, "roughly 41,500", is no operand) or `dated` (a date's year is no
+    operand)."""
+    saved = (P.W_NOUN, P._prose_figure, P._dated_year)
+    if rule == "noun":
+        P.W_NOUN = 0.0
+    elif rule == "qualified":
+        shipped = P._prose_figure
+
+        def prose(
+            text: str, values: Sequence[object], asked: P.Asked
+        ) -> tuple[str, Quantity] | None:
+            got = shipped(text, values, asked)
+            first = next((v for v in values if isinstance(v, Quantity)), None)
+            return None if got is not None and first is not None and first.qualifier else got
+
+        P._prose_figure = prose
+    elif rule == "dated":
+        P._dated_year = lambda text, values: None
+    forget = (P._lines_of.cache_clear, P._proposals.cache_clear)
+    for clear in forget:
+        clear()
+    try:
+        yield
+    finally:
+        P.W_NOUN, P._prose_figure, P._dated_year = saved
+        for clear in forget:
+            clear()
 
 
 def key_line(results: Sequence[PartResult], models: dict[str, ModelResult]) -> str:
