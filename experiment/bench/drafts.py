@@ -155,6 +155,7 @@ def drafts(
         k = int(run.manifest.config["k"])
         articles, questions = corpus_of(runs, preset)
         cov = coverage_and_loss(run, articles, questions)
+        cov["stated_all"] = stated_computed(run.questions, []).attrs["n_stated"]
         fig = figures(run, k)
         rows.append((preset, k, cov, fig))
         pairs.append(f"text_cov_{key}={cov['whole']:.3f}")
@@ -204,7 +205,8 @@ def kept(previous: str, present: set[str]) -> tuple[dict[str, str], list[str]]:
 
 def section(rows: list, line: str, kept_rows: dict[str, str]) -> str:  # type: ignore[type-arg]
     head = (
-        "| data set | stated | sampled (pass@k) | bounded pool | whole pool | text-only "
+        "| data set | stated: answerable / all | sampled (pass@k) | bounded pool | whole pool "
+        "| text-only "
         "| small-text@0 | small-text@k | large-text@1 | small-selected@k | large@1 "
         "| small-text@0 loss (scale/period/row/entity/abstained) |"
     )
@@ -221,7 +223,8 @@ def section(rows: list, line: str, kept_rows: dict[str, str]) -> str:  # type: i
         losses = "/".join(str(cov["losses"][k_]) for k_ in LOSSES)
         sampled = fig["pass"]["stated"] if "pass" in fig else math.nan
         made[preset] = (
-            f"| {preset} (k={k}) | {cov['stated']} | {sampled:.3f} | {cov['bounded']:.3f} "
+            f"| {preset} (k={k}) | {cov['stated']} / {cov.get('stated_all', '—')} "
+            f"| {sampled:.3f} | {cov['bounded']:.3f} "
             f"| {cov['whole']:.3f} | {cell('text_only')} | {cell('small_text0')} "
             f"| {cell('small_text')} | {cell('large_text')} | {cell('selected')} "
             f"| {cell('large')} | {losses} |"
@@ -236,10 +239,11 @@ def section(rows: list, line: str, kept_rows: dict[str, str]) -> str:  # type: i
 Command: `factqa bench drafts --write` (no model: it reads the benchmark runs' folders,
 made by `factqa bench run PRESET PATH/TO/DATA` with the pools' scores on).
 
-Each method's cell: accuracy over all questions / over the stated ones (gold not computed) (its
-FLOPs against large@1's on the same questions, from the run's own counters). Coverage columns
-are over the stated answerable questions: a sample holds the gold (small-pass@k, over the
-stated ones), the bounded pool (N={POOL_N}) holds it, the whole pool holds it. The loss column
+Each method's cell: accuracy over all questions / over the stated ones (gold not computed,
+unanswerable ones included: the second count of the stated column) (its FLOPs against
+large@1's on the same questions, from the run's own counters). Coverage columns are over the
+stated answerable questions (the first count): the bounded pool (N={POOL_N}) holds the gold, the
+whole pool holds it; the sampled column is small-pass@k over all the stated ones. The loss column
 counts, where the bounded pool held the gold, what small-text@0 gave instead.
 
 {table}
