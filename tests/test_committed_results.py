@@ -10,9 +10,12 @@ import pytest
 from experiment.config import PROJECT_ROOT
 from experiment.report.results import load_results
 
-# every folder but results/bench/, the sections' records (tests/test_results_document.py)
+NOT_RUNS = {"bench", "sealed"}
+
+# every results folder (results/bench/ holds the sections' records: tests/test_results_document.py;
+# results/sealed/ the sealed samples' ids: tests/test_sealed.py)
 COMMITTED = sorted(
-    p for p in (PROJECT_ROOT / "results").glob("*") if p.is_dir() and p.name != "bench"
+    p for p in (PROJECT_ROOT / "results").glob("*") if p.is_dir() and p.name not in NOT_RUNS
 )
 
 
@@ -26,3 +29,20 @@ def test_committed_results_read_back_and_hold_no_machine_paths(folder: Path) -> 
     for plain in ("manifest.json", "results.json"):
         text = (folder / plain).read_text(encoding="utf-8")
         assert str(PROJECT_ROOT) not in text and "/home/" not in text and "/root/" not in text
+
+
+def test_the_committed_sealed_samples_hold_no_development_question() -> None:
+    """Each public data set's sealed ids (results/sealed/samples.json) are disjoint from its
+    committed development sample, sized like it (squad-v2: answerable and unanswerable)."""
+    import gzip
+    import json
+
+    import pandas as pd
+
+    samples = json.loads((PROJECT_ROOT / "results" / "sealed" / "samples.json").read_text())
+    assert set(samples) == {"squad-v1", "squad-v2", "drop", "tatqa-dev"}
+    for preset, drawn in samples.items():
+        with gzip.open(PROJECT_ROOT / "results" / preset / "questions.csv.gz", "rt") as f:
+            development = set(pd.read_csv(f, dtype=str).question_id)
+        assert not development & set(drawn["ids"]) and drawn["development_overlap"] == 0
+        assert len(drawn["ids"]) == len(set(drawn["ids"])) == drawn["size"] == len(development)

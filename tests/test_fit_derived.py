@@ -17,6 +17,7 @@ from experiment.evaluate.drafts import (
     drafts_of,
     load_derived_selector,
 )
+from experiment.evaluate.fitted import FittedFileMissing
 from experiment.evaluate.proposal_pool import FORMS, RESULT, proposal_pool
 from experiment.evaluate.selector import save
 from experiment.generate.models.base import Messages
@@ -114,7 +115,8 @@ def test_the_fit_compares_the_ways_and_keeps_the_best_by_passage(tmp_path: Path)
 
 def test_a_kept_rule_or_a_file_of_other_features_is_read_as_such(tmp_path: Path) -> None:
     path = tmp_path / "derived_selector.json"
-    assert load_derived_selector(path) is None  # none shipped: the hand-set rule
+    with pytest.raises(FittedFileMissing, match=r"derived_selector\.json is missing"):
+        load_derived_selector(path)  # a missing fit is an error, never a silent fallback
     rule = {"name": "derived-selector", "kind": "rule", "weights": {}, "threshold": -1e9,
             "fitted": {"chosen": "rule"}}  # fmt: skip
     path.write_text(json.dumps(rule), encoding="utf-8")
