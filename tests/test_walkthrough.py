@@ -46,6 +46,12 @@ def test_the_walkthrough_runs_as_written(tiny_model: Path, tmp_path: Path) -> No
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert (tmp_path / "outputs" / "first" / "report.html").is_file()
+    # the first run is a quick look that shows the experiment: both kinds, methods that differ
+    import pandas as pd
+
+    first = pd.read_csv(tmp_path / "outputs" / "first" / "summary.csv")
+    assert first.accuracy.round(3).nunique() >= 2
+    assert "a quick look: 10 of " in done.stdout
     assert (tmp_path / "outputs" / "mine" / "answers.csv").is_file()
     assert "command: factqa run" in done.stdout
     # llama.cpp's own log went to the run's file, not the console
