@@ -18,6 +18,7 @@ import yaml
 
 from experiment.errors import InputError
 from experiment.files import safe_name
+from experiment.groups import dealt
 from experiment.records import UNANSWERABLE, Article, Question
 from experiment.values.normalize import parse_value
 from experiment.values.question_kind import wording_kind
@@ -459,8 +460,8 @@ def refuse_repeated(header: list[str], path: Path, fix: str) -> None:
 def quick_sample(questions: list[Question], n: int, seed: int) -> list[Question]:
     """`n` of `questions` for a quick look at the experiment (`--limit N`): stated and computed
     in the corpus's proportion (at least one of each where both exist and `n` allows), each
-    dealt round-robin over the articles in an order fixed by `seed`, so a few questions come
-    from many articles and show both kinds; all of them where `n` is not fewer."""
+    dealt evenly over the articles in an order fixed by `seed` (`groups.dealt`), so a few
+    questions come from many articles and show both kinds; all of them where `n` is not fewer."""
     import random
 
     if n <= 0 or n >= len(questions):
@@ -471,23 +472,7 @@ def quick_sample(questions: list[Question], n: int, seed: int) -> list[Question]
     if computed and stated and n >= 2:
         n_computed = min(max(n_computed, 1), n - 1)
     rng = random.Random(seed)
-
-    def dealt(part: list[Question], k: int) -> list[Question]:
-        by: dict[str, list[Question]] = {}
-        for q in part:
-            by.setdefault(q.article_id, []).append(q)
-        order = sorted(by)
-        rng.shuffle(order)
-        for a in order:
-            rng.shuffle(by[a])
-        out: list[Question] = []
-        depth = 0
-        while len(out) < k:
-            for a in order:
-                if depth < len(by[a]) and len(out) < k:
-                    out.append(by[a][depth])
-            depth += 1
-        return out
-
-    picked = {q.id for q in dealt(computed, n_computed) + dealt(stated, n - n_computed)}
+    article = lambda q: q.article_id  # noqa: E731
+    took = dealt(computed, article, n_computed, rng) + dealt(stated, article, n - n_computed, rng)
+    picked = {q.id for q in took}
     return [q for q in questions if q.id in picked]

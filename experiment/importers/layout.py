@@ -12,7 +12,6 @@ import hashlib
 import io
 import random
 import re
-from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +20,7 @@ import yaml
 
 from experiment.corpus import ANSWER_SEPARATOR, QUESTION_COLUMNS
 from experiment.files import atomic_write
+from experiment.groups import dealt
 from experiment.importers.split import Half, half_of
 from experiment.records import UNANSWERABLE
 from experiment.values.canonical import supports
@@ -132,25 +132,9 @@ def classify(row: Imported) -> tuple[str | None, str]:
 
 
 def stratified_sample(rows: Sequence[Imported], n: int, seed: int) -> list[Imported]:
-    """n rows spread evenly across groups: shuffle groups and each group, then deal round-robin."""
-    if n >= len(rows):
-        return list(rows)
-    rng = random.Random(seed)
-    groups: dict[str, list[Imported]] = defaultdict(list)
-    for r in rows:
-        groups[r.group].append(r)
-    order = sorted(groups)
-    rng.shuffle(order)
-    for g in order:
-        rng.shuffle(groups[g])
-    picked: list[Imported] = []
-    depth = 0
-    while len(picked) < n:
-        for g in order:
-            if depth < len(groups[g]) and len(picked) < n:
-                picked.append(groups[g][depth])
-        depth += 1
-    return picked
+    """n rows spread evenly across groups: shuffle groups and each group, then deal round-robin
+    (`groups.dealt`, seeded by `seed`)."""
+    return dealt(rows, lambda r: r.group, n, random.Random(seed))
 
 
 DUPLICATE_ID = "duplicate question id (the first is kept)"
