@@ -537,10 +537,11 @@ def _say_quick_look(cfg: RunConfig) -> None:
     many articles."""
     from dataclasses import replace
 
+    from experiment.corpus import quick_sample
     from experiment.runner import load_corpus
 
     _, every = load_corpus(replace(cfg, limit=0))
-    _, took = load_corpus(cfg)
+    took = quick_sample(every, cfg.limit, cfg.seed)  # as `load_corpus(cfg)` takes them
     computed = sum(q.computed for q in took)
     _out().print(
         f"a quick look: {len(took)} of {len(every)} questions ({len(took) - computed} stated, "

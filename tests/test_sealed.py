@@ -127,8 +127,6 @@ def test_a_sealed_sample_is_scored_once_on_a_clean_tree(
     assert (row["dataset"], row["sample"]) == ("squad-v1", "sealed")
     with gzip.open(folder / "questions.csv.gz", "rt", encoding="utf-8") as f:
         run_ids = {r["question_id"] for r in csv.DictReader(f)}
-    assert run_ids == set(
-        sealed_samples.sealed_ids("squad-v1", results / "sealed" / "samples.json")
-    )
+    assert run_ids == set(sealed_samples.sealed_ids("squad-v1", results))
     again = CliRunner().invoke(cli.app, args)
     assert again.exit_code != 0 and "scored at" in again.output and len(_log()) == 1

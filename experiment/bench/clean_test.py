@@ -6,18 +6,17 @@ correction. Its machine-readable line is the one issue 52 names."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 
 from experiment.bench.looks import counts, log_path, read
+from experiment.bench.sealed_samples import PUBLIC, read_samples, samples_path
 from experiment.bench.sections import Record
 from experiment.importers.looked import pending
 
 CLEAN = "clean-test"
 LEAKAGE, FITTED, CALC_CUT = "leakage", "fitted-files", "calc-cut"
 READ_BY_CLEAN = (LEAKAGE, FITTED, CALC_CUT)  # records this section reads: none has its own
-PUBLIC = ("squad-v1", "squad-v2", "drop", "tatqa-dev")
 
 
 def _figure(records: Mapping[str, Record], name: str, key: str) -> object:
@@ -97,8 +96,7 @@ def clean_test(results: Path, records: Mapping[str, Record], holm: tuple[int, in
     if (results / "looks.csv").resolve() == log_path().resolve():  # this command's own look too
         rows += [{"dataset": d, "sample": s} for d, s in pending()]
     dev, sealed = counts(rows, "development"), counts(rows, "sealed")
-    samples_file = results / "sealed" / "samples.json"
-    samples = json.loads(samples_file.read_text(encoding="utf-8")) if samples_file.is_file() else {}
+    samples = read_samples(samples_path(results))
     looked = ", ".join(f"{name} {dev.get(name, 0)}" for name in ("bundled", *PUBLIC))
 
     def state(name: str) -> str:

@@ -15,6 +15,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+import typer
+
 from experiment.bench.app import command
 from experiment.bench.clean_test import FITTED
 from experiment.bench.harness import RESULTS_MD, ROOT, ResultsMdOpt, WriteOpt, publish
@@ -63,4 +65,4 @@ def fitted_files(write: WriteOpt = False, results_md: ResultsMdOpt = RESULTS_MD)
         figures = {"in_wheel": sum(shipped.values()), "shipped": len(shipped), "sha256": hashes}
         publish(results_md, measured(FITTED, "factqa bench fitted-files --write", figures))
     if not all(shipped.values()):
-        raise SystemExit(1)
+        raise typer.Exit(1)

@@ -429,9 +429,7 @@ def left_out(rule: str | None) -> Iterator[None]:
     elif rule == "qualified":
         shipped = P._prose_figure
 
-        def prose(
-            text: str, values: Sequence[object], asked: P.Asked
-        ) -> tuple[str, Quantity] | None:
+        def prose(text: str, values: Sequence[object], asked: P.Asked) -> P.Figure:
             got = shipped(text, values, asked)
             first = next((v for v in values if isinstance(v, Quantity)), None)
             return None if got is not None and first is not None and first.qualifier else got

@@ -302,9 +302,7 @@ def rescore(results: Path, data: Path | None, out: Path) -> Rescored:
         src.half,
         src.sample or None,
         src.unanswerable,
-        ids=sealed_ids(src.preset, results.parent / "sealed" / "samples.json")
-        if src.sealed
-        else None,
+        ids=sealed_ids(src.preset, results.parent) if src.sealed else None,
     )  # type: ignore[arg-type]
     cfg = config_of(res, corpus.articles, corpus.questions, out)
     shutil.rmtree(cfg.run_dir, ignore_errors=True)

@@ -127,7 +127,7 @@ def config_of(o: BenchOptions, out: Path | None = None) -> tuple[RunConfig, str,
     p = PRESETS[o.preset]
     name, title = run_name(o)
     data_dir = o.out / "data" / (o.preset + (f"-{o.part}" if o.part != p.half else ""))
-    ids = sealed_ids(o.preset, o.results / "sealed" / "samples.json") if o.sealed else None
+    ids = sealed_ids(o.preset, o.results) if o.sealed else None
     if o.sealed:
         data_dir = o.out / "data" / f"sealed-{o.preset}"
     corpus = import_preset(o.preset, o.data, data_dir, o.seed, o.part, o.sample, ids=ids)

@@ -19,14 +19,13 @@ its look is logged (`results/looks.csv`).
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from experiment.bench.app import command
-from experiment.bench.harness import OUT, ROOT, DataFileOpt
+from experiment.bench.harness import OUT, DataFileOpt
 from experiment.bench.looks import log_path, read
 from experiment.bench.presets import PRESETS
 from experiment.bench.results import RESULTS
@@ -38,6 +37,7 @@ from experiment.bench.sealed_samples import (
     draw,
     read_samples,
 )
+from experiment.config import git_commit
 from experiment.errors import InputError
 from experiment.files import atomic_write
 
@@ -82,21 +82,11 @@ def sealed_draw(
     print(f"wrote {samples}")
 
 
-def tree_is_clean(root: Path = ROOT) -> bool:
-    """No tracked file differs from the commit (untracked files do not count)."""
-    done = subprocess.run(
-        ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
-        capture_output=True,
-        text=True,
-    )
-    return done.returncode == 0 and not done.stdout.strip()
-
-
-def head(root: Path = ROOT) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True
-    )
-    return done.stdout.strip()
+def tree_is_clean() -> bool:
+    """No tracked file differs from the commit (`config.git_commit`: untracked files do not
+    count)."""
+    commit = git_commit()
+    return bool(commit) and not commit.endswith("-dirty")
 
 
 def scored_at(preset: str, commit: str, looks: Path) -> bool:
@@ -128,7 +118,7 @@ def sealed(
             "the tree has uncommitted changes",
             fix="commit them: a sealed sample is scored once, on frozen code",
         )
-    commit = head()
+    commit = git_commit()  # the commit the look is logged with
     if scored_at(preset, commit, log_path()):
         raise InputError(
             f"the sealed sample of {preset} was scored at {commit[:12]} already",

@@ -16,7 +16,14 @@ from experiment.importers.layout import ImportStats, safe_id, select
 from experiment.importers.readers import read_dataset
 
 SEED = 1  # the development samples used seed 0
-SAMPLES = RESULTS / "sealed" / "samples.json"
+
+
+def samples_path(results: Path) -> Path:
+    """The sealed samples' ids file of a results folder."""
+    return results / "sealed" / "samples.json"
+
+
+SAMPLES = samples_path(RESULTS)
 PUBLIC = tuple(p for p, spec in PRESETS.items() if spec.public)
 
 
@@ -43,8 +50,9 @@ def draw(preset: str, data: Path, results: Path = RESULTS) -> list[str]:
     return [safe_id(r.qid) for r, _ in picked]
 
 
-def sealed_ids(preset: str, samples: Path = SAMPLES) -> frozenset[str]:
-    """The committed ids of the preset's sealed sample."""
+def sealed_ids(preset: str, results: Path = RESULTS) -> frozenset[str]:
+    """The committed ids of the preset's sealed sample (`results`: the results folder)."""
+    samples = samples_path(results)
     data = read_samples(samples)
     if preset not in data:
         raise InputError(

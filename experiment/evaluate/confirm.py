@@ -9,13 +9,13 @@ from dataclasses import replace
 
 from experiment.evaluate.answer import Answer
 from experiment.evaluate.judge import CHANGE_QUESTION
-from experiment.evaluate.proposals import stated_scale
+from experiment.evaluate.proposals import operands_scale
 from experiment.generate.prompts import CALC
 from experiment.generate.sampling import Sample
 from experiment.generate.trouble import output_trouble
 from experiment.records import Article, Attempt
 from experiment.values.canonical import Quantity
-from experiment.values.tables import in_body_cells, one_scale, scaled_reading
+from experiment.values.tables import in_body_cells, scaled_reading
 from experiment.verify.answer import confirm_text
 from experiment.verify.derive import (
     Derivation,
@@ -68,20 +68,14 @@ def derived_scale(article: str, d: Derivation, value: Quantity) -> Quantity | No
     """A derived result in its operands' table scale, as `scaled_reading` gives a stated cell:
     `142.9 - 120.5` over cells under "$ in millions" is $22.4 million; where no operand's cell
     states a scale but every operand is a table body cell, the one scale the article states
-    (`proposals.stated_scale`), as a proposal's result is read (`proposals.result_scale`), so the
-    calculator's answer and the proposals' carry the same scale. Only for a sum, a difference
+    (`proposals.operands_scale`, the rule a proposal's result is read by), so the calculator's
+    answer and the proposals' carry the same scale. Only for a sum, a difference
     or an average (a ratio's scale cancels); None otherwise, and the result stays as computed."""
     if value.unit in ("%", "pp") or shape(d.expression) not in ("sum", "difference", "average"):
         return None
     read = [o for o in d.operands if not o.constant]
-    factors = set()
-    for o in read:
-        scaled = scaled_reading(article, o.spans, o.value) if o.value.low else None
-        factors.add(None if scaled is None else (round(scaled.low / o.value.low, 9), scaled.unit))
-    if factors == {None} and read and all(in_body_cells(article, o.spans) for o in read):
-        stated = stated_scale(article)
-        factors = {(stated.factor, stated.unit)} if stated is not None else factors
-    scale = one_scale(factors)
+    in_cells = bool(read) and all(in_body_cells(article, o.spans) for o in read)
+    scale = operands_scale(article, [(o.spans, o.value) for o in read], in_cells)
     if scale is None:
         return None
     factor, unit = scale

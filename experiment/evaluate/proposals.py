@@ -750,6 +750,24 @@ def stated_scale(text: str) -> Scale | None:
     return Scale(factor, units.pop() if len(units) == 1 else "")
 
 
+def operands_scale(
+    text: str, operands: Sequence[tuple[Sequence[Span], Quantity]], in_cells: bool
+) -> tuple[float, str] | None:
+    """The one scale (factor, unit) of a calculation's operands, each given by its spans and
+    its value as written: every operand's scaled cell in one scale (`tables.one_scale`), else,
+    where no operand's cell states a scale and every operand is a table cell (`in_cells`), the
+    one scale the article states (`stated_scale`); None otherwise. The calculator's result
+    (`confirm.derived_scale`) and a proposal's (`result_scale`) are read by this one rule."""
+    factors: set[tuple[float, str] | None] = set()
+    for spans, q in operands:
+        scaled = scaled_reading(text, spans, q) if q.low else None
+        factors.add(None if scaled is None else (round(scaled.low / q.low, 9), scaled.unit))
+    if factors == {None} and in_cells:
+        stated = stated_scale(text)
+        factors = {(stated.factor, stated.unit)} if stated is not None else factors
+    return one_scale(factors)
+
+
 def result_scale(p: Proposal, text: str) -> Quantity | None:
     """The result of a sum, difference or average of table cells in their scale: the cells'
     own (every operand's cell in one scale), else where no cell has one the scale the article
@@ -760,17 +778,8 @@ def result_scale(p: Proposal, text: str) -> Quantity | None:
         return None
     if not all(o.line.startswith("t") and o.unit != "%" for o in p.operands):
         return None
-    factors = set()
-    for o in p.operands:
-        written = Quantity(float(o.value), float(o.value), o.unit)
-        scaled = scaled_reading(text, (o.span,), written) if o.value else None
-        factors.add(
-            None if scaled is None else (round(scaled.low / float(o.value), 9), scaled.unit)
-        )
-    if factors == {None}:
-        stated = stated_scale(text)
-        factors = {(stated.factor, stated.unit)} if stated is not None else factors
-    scale = one_scale(factors)
+    written = [((o.span,), Quantity(float(o.value), float(o.value), o.unit)) for o in p.operands]
+    scale = operands_scale(text, written, in_cells=True)
     if scale is None:
         return None
     factor, unit = scale

@@ -104,7 +104,8 @@ def answer_rows(runs: dict[str, Path], chosen_on: dict[str, Path] | None = None)
         if tried is not None:  # else a chosen method is not in this run
             picked.append((label, run, by[REFERENCE], [by[run.verified], *tried]))
     tested = [r for *_, rs in picked for r in rs]
-    kept = iter(holm_kept(tested))
+    survive = holm_kept(tested)
+    kept = iter(survive)
     rows = []
     for label, run, ref, (verified, alone, cascade) in picked:
         rows.append(
@@ -117,7 +118,7 @@ def answer_rows(runs: dict[str, Path], chosen_on: dict[str, Path] | None = None)
             ]
         )
     decided = sum(_decided(r) for r in tested)
-    return AnswerTable(k, rows, len(tested), decided, sum(holm_kept(tested)))
+    return AnswerTable(k, rows, len(tested), decided, sum(survive))
 
 
 def kept_rows(block: str) -> list[list[str]]:
