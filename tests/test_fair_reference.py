@@ -56,12 +56,12 @@ def test_a_ratio_keeps_no_scale_and_prose_operands_take_none() -> None:
 def test_a_cell_with_a_currency_beside_one_without_is_one_scale() -> None:
     ledger = Article(
         "l1", "Origo Ferries, assets", "2025-01-01",
-        "Other assets consisted of the following (in thousands):\n\n"
-        "| | 2024 |\n| --- | --- |\n| Deposits | 41,846 |\n| Prepaid fees | $8,620 |\n",
+        "The ferry line's ledger, stated in thousands:\n\n"
+        "| | 2024 |\n| --- | --- |\n| Deposits | 37,210 |\n| Prepaid fees | $6,450 |\n",
         Path("l1.md"),
     )  # fmt: skip
-    q = Question("l1-q", "l1", "What is the sum of deposits and prepaid fees?", ("50466 thousand",),
+    q = Question("l1-q", "l1", "What is the sum of deposits and prepaid fees?", ("43660 thousand",),
                  "figure", computed=True)  # fmt: skip
-    sample = Sample(q, 0, 0, Generation("41,846 + 8,620", 10, 5, 0.1), cached=False, prompt=CALC)
+    sample = Sample(q, 0, 0, Generation("37,210 + 6,450", 10, 5, 0.1), cached=False, prompt=CALC)
     value = confirm_sample(sample, ledger, "large", "m", 0.0).value
-    assert value == Quantity(50_466_000.0, 50_466_000.0, "USD")
+    assert value == Quantity(43_660_000.0, 43_660_000.0, "USD")

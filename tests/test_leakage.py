@@ -47,6 +47,13 @@ def test_canonical_folds_case_quotes_and_breaks() -> None:
     assert len(where) == len(folded) and where[4] == 5  # "v" of Velden, after the quote
 
 
+def test_a_letter_whose_lower_case_is_longer_keeps_the_offsets() -> None:
+    """'İ' lower-cases to two characters: the offsets are the text's own, not its lower case's
+    (the first fold read 'Port of İzmir' as 'port of i̇ mir')."""
+    folded, where = canonical("Port of İzmir")
+    assert folded == "port of zmir" and [("Port of İzmir")[i] for i in where][-4:] == list("zmir")
+
+
 def test_a_fragment_split_across_string_literals_is_found(tmp_path: Path) -> None:
     index = Index()
     index.add_rows(read_dataset("squad", data_file(tmp_path)))

@@ -23,7 +23,7 @@ from experiment.importers.layout import Imported
 from experiment.importers.split import Half, half_of
 
 WINDOW = 40  # canonical characters: the "sentence fragment of 40 or more characters"
-_FOLD = re.compile(r"[^0-9a-z]+")
+_FOLD = re.compile(r"[^0-9A-Za-z]+")  # matched on the text as written, so offsets are its own
 TEXT_SUFFIXES = {
     ".py", ".md", ".txt", ".csv", ".json", ".toml", ".cfg", ".ini", ".yml", ".yaml", ".ipynb",
     ".j2", ".html", ".sh", ".tsv", "",
@@ -36,7 +36,7 @@ def canonical(text: str) -> tuple[str, list[int]]:
     out: list[str] = []
     where: list[int] = []
     last = 0
-    for m in _FOLD.finditer(text.lower()):
+    for m in _FOLD.finditer(text):
         for i in range(last, m.start()):
             out.append(text[i].lower())
             where.append(i)

@@ -476,8 +476,8 @@ def _scaled_at(text: str, span: Span, value: Value) -> Quantity | None:
 
 def one_scale(readings: set[tuple[float, str] | None]) -> tuple[float, str] | None:
     """The one scale of a calculation's operands, from each one's (factor, unit) in its cell
-    (None: it has none): one factor, and the one unit those that name a unit name ("$8,620"
-    beside "41,846" under "in thousands" is one scale of dollars); None where any operand has
+    (None: it has none): one factor, and the one unit those that name a unit name ("$6,450"
+    beside "37,210" under "in thousands" is one scale of dollars); None where any operand has
     no scale, the factors differ or the units do."""
     if not readings or None in readings:
         return None
