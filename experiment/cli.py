@@ -344,7 +344,8 @@ def run(
             "'derive' (a computed answer may come with its working over the article's figures, "
             "'7 = 9 - 2', which the derivation checker confirms; method small-derived@k), "
             "'calc' (the calculation alone, '9 - 2'; the calculator computes the result) or "
-            "'auto' (calc for questions whose wording asks for a computation, figure else).",
+            "'auto' (calc for questions whose wording asks for a computation, figure else; the "
+            "default, because under 'figure' no small method answers a computed question).",
         ),
     ] = RunConfig.prompt,
     max_failed: Annotated[

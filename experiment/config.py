@@ -22,7 +22,7 @@ from experiment.errors import ConfigError, InputError
 from experiment.files import safe_name
 from experiment.generate.models.catalog import DEFAULT_LARGE, DEFAULT_SMALL
 from experiment.generate.models.openai_compat import RETRIES, TIMEOUT
-from experiment.generate.prompts import AUTO, CALC, CALC_MAX_TOKENS
+from experiment.generate.prompts import AUTO, CALC, CALC_MAX_TOKENS, FIGURE
 from experiment.generate.prompts import SETTINGS as PROMPT_SETTINGS
 from experiment.records import BUNDLED
 
@@ -195,8 +195,10 @@ class RunConfig:
     # The prompt both models get (experiment/generate/prompts.py): "figure" (the figure or date
     # alone), "derive" (a computed answer may come with its working, `7 = 9 - 2`), "calc" (the
     # calculation alone; the calculator computes it) or "auto" (calc where the question's
-    # wording asks for a computation, figure elsewhere).
-    prompt: str = "figure"
+    # wording asks for a computation, figure elsewhere). The default is "auto": a computed
+    # question's answer is not written in the article, so under "figure" no small method can
+    # answer it, and the README's bundled row is measured with this default.
+    prompt: str = AUTO
     # How the large model checks the small model's confirmed candidates, besides answering
     # (experiment/evaluate/large_check.py): "whole,evidence" (default), one of them, or "none".
     checks: str = "whole,evidence"
@@ -322,7 +324,7 @@ class RunConfig:
             del keep["adaptive"], keep["rounds"]
         if self.small_context == RunConfig.small_context:  # nor do runs made before excerpts
             del keep["small_context"]
-        if self.prompt == RunConfig.prompt:  # nor do runs made before the derive prompt
+        if self.prompt == FIGURE:  # nor runs of the figure prompt (the default until auto)
             del keep["prompt"]
         if self.drafts == RunConfig.drafts:  # nor do runs made before the pool's scores
             del keep["drafts"]

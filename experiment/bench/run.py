@@ -26,6 +26,7 @@ from experiment.generate.windows import ARTICLE
 from experiment.importers.looked import mark
 from experiment.importers.split import Half
 from experiment.record.results_index import Source
+from experiment.records import BUNDLED
 from experiment.report.markdown import benchmark_section
 from experiment.report.run import load_run
 from experiment.runner import BackendFactory, Factories, llama_factory, run_experiment
@@ -139,7 +140,7 @@ def config_of(o: BenchOptions, out: Path | None = None) -> tuple[RunConfig, str,
         run_id=name + (f"-limit{o.limit}" if o.limit else ""),
         limit=o.limit,
         seed=o.seed,
-        label=title,
+        label="" if title == BUNDLED else title,  # the bundled corpus's own name: no flag
         adaptive=o.adaptive,
         small_context=o.small_context,
         prompt=o.prompt_setting,
