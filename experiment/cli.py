@@ -16,11 +16,9 @@ import typer
 from rich.console import Console
 from rich.progress import (
     BarColumn,
-    MofNCompleteColumn,
     Progress,
     TextColumn,
     TimeElapsedColumn,
-    TimeRemainingColumn,
 )
 from rich.table import Table
 
@@ -169,34 +167,36 @@ def _progress_bar(cfg: RunConfig) -> tuple[Any, Callable[[str, float, int], None
     elapsed time and ETA on a terminal, else a line every 30 seconds."""
     import threading
 
-    from experiment.progress import Overall, PlainProgress, stages
+    from experiment.progress import Eta, Overall, PlainProgress, clock, stages
 
-    overall = Overall(stages(cfg.k, cfg.check_modes))
+    overall = Overall(stages(cfg.k, cfg.check_modes, cfg.draft_roles))
     if not err.is_terminal:
         plain = PlainProgress(overall, lambda line: err.print(line, highlight=False))
         return plain, plain.update
     bar = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("model calls"),
+        TextColumn("{task.fields[calls]} model calls"),
         TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
+        TextColumn("{task.fields[eta]}"),
         console=err,
         transient=False,
     )
-    task = bar.add_task("starting", total=None)
+    task = bar.add_task("starting", total=None, calls="0", eta="")
+    eta = Eta()  # the rate since the first report, as the plain lines have it
     lock = threading.Lock()  # a server's samples report from its threads
 
     def update(stage: str, done: float, total: int) -> None:
         with lock:
             overall.update(stage, done, total)
+            left = eta.left(overall.completed, overall.total)
             bar.update(
                 task,
                 completed=overall.completed,
                 total=overall.total,
                 description=overall.describe(),
+                calls=overall.calls(),
+                eta="" if left is None else f"about {clock(left)} left",
             )
 
     return bar, update

@@ -1,10 +1,13 @@
 """One progress measure over a whole run: every stage's model calls, counted together.
 
 The runner reports each stage as (stage, questions done, questions in it): the small model
-(k samples per question), the large model (one answer), then each way the large model checks
-(one scoring call per question). `Overall` turns those into model calls done out of all the
-run's, so one bar and one ETA cover the whole run. A stage not started yet counts as many
-questions as the first one; its own count replaces that once it starts.
+(k samples per question), the large model (one answer), each way the large model checks and each
+model's scores of the pools (one scoring call per question). `Overall` turns those into model
+calls done out of all the run's, so one bar and one ETA cover the whole run. Every stage is
+declared before the first call; one not started yet counts as many questions as the first, so
+the total is an upper bound from the first report on: a stage that turns out smaller (the checks
+read only questions with a confirmed answer) lowers it, nothing raises it, and it is shown as
+"at most" until every stage has started.
 """
 
 from __future__ import annotations
@@ -36,7 +39,18 @@ class Overall:
     def update(self, stage: str, done: float, total: int) -> None:
         self.stages.setdefault(stage, 1)
         self.questions = self.questions or total
-        self.totals[stage], self.done[stage], self.stage = total, done, stage
+        self.totals[stage] = min(total, self.questions)  # a bound, never raised
+        self.done[stage], self.stage = done, stage
+
+    @property
+    def bounded(self) -> bool:
+        """Whether the total is still an upper bound (some stage has not started)."""
+        return any(s not in self.totals for s in self.stages)
+
+    def calls(self) -> str:
+        """'20/50' model calls, or '20/at most 50' while the total is a bound."""
+        bound = "at most " if self.bounded else ""
+        return f"{int(self.completed):,}/{bound}{self.total:,}"
 
     @property
     def completed(self) -> float:
@@ -50,17 +64,24 @@ class Overall:
         """The current stage: 'small model: 12/40 questions', 'large model check (whole): ...'."""
         if not self.stage:
             return "starting"
-        what = (
-            f"{self.stage} model"
-            if self.stage in ("small", "large")
-            else f"large model {self.stage}"
-        )
+        if self.stage in ("small", "large"):
+            what = f"{self.stage} model"
+        elif self.stage.startswith("pool scores ("):
+            what = f"{self.stage[len('pool scores (') : -1]} model scoring the pools"
+        else:
+            what = f"large model {self.stage}"
         return f"{what}: {int(self.done[self.stage])}/{self.totals[self.stage]} questions"
 
 
-def stages(k: int, checks: tuple[str, ...]) -> dict[str, int]:
-    """A run's stages as the runner names them, with their model calls per question."""
-    return {"small": k, "large": 1, **{f"check ({mode})": 1 for mode in checks}}
+def stages(k: int, checks: tuple[str, ...], drafts: tuple[str, ...] = ()) -> dict[str, int]:
+    """A run's stages as the runner names them, in run order, with their model calls per
+    question."""
+    return {
+        "small": k,
+        "large": 1,
+        **{f"check ({mode})": 1 for mode in checks},
+        **{f"pool scores ({role})": 1 for role in drafts},
+    }
 
 
 @dataclass
@@ -122,7 +143,7 @@ class PlainProgress:
             share = f" ({done / total:.0%})" if total else ""
             eta = f", about {clock(left)} left" if left is not None else ""
             return (
-                f"{int(done)}/{total} model calls{share}; {o.describe()}; "
+                f"{o.calls()} model calls{share}; {o.describe()}; "
                 f"{clock(self.eta.elapsed())} elapsed{eta}"
             )
 
