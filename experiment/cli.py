@@ -33,9 +33,11 @@ from experiment.evaluate.summary import MethodSummary
 if TYPE_CHECKING:
     from rich.text import Text
 
+    from experiment.evaluate.answer import Answer
     from experiment.evaluate.registry import QuestionSamples
     from experiment.generate.models.base import Backend, SamplingParams
-    from experiment.records import Span
+    from experiment.generate.sampling import Sample
+    from experiment.records import Article, Question, Span
     from experiment.verify.derive import Derivation
 
 app = typer.Typer(
@@ -599,26 +601,40 @@ def ask(
         ),
     ] = RunConfig.prompt,
     derived_text: DerivedTextOpt = RunConfig.derived_text,
+    large: Annotated[
+        str,
+        typer.Option(
+            help="The large model, which answers once after the small model's answer ('none': "
+            "leave it out)."
+        ),
+    ] = RunConfig.large,
+    show_all: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="Also show each of the k answers with its evidence, the confirmed candidates "
+            "as the selector ranks them, the article's own candidates as the model scores them, "
+            "and for a question that asks for a computation the calculations the article "
+            "drafts.",
+        ),
+    ] = False,
     pool_scores: Annotated[
         bool,
         typer.Option(
             "--pool/--no-pool",
-            help="Also show the pool (every figure or date the article states, merged with the "
-            "confirmed answers) as the model scores it, and small-text@0's and small-text@k's "
-            "answers; for a question that asks for a computation, also the calculations the "
-            "article drafts (their working, model-free score and the model's score) and "
-            "small-text-derived@k's answer.",
+            help="With --all: show the article's own candidates (and calculations) as the "
+            "model scores them.",
         ),
     ] = True,
 ) -> None:
-    """Answer one question k times and show which answers the article confirms, and where;
-    then the article's own candidates (and calculations) as the model scores them."""
+    """Answer one question as `factqa run` does: the small model answers k times and the answer
+    the article confirms most often is shown first, with its evidence, then the large model's
+    one answer. --all shows how each answer was reached."""
     from experiment.corpus import read_given_article
     from experiment.evaluate.confirm import confirm_samples
     from experiment.evaluate.methods import VERIFIED
     from experiment.evaluate.registry import QuestionSamples
-    from experiment.generate.models.base import SamplingParams
-    from experiment.generate.sampling import sample_question
+    from experiment.generate.prompts import CALC, prompt_for
     from experiment.generate.windows import WHOLE_NOTE
     from experiment.records import Question
     from experiment.values.question_kind import wording_kind
@@ -632,6 +648,7 @@ def ask(
         # k, temperature and --small-context checked as a run checks them, before the model loads
         cfg = RunConfig(
             small=model,
+            large=large if large != "none" else RunConfig.large,
             k=k,
             temperature=temperature,
             seed=seed,
@@ -642,51 +659,90 @@ def ask(
         art = read_given_article(article)
         q = Question("ask", art.id, question, ("unanswerable",), kind)  # type: ignore[arg-type]
         backend = _factory()(model, cfg)
-        samples = sample_question(
-            backend,
-            art,
-            q,
-            k,
-            SamplingParams(temperature=temperature),
-            seed,
-            None,
-            reading=cfg.reading,
-            prompt=cfg.prompt,
-            calc_max_tokens=cfg.calc_max_tokens,
-        )
+        samples = _ask_model(backend, cfg, art, q, small=True)
         if samples and samples[0].context != WHOLE_NOTE:
-            _out().print(f"the model read: {samples[0].context}")
+            _out().print(f"the small model read: {samples[0].context}")
         small = confirm_samples(samples, art, "small", backend.name, temperature)
-        table = Table(title=f"{k} answers from {backend.name}")
-        for col in ("#", "raw answer", "value", "confirmed", "evidence"):
-            table.add_column(col)
-        for a in (s.attempt for s in small):
-            if a.span:
-                context = art.text[max(0, a.span.start - 30) : a.span.end + 30]
-                ev = f"[{a.span.start}:{a.span.end}] …{context}…"
-            else:
-                ev = a.reason
-            table.add_row(
-                str(a.sample_index),
-                a.raw_text.strip()[:60],
-                a.value or "—",
-                "yes" if a.confirmed else "no",
-                ev.replace("\n", " "),
-            )
-        _out().print(table)
         qs = QuestionSamples(q, small, None, k, art)
         vote = VERIFIED.run(qs)
         if vote.chosen is None:
-            _out().print("verified answer: none confirmed, abstain")
+            _out().print(
+                f"answer: none. The article confirms none of {backend.name}'s {k} answers, "
+                f"so {VERIFIED.name(k)} abstains."
+            )
         else:
             a = vote.chosen.attempt
             votes = round(vote.agreement * len(small))
-            _out().print(f"verified answer: {a.answer} ({a.value}), {votes}/{k} votes")
+            _out().print(
+                f"answer: {a.answer} ({VERIFIED.name(k)}: the article confirms it; {votes} of "
+                f"{backend.name}'s {k} answers say it)"
+            )
+            if a.span:
+                _out().print(_marked(art.text, _sentence_around(art.text, a.span), a.span, 300))
+        if large != "none":
+            _ask_large(cfg, art, q)
+        if not show_all:
+            _out().print(
+                "(--all shows each answer with its evidence and how the others were ranked)",
+                style="dim",
+            )
+            return
+        _print_samples(small, art, backend.name, k)
         _print_ranked(qs)
         if pool_scores:
-            params = SamplingParams(temperature=temperature)
+            from experiment.runner import answering
+
+            params = answering(cfg, small=True)[0]
             _print_pool(qs, backend, params, cfg)
-            _print_proposals(qs, backend, params, cfg)
+            if prompt_for(q, cfg.prompt) == CALC:  # only a question that asks for a computation
+                _print_proposals(qs, backend, params, cfg)
+
+
+def _ask_model(
+    backend: Backend, cfg: RunConfig, art: Article, q: Question, small: bool
+) -> list[Sample]:
+    """One model's answers to one question, with a run's settings and prompt (no cache)."""
+    from experiment.generate.sampling import sample_question
+    from experiment.runner import answering
+
+    params, k, reading = answering(cfg, small)
+    return sample_question(
+        backend, art, q, k, params, cfg.seed, None, reading=reading, prompt=cfg.prompt,
+        calc_max_tokens=cfg.calc_max_tokens,
+    )  # fmt: skip
+
+
+def _ask_large(cfg: RunConfig, art: Article, q: Question) -> None:
+    """The large model's one answer (large@1), and whether the article states it."""
+    from experiment.evaluate.confirm import confirm_samples
+
+    backend = _factory()(cfg.large, cfg)
+    said = _ask_model(backend, cfg, art, q, small=False)
+    got = confirm_samples(said, art, "large", backend.name, 0.0)
+    a = got[0].attempt
+    said = "the article states it" if a.confirmed else "the article does not state it"
+    _out().print(f"large model ({backend.name}): {a.answer or a.raw_text.strip()[:60]} ({said})")
+
+
+def _print_samples(small: list[Answer], art: Article, name: str, k: int) -> None:
+    """Each of the small model's k answers: as written, as read, confirmed or not, and where."""
+    table = Table(title=f"the {k} answers of {name}")
+    for col in ("#", "answer", "read as", "confirmed", "evidence"):
+        table.add_column(col)
+    for a in (s.attempt for s in small):
+        if a.span:
+            context = art.text[max(0, a.span.start - 30) : a.span.end + 30]
+            ev = f"[{a.span.start}:{a.span.end}] …{context}…"
+        else:
+            ev = a.reason
+        table.add_row(
+            str(a.sample_index),
+            a.raw_text.strip()[:60],
+            shown_value(a.value) if a.value else "—",
+            "yes" if a.confirmed else "no",
+            ev.replace("\n", " "),
+        )
+    _out().print(table)
 
 
 def _print_pool(
@@ -823,6 +879,22 @@ def _print_proposals(
         else f"{working(pick.chosen) or pick.chosen.text} (confidence {pick.confidence:.2f})"
     )
     _out().print(f"{SMALL_TEXT_DERIVED.name(qs.k)}: {said}")
+
+
+def shown_value(value: str) -> str:
+    """A value as read, in words a reader knows: '3 ord' is '3rd'."""
+    if value.endswith(" ord") and value[:-4].isdigit():
+        n = int(value[:-4])
+        suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+        return f"{n}{suffix}"
+    return value
+
+
+def _sentence_around(text: str, span: Span) -> tuple[int, int]:
+    """The bounds of the sentence (or line) that holds `span`."""
+    start = max(text.rfind(". ", 0, span.start) + 2, text.rfind("\n", 0, span.start) + 1, 0)
+    ends = [i for i in (text.find(". ", span.end), text.find("\n", span.end)) if i >= 0]
+    return start, min(ends, default=len(text)) + 1
 
 
 def _marked(text: str, sentence: tuple[int, int], span: Span, width: int) -> Text:

@@ -311,7 +311,7 @@ def _cache(cfg: RunConfig) -> GenerationCache:
     return GenerationCache(cfg.out / ".cache" / "generations.sqlite")
 
 
-def _answering(cfg: RunConfig, small: bool) -> tuple[SamplingParams, int, Reading]:
+def answering(cfg: RunConfig, small: bool) -> tuple[SamplingParams, int, Reading]:
     """How a model answers, which its prompt depends on: the small model's sampling settings,
     k and reading, or the large model's greedy answer of the whole article."""
     if small:
@@ -350,7 +350,7 @@ def _sample_role(
     if small and cfg.stop_rule is not None:
         rounds = cfg.round_sizes
         stop = sample_stopper(cfg.stop_rule, articles, cfg.temperature)
-    params, k, reading = _answering(cfg, small)
+    params, k, reading = answering(cfg, small)
     done, drawn = 0, 0  # questions finished; samples finished since (where the backend says)
     lock = threading.Lock()  # a server's samples finish on its threads
 
@@ -482,7 +482,7 @@ def large_checks(
         return replace(got, checks=checks)
     backend = factory(cfg.large, cfg)
     cache = _cache(cfg)
-    params = _answering(cfg, small=False)[0]
+    params = answering(cfg, small=False)[0]
     failed: Counter[str] = Counter()
 
     def calls_of(
@@ -591,7 +591,7 @@ def _score_pools(
 ) -> str:
     """One model's scores of every question's pool into `drafts`; why it cannot score ("" when
     it did)."""
-    params, k, reading = _answering(cfg, role == SMALL_ROLE)
+    params, k, reading = answering(cfg, role == SMALL_ROLE)
 
     def probe_of(q: Question) -> Probe:
         messages = prompt_of(backend, articles[q.article_id], q, k, params, reading, cfg.prompt)

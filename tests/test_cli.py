@@ -146,14 +146,32 @@ def test_a_bad_value_in_the_config_file_names_its_file_line_and_field(tmp_path: 
 def _ask(arts: Path, k: int, *extra: str):  # type: ignore[no-untyped-def]
     question = "How many units were sold?"
     args = ["ask", str(arts / "alpha.md"), question, "--model", "fake-small", "-k", str(k)]
-    return runner.invoke(cli.app, [*args, *extra])
+    return runner.invoke(cli.app, [*args, "--large", "fake-large", *extra])
 
 
-def test_ask(patched, corpus) -> None:  # type: ignore[no-untyped-def]
+def test_ask_leads_with_one_answer_then_the_large_models(patched, corpus) -> None:  # type: ignore[no-untyped-def]
     arts, _ = corpus
     res = _ask(arts, 4)
     assert res.exit_code == 0, res.output
-    assert "verified answer: 13,200" in res.output and "2/4 votes" in res.output
+    lines = res.output.splitlines()
+    assert lines[0] == (
+        "answer: 13,200 (small-verified@4: the article confirms it; 2 of fake-small's 4 "
+        "answers say it)"
+    )
+    assert "13,200" in lines[1]  # its evidence sentence
+    assert lines[2] == "large model (fake-large): 10,000 (the article states it)"
+    # the details only with --all
+    assert "ranked by the selector" not in res.output and "the pool (" not in res.output
+    assert "--all" in res.output
+    alone = _ask(arts, 4, "--large", "none")
+    assert alone.exit_code == 0 and "large model" not in alone.output
+
+
+def test_ask_all(patched, corpus) -> None:  # type: ignore[no-untyped-def]
+    arts, _ = corpus
+    res = _ask(arts, 4, "--all")
+    assert res.exit_code == 0, res.output
+    assert "the 4 answers of fake-small" in res.output and "read as" in res.output
     # the confirmed candidates, ranked, each with its confidence and evidence sentence
     assert "confirmed candidates, ranked by the selector" in res.output
     ranked = res.output.split("ranked by the selector", 1)[1]
@@ -163,10 +181,21 @@ def test_ask(patched, corpus) -> None:  # type: ignore[no-untyped-def]
     pool = res.output.split("the pool (", 1)[1]
     assert "both" in pool and "text" in pool and '"unknown" scores' in pool
     assert "small-text@0: " in pool and "small-text@4: " in pool
-    assert "the pool (" not in _ask(arts, 2, "--no-pool").output
+    # a question that asks for no computation gets no calculations
+    assert "calculations the article drafts" not in res.output
+    assert "the pool (" not in _ask(arts, 2, "--all", "--no-pool").output
     short = _ask(arts, 2, "--small-context", "excerpt:1")
     assert short.exit_code == 0, short.output
-    assert "the model read: excerpt 1/" in short.output
+    assert "the small model read: excerpt 1/" in short.output
+
+
+def test_ask_shows_a_value_in_words_a_reader_knows() -> None:
+    assert [cli.shown_value(v) for v in ("3 ord", "11 ord", "22 ord", "45 %")] == [
+        "3rd",
+        "11th",
+        "22nd",
+        "45 %",
+    ]
 
 
 def test_models_list() -> None:
@@ -302,7 +331,7 @@ def test_ask_reads_the_kind_from_the_wording_as_run_does(patched, corpus) -> Non
     """ "When ...?" is a date question with no --kind (it was read as a figure)."""
     arts, _ = corpus
     args = ["ask", str(arts / "alpha.md"), "When was the Widget launched?", "--model",
-            "fake-small", "-k", "2", "--no-pool"]  # fmt: skip
+            "fake-small", "-k", "2", "--large", "fake-large", "--all", "--no-pool"]  # fmt: skip
     res = runner.invoke(cli.app, args)
     assert res.exit_code == 0, res.output
     assert "selected answer: 2024-03-12" in res.output  # read as a date

@@ -339,7 +339,10 @@ def _ask(
     fakes = _fakes()
     monkeypatch.setattr(cli, "_factory", lambda: lambda spec, _cfg: fakes[spec])
     arts, _ = write_corpus(tmp_path)
-    return fakes, ["ask", str(arts / "alpha.md"), MORE_UNITS, "--model", "fake-small", "-k", "2"]
+    return fakes, [
+        "ask", str(arts / "alpha.md"), MORE_UNITS, "--model", "fake-small", "-k", "2",
+        "--large", "fake-large", "--all",
+    ]  # fmt: skip
 
 
 def test_ask_lists_the_proposals_with_their_working_and_scores(

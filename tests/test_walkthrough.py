@@ -50,7 +50,7 @@ def test_the_walkthrough_runs_as_written(tiny_model: Path, tmp_path: Path) -> No
     import pandas as pd
 
     first = pd.read_csv(tmp_path / "outputs" / "first" / "summary.csv")
-    assert first.accuracy.round(3).nunique() >= 2
+    assert first.accuracy.round(3).nunique() >= 3  # at least three methods that differ
     assert "a quick look: 10 of " in done.stdout
     assert (tmp_path / "outputs" / "mine" / "answers.csv").is_file()
     assert "command: factqa run" in done.stdout
