@@ -1352,6 +1352,7 @@ def bench_run(
     drafts: Annotated[str, typer.Option(help="The models that score the pools.")] = (
         RunConfig.drafts
     ),
+    derived_text: DerivedTextOpt = RunConfig.derived_text,
     sample: Annotated[
         int | None, typer.Option(help="Questions to import (default: the preset's).")
     ] = None,
@@ -1389,6 +1390,7 @@ def bench_run(
             half=half,  # type: ignore[arg-type]
             checks=checks,
             drafts=drafts,
+            derived_text=derived_text,
             sample=sample,
         )
         run_preset(options, _factory(), say=lambda line: _out().print(line, highlight=False))

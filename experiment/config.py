@@ -80,6 +80,8 @@ COMMAND_OPTIONS = (
     "small_context",
     "prompt",
     "checks",
+    "drafts",
+    "derived_text",
     "label",
     "max_failed",
     "server_timeout",

@@ -38,3 +38,27 @@ def test_the_other_prompt_setting_is_a_variant_named_after_it() -> None:
     assert auto.variant and run_name(auto)[0] == "squad-v1-auto"
     # naming the preset's own setting is the default run, not a variant
     assert not BenchOptions("tatqa-dev", None, prompt="auto").variant
+
+
+def test_a_run_with_other_pool_scores_is_a_variant_and_never_the_presets_results() -> None:
+    """`--drafts none` or `--derived-text result` is another run: its own name and command, and
+    no README rows or results/PRESET/ of the default run."""
+    none = BenchOptions("drop", Path("drop_dev.jsonl.gz"), drafts="none")
+    assert none.variant and run_name(none)[0] == "drop-nodrafts"
+    assert command_of(none).endswith(" --drafts none")
+    result = BenchOptions("tatqa-dev", Path("tatqa_dataset_dev.json"), derived_text="result")
+    assert result.variant and run_name(result)[0] == "tatqa-dev-derived-result"
+    assert command_of(result).endswith(" --derived-text result")
+    cfg = config_of_without_import(result)
+    assert cfg.derived_text == "result"
+
+
+def config_of_without_import(o: BenchOptions):  # type: ignore[no-untyped-def]
+    """The run's settings as `config_of` makes them, without importing a data set."""
+    from unittest import mock
+
+    from experiment.bench import run as bench_run
+
+    corpus = mock.Mock(articles=Path("a"), questions=Path("q"))
+    with mock.patch.object(bench_run, "import_preset", return_value=corpus):
+        return bench_run.config_of(o)[0]

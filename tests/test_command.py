@@ -70,3 +70,36 @@ def test_a_value_with_spaces_is_quoted() -> None:
 
     cfg = RunConfig(label="SQuAD v1.1 dev", run_id="my-run")
     assert shlex.split(cfg.command())[2:] == ["--label", "SQuAD v1.1 dev", "--run-id", "my-run"]
+
+
+def test_every_setting_is_recorded_in_the_command() -> None:
+    """A new RunConfig field must be named in COMMAND_OPTIONS, or its runs' recorded commands
+    would make another run id when pasted back."""
+    from dataclasses import fields
+
+    from experiment.config import COMMAND_OPTIONS, RunConfig
+
+    assert [f.name for f in fields(RunConfig) if f.name not in COMMAND_OPTIONS] == []
+
+
+def test_a_run_with_non_default_scoring_settings_is_made_again_by_its_command(
+    monkeypatch: pytest.MonkeyPatch,
+    fake_factory,  # type: ignore[no-untyped-def]
+    corpus,
+    tmp_path: Path,
+) -> None:
+    monkeypatch.setattr(cli, "_factory", lambda: fake_factory)
+    monkeypatch.chdir(tmp_path)
+    articles, questions = corpus
+    args = ["run", "--articles", str(articles), "--questions", str(questions), "--small",
+            "fake-small", "--large", "fake-large", "-k", "2", "--out", "runs", "--drafts", "small",
+            "--derived-text", "result", "--checks", "whole", "--prompt", "figure"]  # fmt: skip
+    res = runner.invoke(cli.app, args)
+    assert res.exit_code == 0, res.output
+    (run_dir,) = _runs(tmp_path / "runs")
+    command = json.loads((run_dir / "manifest.json").read_text())["command"]
+    for said in ("--drafts small", "--derived-text result", "--checks whole", "--prompt figure"):
+        assert said in command
+    res = runner.invoke(cli.app, shlex.split(command)[1:])
+    assert res.exit_code == 0, res.output
+    assert _runs(tmp_path / "runs") == [run_dir]  # the same run id, not another folder

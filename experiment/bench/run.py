@@ -52,6 +52,7 @@ class BenchOptions:
     half: Half | None = None
     checks: str = RunConfig.checks
     drafts: str = RunConfig.drafts
+    derived_text: str = RunConfig.derived_text
     sample: int | None = None  # the preset's sample size, unless given (a test's small file)
     sealed: bool = False  # the preset's sealed sample (bench/sealed.py), not its development one
 
@@ -73,6 +74,8 @@ class BenchOptions:
             or self.prompt_setting != PRESETS[self.preset].prompt
             or self.part != PRESETS[self.preset].half
             or self.checks != RunConfig.checks
+            or self.drafts != RunConfig.drafts
+            or self.derived_text != RunConfig.derived_text
             or bool(self.seed)
         )
 
@@ -98,6 +101,12 @@ def run_name(o: BenchOptions) -> tuple[str, str]:
         title += f", {o.part} part"
     if o.checks != RunConfig.checks:
         name += "-nochecks" if o.checks == "none" else f"-checks-{o.checks}"
+    if o.drafts != RunConfig.drafts:
+        name += "-nodrafts" if o.drafts == "none" else f"-drafts-{o.drafts.replace(',', '+')}"
+        title += ", no pool scores" if o.drafts == "none" else f", pools scored by {o.drafts}"
+    if o.derived_text != RunConfig.derived_text:
+        name += f"-derived-{o.derived_text}"
+        title += f", calculations scored as their {o.derived_text}"
     if o.seed:  # another sample of the data set and other seeds: another run
         name += f"-seed{o.seed}"
     return name, title
@@ -116,6 +125,7 @@ def command_of(o: BenchOptions) -> str:
         ("--half", o.half if o.part != PRESETS[o.preset].half else None, None),
         ("--checks", o.checks, RunConfig.checks),
         ("--drafts", o.drafts, RunConfig.drafts),
+        ("--derived-text", o.derived_text, RunConfig.derived_text),
         ("--seed", o.seed or None, None),
         ("--limit", o.limit or None, None),
     ]
@@ -146,6 +156,7 @@ def config_of(o: BenchOptions, out: Path | None = None) -> tuple[RunConfig, str,
         prompt=o.prompt_setting,
         checks=o.checks,
         drafts=o.drafts,
+        derived_text=o.derived_text,
     )
     return cfg, name, title
 
