@@ -56,7 +56,8 @@ def test_old_runs_keep_their_ids_and_read_as_before() -> None:
     assert old.fingerprint() == RunConfig(prompt=AUTO, calc_max_tokens=32).fingerprint()
     assert RunConfig(prompt=AUTO).fingerprint() != old.fingerprint()  # the new limit: a new run
     # a run whose prompt asks for no calculation keeps its id whatever the calculation's limit
-    assert RunConfig().fingerprint() == RunConfig(calc_max_tokens=0).fingerprint()
+    figure = RunConfig(prompt=FIGURE)
+    assert figure.fingerprint() == RunConfig(prompt=FIGURE, calc_max_tokens=0).fingerprint()
     manifest, _ = migrate({"format_version": 3, "config": {"max_tokens": 32}}, {})
     assert manifest["config"]["calc_max_tokens"] == 0 and manifest["format_version"] == 4
 

@@ -39,7 +39,10 @@ def run_cli(corpus: tuple[Path, Path], out: Path, *extra: str) -> Result:
 
 
 def ask(article: Path, *extra: str, question: str = "How many units were sold?") -> Result:
-    return runner.invoke(cli.app, ["ask", str(article), question, "--model", "fake-small", *extra])
+    return runner.invoke(
+        cli.app,
+        ["ask", str(article), question, "--model", "fake-small", "--large", "fake-large", *extra],
+    )
 
 
 @pytest.mark.parametrize("date", ["2025-13-45", "2025-02-30"])
