@@ -127,6 +127,7 @@ GRANULARITY_ORDER = (
     "season",
     "half",
     "year",
+    "years",
     "decade",
     "century",
 )
@@ -161,6 +162,8 @@ class DateValue:
             return f"{s.year:04d}-Q{(s.month - 1) // 3 + 1}"
         if g == "half":
             return f"{s.year:04d}-H{1 if s.month <= 6 else 2}"
+        if g == "years":
+            return f"{s.year:04d}..{self.end.year:04d}"
         if g == "decade":
             return f"{s.year:04d}s"
         if g == "century":
@@ -290,4 +293,6 @@ def supports(text_value: Value, answer: Value) -> bool:
         return False
     if dt_answer.year_known and not dt_text.year_known:
         return False  # "September 27" in the text does not say "September 1933"
+    if dt_answer.granularity == "years":  # a span of years: only the same span says it
+        return (dt_text.start, dt_text.end) == (dt_answer.start, dt_answer.end)
     return _within(dt_text, dt_answer)
