@@ -525,6 +525,12 @@ _MINOR = r"(?-i:[pc])|¢|\s(?:euro\s+)?cents?|\spence"
 _NOT_AFTER_FIGURE = r"(?<![\d%][ \u00a0])"
 _SIGN_WORD = rf"{_NOT_AFTER_FIGURE}(?P<signword>minus|negative)\s+"
 _MINOR_AFTER = re.compile(rf"(?:{_MINOR})(?!\w)", re.IGNORECASE)
+# units after which four digits are never a year (a time or a length may be: "1999 days")
+_MEASURE_AFTER = re.compile(
+    r"[ \u00a0]?(?:[mkKMGT]?W|[mkKMGT]?Wh|[mkKMG]?Hz|[kKMGTP]B|[kKMGT]b|[kKmMG][bB]ps|mAh"
+    r"|(?:milli|kilo|mega|giga)?(?:watts?|watt-hours?|hertz)|(?:kilo|mega|giga|tera)bytes)(?!\w)",
+    re.IGNORECASE,
+)
 _SIGN_BEFORE = re.compile(
     rf"(?:(?<![\w.,])[-−]|{_NOT_AFTER_FIGURE}\b(?:minus|negative)\s+)$", re.IGNORECASE
 )
@@ -971,10 +977,12 @@ def _merge_range(text: str, a: NumberMention, b: NumberMention) -> NumberMention
 
 
 def figure_not_year(text: str, start: int, end: int) -> bool:
-    """Whether the year-like digits at text[start:end] are a signed figure ("minus 1998") or an
-    amount in minor units ("1500 cents"), which the figure scanner reads and a year would hide."""
+    """Whether the year-like digits at text[start:end] are a signed figure ("minus 1998"), an
+    amount in minor units ("1500 cents") or a measure in a power, energy, frequency or data unit
+    ("1000 kW", "2048 MB"), which the figure scanner reads and a year would hide."""
     signed = _SIGN_BEFORE.search(text[max(0, start - 12) : start])
-    return bool(signed or _MINOR_AFTER.match(text, end))
+    measure = _MEASURE_AFTER.match(text, end)  # read (or refused) by the figure scanner
+    return bool(signed or _MINOR_AFTER.match(text, end) or measure)
 
 
 def scan_numbers(
