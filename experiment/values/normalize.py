@@ -85,16 +85,24 @@ def _year(m: Mention) -> int | None:
     return date.start.year if date is not None and date.granularity == "year" else None
 
 
+def _last_year(first: int, m: Mention) -> int | None:
+    """The year a span from `first` ends in: a year, or its last two digits ("1939–45")."""
+    if len(m.text) == 2 and m.text.isdigit():
+        return first // 100 * 100 + int(m.text)
+    return _year(m)
+
+
 def years_span(first: int, last: int) -> DateValue:
     """The span of whole years from `first` to `last` ("1939 to 1945")."""
     return DateValue(dt.date(first, 1, 1), dt.date(last, 12, 31), "years")
 
 
 def _year_spans(text: str, mentions: list[Mention]) -> list[Mention]:
-    """`mentions` with each span of years read whole as well: "1939 - 1945", "from 1939 to 1945"
-    and "between 1939 and 1945" are the years 1939 to 1945 (a date, and the figures 1939..1945),
-    never 1939 alone nor a subtraction; "1914-1918", which the figure scanner reads as a range,
-    also reads as the span. Each year stays a mention of its own, as a range's bounds do."""
+    """`mentions` with each span of years read whole as well: "1939 - 1945", "from 1939 to
+    1945", "between 1939 and 1945" and "1939–45" are the years 1939 to 1945 (a date, and the
+    figures 1939..1945), never 1939 alone nor a subtraction; "1914-1918", which the figure
+    scanner reads as a range, also reads as the span. Each year stays a mention of its own, as a
+    range's bounds do."""
     out: list[Mention] = []
     for i, m in enumerate(mentions):
         out.append(m)
@@ -106,7 +114,7 @@ def _year_spans(text: str, mentions: list[Mention]) -> list[Mention]:
             continue
         first = _year(m)
         after = mentions[i + 1] if i + 1 < len(mentions) else None
-        last = _year(after) if after is not None else None
+        last = _last_year(first, after) if first is not None and after is not None else None
         if first is None or last is None or last <= first:
             continue
         if after is not None and joins_range(text, m.start, m.end, after.start):

@@ -205,6 +205,12 @@ UNIT_WORDS = {
     "m³": "m3",
     "litres": "l",
     "liters": "l",
+    "ml": "ml",
+    "millilitres": "ml",
+    "milliliters": "ml",
+    "mg": "mg",
+    "milligrams": "mg",
+    "milligram": "mg",
     "km": "km",
     "kilometres": "km",
     "kilometers": "km",
@@ -333,6 +339,11 @@ UNIT_WORDS = {
     "mah": "mAh",
     "volts": "V",
     "v": "V",
+    "kv": "kV",
+    "kilovolts": "kV",
+    "mv": "mV",
+    "millivolts": "mV",
+    "ah": "Ah",
     "°c": "°C",
     "° c": "°C",
     "degrees celsius": "°C",
@@ -380,6 +391,12 @@ CASED_UNITS: dict[str, dict[str, str]] = {
     "nm": {"nm": "nm"},  # "NM" is a nautical mile
     "ms": {"ms": "ms"},
     "g": {"g": "g"},  # "5G" is a network, not five grams
+    "mg": {"mg": "mg"},  # "Mg" is a megagram
+    "ml": {"ml": "ml", "mL": "ml"},  # "ML" is a megalitre
+    "mv": {"mV": "mV"},
+    "kv": {"kV": "kV", "KV": "kV", "kv": "kV"},
+    "ah": {"Ah": "Ah"},
+    "mah": {"mAh": "mAh", "mah": "mAh"},
 }
 QUALIFIERS = {
     "about": "about",
@@ -403,6 +420,11 @@ QUALIFIERS = {
     "at least": "at least",
     "greater than": "more than",
     "exceeding": "more than",
+    "exceeds": "more than",
+    "exceeded": "more than",
+    "exceed": "more than",
+    "not quite": "less than",
+    "a max of": "up to",
     # a bound turned around by "no", "not" or "at most": the direction is the other one
     "no more than": "up to",
     "not more than": "up to",
@@ -631,7 +653,16 @@ _FUNCTION_WORDS = (
 _COUNT_NOUN_AFTER = re.compile(
     rf"[ \u00a0]+(?!(?:{_FUNCTION_WORDS})\b)(?:[a-z][a-z-]*s|people|staff|personnel|children)\b"
 )
-_NEGATION_BEFORE = re.compile(r"\b(?:not|no|never|nor)\s+$", re.IGNORECASE)
+# a negation up to two words before a bound ("never more than", "does not exceed")
+_NEGATION_BEFORE = re.compile(
+    r"(?:\b(?:not|no|never|nor|cannot)|n't)(?:\s+[a-z]+){0,2}\s+$", re.IGNORECASE
+)
+# a bound written after the figure: "100 or more", "18 and over", "100+" / "5 or fewer"
+_AT_LEAST_AFTER = re.compile(
+    r"(?:\+(?![\w+])|-plus\b|\s+(?:or|and)\s+(?:more|over|above|higher|greater|upwards?)\b)",
+    re.IGNORECASE,
+)
+_UP_TO_AFTER = re.compile(r"\s+(?:or|and)\s+(?:less|fewer|under|below|lower)\b", re.IGNORECASE)
 # a negated bound ("never more than 100" is at most 100); "not about", "not up to": unreadable
 NEGATED_BOUND = {"more than": "up to", "less than": "at least", "at least": "less than"}
 _PRODUCT_AFTER = re.compile(r"[ \u00a0]?[×*·⋅][ \u00a0]?\d|(?<=x)[ \u00a0]?\d", re.IGNORECASE)
@@ -927,19 +958,31 @@ def _atom(m: re.Match[str], decimal_comma: bool) -> NumberMention | Refusal | No
     return NumberMention(m.start(), end, quantity, _round(raw), scale != 1)
 
 
+def _bound_after(text: str, end: int) -> str:
+    """The bound written after a figure ("100 or more" is at least 100), or ""."""
+    if _AT_LEAST_AFTER.match(text, end):
+        return "at least"
+    return "up to" if _UP_TO_AFTER.match(text, end) else ""
+
+
 def _qualify(text: str, mention: NumberMention) -> NumberMention | Refusal:
-    """The mention with the bound or approximation written before it; a negation turns a bound
-    around ("never more than 100" is at most 100) and makes any other qualifier unreadable."""
+    """The mention with the bound or approximation written before it (or a bound after it); a
+    negation turns a bound around ("does not exceed 100" is at most 100) and makes any other
+    qualifier unreadable, as are two bounds that disagree ("over 100 or fewer")."""
     before = text[max(0, mention.start - 24) : mention.start]
     q = _QUALIFIER_BEFORE.search(before)
-    if not q:
+    after = _bound_after(text, mention.end)
+    if not q and not after:
         return mention
-    qualifier = QUALIFIERS[q.group(1).lower()]
-    at = mention.start - len(before) + q.start(1)  # where the qualifier starts
-    if _NEGATION_BEFORE.search(text[max(0, at - 8) : at]):
-        if qualifier not in NEGATED_BOUND:
-            return Refusal(mention.start, mention.end, f"a negated qualifier ({q.group(1)})")
-        qualifier = NEGATED_BOUND[qualifier]
+    qualifier = QUALIFIERS[q.group(1).lower()] if q else after
+    if q:
+        at = mention.start - len(before) + q.start(1)  # where the qualifier starts
+        if _NEGATION_BEFORE.search(text[max(0, at - 32) : at]):
+            if qualifier not in NEGATED_BOUND:
+                return Refusal(mention.start, mention.end, f"a negated qualifier ({q.group(1)})")
+            qualifier = NEGATED_BOUND[qualifier]
+    if after and qualifier != after:
+        return Refusal(mention.start, mention.end, "two bounds that disagree")
     quantity = Quantity(
         mention.quantity.low,
         mention.quantity.high,
