@@ -179,6 +179,10 @@ def _patterns() -> list[tuple[re.Pattern[str], object]]:
             rf"{_B}(?P<q>[1-4])Q\s?(?:FY\s?)?(?P<y>{_YEAR}|\d{{2}}){_E}",
             lambda m, _: _quarter(m),
         ),
+        (  # "Q3'20", "Q3-2020"
+            rf"{_B}Q(?P<q>[1-4])['’-](?P<y>{_YEAR}|\d{{2}}){_E}",
+            lambda m, _: _quarter(m),
+        ),
         (
             rf"{_B}(?:H(?P<h>[12])|(?:the\s+)?(?P<hw>first|second|1st|2nd)\s+half)(?:\s+of)?\s+"
             rf"(?:(?:FY|fiscal(?:\s+year)?)\s*)?(?P<y>{_YEAR}){_E}",
@@ -284,6 +288,7 @@ TRIGGERS: tuple[tuple[str, ...] | None, ...] = (
     ("/", "."),
     *[_MONTH_HINTS] * 6,
     ("q", "quarter"),
+    ("q",),
     ("q",),
     ("h1", "h2", "half"),
     ("fy", "fiscal"),

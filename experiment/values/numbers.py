@@ -129,6 +129,7 @@ CURRENCY_SYMBOLS = {
     "rs.": "INR",
     "rs": "INR",
     "rmb": "CNY",
+    "cn¥": "CNY",
 }
 CURRENCY_WORDS = {
     "dollars": "USD",
@@ -529,7 +530,7 @@ _DIGITS_COMMA = r"(?:\d{1,3}(?:\.\d{3})+|\d+)(?:,\d+)?"
 _BIG = r"(?:thousand|million|billion|trillion|lakhs?|lacs?|crores?)"
 _SCALE = rf"(?:(?:hundred|dozen|{_BIG})(?:\s+{_BIG})*|mn|mln|bn|tn|k|m|b)"
 _CUR_PREFIX = (
-    r"(?:(?:US|CA|AU|NZ|HK|[CAS])\$|[$€£¥₹]|(?-i:Rs)\.?\s?"
+    r"(?:(?:US|CA|AU|NZ|HK|[CAS])\$|CN¥|[$€£¥₹]|(?-i:Rs)\.?\s?"
     r"|(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|CNY|INR|SEK|RMB)\s?)"
 )
 _UNIT = _alt(UNIT_WORDS)
@@ -865,7 +866,9 @@ def _unread_refusal(m: re.Match[str], g: dict[str, str | None]) -> str:
     if written and cased_unit(written) is None:
         return f"a unit in a case that names no unit ({written}: the case of m/M, b/B decides)"
     if _scale_letter_unclear(m, g):
-        return f"a scale letter that may be a unit ({g['scale']}: write $77K or 77,000)"
+        return (
+            f"a scale letter that may be a unit ({g['scale']}: no currency, unit or counted noun)"
+        )
     before = text[max(0, m.start() - 3) : m.start()]
     if not g["cur"] and before and _UNKNOWN_SYMBOL_BEFORE.search(before):
         return "an unknown currency"
@@ -898,9 +901,10 @@ def _counted_after(m: re.Match[str]) -> bool:
 
 
 def _scale_letter_unclear(m: re.Match[str], g: dict[str, str | None]) -> bool:
-    """An upper-case "K" or "B" after a number with no currency, no unit and no counted noun:
-    kelvin or thousand, bytes or billion ("77 K", "5B"), which the reader will not guess."""
-    if g["scale"] not in ("K", "B") or g["cur"] or g["cursuf"] or g["unit"]:
+    """An upper-case "K", "B" or "M" after a number with no currency, no unit and no counted
+    noun: kelvin or thousand, bytes or billion, metres or million ("77 K", "5B", "5.2M"), which
+    the reader will not guess (a lower-case "m" alone is the metre: "40m")."""
+    if g["scale"] not in ("K", "B", "M") or g["cur"] or g["cursuf"] or g["unit"]:
         return False
     return not _counted_after(m)
 
