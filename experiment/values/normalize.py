@@ -85,10 +85,13 @@ def _year(m: Mention) -> int | None:
     return date.start.year if date is not None and date.granularity == "year" else None
 
 
-def _last_year(first: int, m: Mention) -> int | None:
-    """The year a span from `first` ends in: a year, or its last two digits ("1939–45")."""
+def _last_year(text: str, first: Mention, m: Mention) -> int | None:
+    """The year a span from the year `first` ends in: a year, or its last two digits after a
+    hyphen or dash with no space ("1939–45"; "in 2022 to 23 today" is no span)."""
     if len(m.text) == 2 and m.text.isdigit():
-        return first // 100 * 100 + int(m.text)
+        year = _year(first)
+        glued = text[first.end : m.start] in ("-", "–", "—")
+        return year // 100 * 100 + int(m.text) if year is not None and glued else None
     return _year(m)
 
 
@@ -114,7 +117,7 @@ def _year_spans(text: str, mentions: list[Mention]) -> list[Mention]:
             continue
         first = _year(m)
         after = mentions[i + 1] if i + 1 < len(mentions) else None
-        last = _last_year(first, after) if first is not None and after is not None else None
+        last = _last_year(text, m, after) if first is not None and after is not None else None
         if first is None or last is None or last <= first:
             continue
         if after is not None and joins_range(text, m.start, m.end, after.start):
