@@ -179,6 +179,12 @@ def _patterns() -> list[tuple[re.Pattern[str], object]]:
             rf"{_B}(?P<q>[1-4])Q\s?(?:FY\s?)?(?P<y>{_YEAR}|\d{{2}}){_E}",
             lambda m, _: _quarter(m),
         ),
+        (  # "2H19", "1H 2021": the half first
+            rf"{_B}(?P<h>[12])H\s?(?:FY\s?)?(?P<y>{_YEAR}|\d{{2}}){_E}",
+            lambda m, _: _months(
+                _year_text(m["y"]), *((1, 6) if m["h"] == "1" else (7, 12)), "half"
+            ),
+        ),
         (  # "Q3'20", "Q3-2020"
             rf"{_B}Q(?P<q>[1-4])['’-](?P<y>{_YEAR}|\d{{2}}){_E}",
             lambda m, _: _quarter(m),
@@ -289,6 +295,7 @@ TRIGGERS: tuple[tuple[str, ...] | None, ...] = (
     *[_MONTH_HINTS] * 6,
     ("q", "quarter"),
     ("q",),
+    ("h",),
     ("q",),
     ("h1", "h2", "half"),
     ("fy", "fiscal"),

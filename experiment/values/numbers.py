@@ -310,6 +310,7 @@ UNIT_WORDS = {
     "kw": "kW",
     "mw": "MW",
     "gw": "GW",
+    "tw": "TW",
     "watts": "W",
     "kilowatts": "kW",
     "megawatts": "MW",
@@ -333,10 +334,16 @@ UNIT_WORDS = {
     "gigawatt-hours": "GWh",
     "gigawatt-hour": "GWh",
     "gigawatt hours": "GWh",
+    "terawatts": "TW",
+    "terawatt": "TW",
+    "terawatt-hours": "TWh",
+    "terawatt-hour": "TWh",
+    "terawatt hours": "TWh",
     "wh": "Wh",
     "kwh": "kWh",
     "mwh": "MWh",
     "gwh": "GWh",
+    "twh": "TWh",
     "mah": "mAh",
     "volts": "V",
     "v": "V",
@@ -656,7 +663,7 @@ _COUNT_NOUN_AFTER = re.compile(
 )
 # a negation up to two words before a bound ("never more than", "does not exceed")
 _NEGATION_BEFORE = re.compile(
-    r"(?:\b(?:not|no|never|nor|cannot)|n't)(?:\s+[a-z]+){0,2}\s+$", re.IGNORECASE
+    r"(?:\b(?:not|no|never|nor|cannot)|n't)(?!\s+only\b)(?:\s+[a-z]+){0,2}\s+$", re.IGNORECASE
 )
 # a bound written after the figure: "100 or more", "18 and over", "100+" / "5 or fewer"
 _AT_LEAST_AFTER = re.compile(
