@@ -5,7 +5,15 @@ for a date and quantulum3 takes "1.2k" for kibibytes. The scanner walks the text
 right, so a figure is always read whole: "13,200" is one figure and never contains "3,200".
 
 Readings that are refused or decided by rule (documented in docs/NORMALIZER.md):
-- "m" after a number is million when a currency is present ("$40m"), metres otherwise ("40m").
+- "m" after a number is million when a currency or a unit follows ("$40m", "5m tonnes"), metres
+  otherwise ("40m"); an upper-case "K", "B" or "M" is a scale beside a currency, a unit or a
+  counted plural noun ("77K users") and is refused alone ("77 K": kelvin or thousand?).
+- a unit symbol's case decides where it changes the unit (`CASED_UNITS`: "MW" and "mW", "Mbps"
+  and "MBps"); a spelling that names neither ("5 mw") is refused.
+- a hyphen or dash after a figure and a space is no sign ("20 -30" is a range); a range's ends
+  are mentions in its scale and unit ("$5-7 million": $5 million and $7 million).
+- a negation turns a bound around ("no more than 100", "does not exceed 100": up to 100), and a
+  bound after the figure is read ("100 or more": at least 100).
 - "pounds" is a weight unless written "pounds sterling" or with "£".
 - "3.200" is 3.2 (decimal point) unless `decimal_comma=True`, in which case it is 3200.
 - a bare "3 200" is one figure only when every group after the first has exactly three digits.
