@@ -1090,7 +1090,7 @@ def verify_cmd(
     from experiment.verify.derive import (
         confirm_derivation,
         confirm_expression,
-        is_calculation,
+        is_computed,
         is_derivation,
     )
 
@@ -1101,7 +1101,7 @@ def verify_cmd(
                 field="kind",
                 allowed="'figure', 'date' or '' (either)",
             )
-        if article is not None and (is_derivation(answers) or is_calculation(answers)):
+        if article is not None and is_computed(answers, kind):
             text = read_article(article).text
             derivation = (
                 confirm_derivation(answers, text)

@@ -302,7 +302,10 @@ def test_decimal_comma_locale() -> None:
         ("in 2021 200 people", ["2021", "200"]),  # a year then a count, not 2,021,200
         ("v2 of the API", []),
         ("COVID-19 and the F-16", ["19", "16"]),  # a hyphen after a word is not a minus
-        ("5-7 days", ["5..7 day", "5", "7 day"]),  # nor one between figures
+        (
+            "5-7 days",
+            ["5..7 day", "5 day", "7 day"],
+        ),  # nor one between figures; each end has the unit
         ("10 minus 3", ["10", "3"]),  # "minus" after a figure is subtraction, not a sign
         ("lows of -5 and minus 5", ["-5", "-5"]),
         ("10^400 atoms", []),  # refused whole: never 10, nor 400

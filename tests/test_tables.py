@@ -54,7 +54,7 @@ def confirmed(answer: str, text: str) -> str | None:
         ("(In thousands, except per share data)", 1e3, ""),
         ("in millions of euros", 1e6, "EUR"),
         ("US$ million", 1e6, "USD"),
-        ("RMB’Million", 1e6, ""),  # a currency the scanner does not know: only its scale
+        ("RMB’Million", 1e6, "CNY"),  # renminbi, as the mainland writes it
         ("%", 1.0, "%"),
         ("$", 1.0, "USD"),
         ("Change", 1.0, ""),

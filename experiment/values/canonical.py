@@ -37,8 +37,10 @@ UNITS: dict[str, tuple[str, float]] = {
     "ha": ("area", 1e4),
     "m3": ("volume", 1.0),
     "l": ("volume", 0.001),
+    "ml": ("volume", 1e-6),
     "kg": ("mass", 1.0),
     "g": ("mass", 0.001),
+    "mg": ("mass", 1e-6),
     "t": ("mass", 1000.0),
     "lb": ("mass", 0.45359237),
     "ms": ("time", 0.001),
@@ -63,20 +65,31 @@ UNITS: dict[str, tuple[str, float]] = {
     "kbit/s": ("bitrate", 1e3),
     "Mbit/s": ("bitrate", 1e6),
     "Gbit/s": ("bitrate", 1e9),
+    "KB/s": ("byterate", 1e3),  # bytes per second, kept apart from bits
+    "MB/s": ("byterate", 1e6),
+    "GB/s": ("byterate", 1e9),
+    "mHz": ("frequency", 1e-3),
     "Hz": ("frequency", 1.0),
     "kHz": ("frequency", 1e3),
     "MHz": ("frequency", 1e6),
     "GHz": ("frequency", 1e9),
+    "mW": ("power", 1e-3),
     "W": ("power", 1.0),
     "kW": ("power", 1e3),
     "MW": ("power", 1e6),
     "GW": ("power", 1e9),
+    "TW": ("power", 1e12),
+    "mWh": ("energy", 1e-3),
     "Wh": ("energy", 1.0),
     "kWh": ("energy", 1e3),
     "MWh": ("energy", 1e6),
     "GWh": ("energy", 1e9),
+    "TWh": ("energy", 1e12),
     "mAh": ("charge", 1.0),
+    "Ah": ("charge", 1000.0),
     "V": ("voltage", 1.0),
+    "kV": ("voltage", 1e3),
+    "mV": ("voltage", 1e-3),
     "°C": ("temperature_c", 1.0),
     "°F": ("temperature_f", 1.0),
     "tok/s": ("throughput", 1.0),
@@ -127,6 +140,7 @@ GRANULARITY_ORDER = (
     "season",
     "half",
     "year",
+    "years",
     "decade",
     "century",
 )
@@ -161,6 +175,8 @@ class DateValue:
             return f"{s.year:04d}-Q{(s.month - 1) // 3 + 1}"
         if g == "half":
             return f"{s.year:04d}-H{1 if s.month <= 6 else 2}"
+        if g == "years":
+            return f"{s.year:04d}..{self.end.year:04d}"
         if g == "decade":
             return f"{s.year:04d}s"
         if g == "century":
@@ -290,4 +306,6 @@ def supports(text_value: Value, answer: Value) -> bool:
         return False
     if dt_answer.year_known and not dt_text.year_known:
         return False  # "September 27" in the text does not say "September 1933"
+    if dt_answer.granularity == "years":  # a span of years: only the same span says it
+        return (dt_text.start, dt_text.end) == (dt_answer.start, dt_answer.end)
     return _within(dt_text, dt_answer)

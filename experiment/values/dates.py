@@ -175,6 +175,20 @@ def _patterns() -> list[tuple[re.Pattern[str], object]]:
             rf"(?:\s+of)?\s+(?:(?:FY|fiscal(?:\s+year)?)\s*)?(?P<y>{_YEAR}|'?\d{{2}}){_E}",
             lambda m, _: _quarter(m),
         ),
+        (  # "3Q20", "3Q 2020": the quarter first, as financial reports write it
+            rf"{_B}(?P<q>[1-4])Q\s?(?:FY\s?)?(?P<y>{_YEAR}|\d{{2}}){_E}",
+            lambda m, _: _quarter(m),
+        ),
+        (  # "2H19", "1H 2021": the half first
+            rf"{_B}(?P<h>[12])H\s?(?:FY\s?)?(?P<y>{_YEAR}|\d{{2}}){_E}",
+            lambda m, _: _months(
+                _year_text(m["y"]), *((1, 6) if m["h"] == "1" else (7, 12)), "half"
+            ),
+        ),
+        (  # "Q3'20", "Q3-2020"
+            rf"{_B}Q(?P<q>[1-4])['’-](?P<y>{_YEAR}|\d{{2}}){_E}",
+            lambda m, _: _quarter(m),
+        ),
         (
             rf"{_B}(?:H(?P<h>[12])|(?:the\s+)?(?P<hw>first|second|1st|2nd)\s+half)(?:\s+of)?\s+"
             rf"(?:(?:FY|fiscal(?:\s+year)?)\s*)?(?P<y>{_YEAR}){_E}",
@@ -280,6 +294,9 @@ TRIGGERS: tuple[tuple[str, ...] | None, ...] = (
     ("/", "."),
     *[_MONTH_HINTS] * 6,
     ("q", "quarter"),
+    ("q",),
+    ("h",),
+    ("q",),
     ("h1", "h2", "half"),
     ("fy", "fiscal"),
     ("spring", "summer", "autumn", "fall", "winter"),

@@ -7,6 +7,7 @@ question decides which one is meant.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -15,7 +16,7 @@ from typing import Protocol, TypeVar
 
 from experiment.values.canonical import DateValue, Quantity, Value, as_date
 from experiment.values.dates import parse_date_fallback, scan_dates
-from experiment.values.numbers import NumberMention, figure_not_year, scan_numbers
+from experiment.values.numbers import NumberMention, figure_not_year, joins_range, scan_numbers
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,56 @@ def scan(text: str, day_first: bool = False, decimal_comma: bool = False) -> tup
         else:
             mentions.append(Mention(n.start, n.end, text[n.start : n.end], (), n.reason))
     mentions.sort(key=lambda m: (m.start, -m.end))
-    return tuple(mentions)
+    return tuple(_year_spans(text, mentions))
+
+
+def _year(m: Mention) -> int | None:
+    """The year that a mention of four bare digits could be ("1939"), else None."""
+    if not m.text.isdigit() or not m.values:
+        return None
+    date = as_date(m.values[0])
+    return date.start.year if date is not None and date.granularity == "year" else None
+
+
+def _last_year(text: str, first: Mention, m: Mention) -> int | None:
+    """The year a span from the year `first` ends in: a year, or its last two digits after a
+    hyphen or dash with no space ("1939–45"; "in 2022 to 23 today" is no span)."""
+    if len(m.text) == 2 and m.text.isdigit():
+        year = _year(first)
+        glued = text[first.end : m.start] in ("-", "–", "—")
+        return year // 100 * 100 + int(m.text) if year is not None and glued else None
+    return _year(m)
+
+
+def years_span(first: int, last: int) -> DateValue:
+    """The span of whole years from `first` to `last` ("1939 to 1945")."""
+    return DateValue(dt.date(first, 1, 1), dt.date(last, 12, 31), "years")
+
+
+def _year_spans(text: str, mentions: list[Mention]) -> list[Mention]:
+    """`mentions` with each span of years read whole as well: "1939 - 1945", "from 1939 to
+    1945", "between 1939 and 1945" and "1939–45" are the years 1939 to 1945 (a date, and the
+    figures 1939..1945), never 1939 alone nor a subtraction; "1914-1918", which the figure
+    scanner reads as a range, also reads as the span. Each year stays a mention of its own, as a
+    range's bounds do."""
+    out: list[Mention] = []
+    for i, m in enumerate(mentions):
+        out.append(m)
+        q = next((v for v in m.values if isinstance(v, Quantity)), None)
+        if q is not None and q.is_range and not q.unit and not m.values[1:]:
+            low, high = q.low, q.high
+            if low.is_integer() and high.is_integer() and 1000 <= low < high <= 2199:
+                out[-1] = Mention(m.start, m.end, m.text, (years_span(int(low), int(high)), q))
+            continue
+        first = _year(m)
+        after = mentions[i + 1] if i + 1 < len(mentions) else None
+        last = _last_year(text, m, after) if first is not None and after is not None else None
+        if first is None or last is None or last <= first:
+            continue
+        if after is not None and joins_range(text, m.start, m.end, after.start):
+            span = (years_span(first, last), Quantity(float(first), float(last)))
+            out.insert(len(out) - 1, Mention(m.start, after.end, text[m.start : after.end], span))
+    return out
 
 
 _BARE_ORDINAL = re.compile(r"^(?:the\s+)?\d{1,2}(?:st|nd|rd|th)$", re.IGNORECASE)

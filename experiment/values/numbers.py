@@ -5,7 +5,15 @@ for a date and quantulum3 takes "1.2k" for kibibytes. The scanner walks the text
 right, so a figure is always read whole: "13,200" is one figure and never contains "3,200".
 
 Readings that are refused or decided by rule (documented in docs/NORMALIZER.md):
-- "m" after a number is million when a currency is present ("$40m"), metres otherwise ("40m").
+- "m" after a number is million when a currency or a unit follows ("$40m", "5m tonnes"), metres
+  otherwise ("40m"); an upper-case "K", "B" or "M" is a scale beside a currency, a unit or a
+  counted plural noun ("77K users") and is refused alone ("77 K": kelvin or thousand?).
+- a unit symbol's case decides where it changes the unit (`CASED_UNITS`: "MW" and "mW", "Mbps"
+  and "MBps"); a spelling that names neither ("5 mw") is refused.
+- a hyphen or dash after a figure and a space is no sign ("20 -30" is a range); a range's ends
+  are mentions in its scale and unit ("$5-7 million": $5 million and $7 million).
+- a negation turns a bound around ("no more than 100", "does not exceed 100": up to 100), and a
+  bound after the figure is read ("100 or more": at least 100).
 - "pounds" is a weight unless written "pounds sterling" or with "£".
 - "3.200" is 3.2 (decimal point) unless `decimal_comma=True`, in which case it is 3200.
 - a bare "3 200" is one figure only when every group after the first has exactly three digits.
@@ -128,6 +136,8 @@ CURRENCY_SYMBOLS = {
     "₹": "INR",
     "rs.": "INR",
     "rs": "INR",
+    "rmb": "CNY",
+    "cn¥": "CNY",
 }
 CURRENCY_WORDS = {
     "dollars": "USD",
@@ -152,6 +162,7 @@ CURRENCY_WORDS = {
     "rupee": "INR",
     "yuan": "CNY",
     "renminbi": "CNY",
+    "rmb": "CNY",
     "usd": "USD",
     "eur": "EUR",
     "gbp": "GBP",
@@ -203,6 +214,12 @@ UNIT_WORDS = {
     "m³": "m3",
     "litres": "l",
     "liters": "l",
+    "ml": "ml",
+    "millilitres": "ml",
+    "milliliters": "ml",
+    "mg": "mg",
+    "milligrams": "mg",
+    "milligram": "mg",
     "km": "km",
     "kilometres": "km",
     "kilometers": "km",
@@ -267,6 +284,19 @@ UNIT_WORDS = {
     "gb": "GB",
     "tb": "TB",
     "pb": "PB",
+    "kilobytes": "KB",
+    "megabytes": "MB",
+    "gigabytes": "GB",
+    "terabytes": "TB",
+    "kilobits": "kbit",
+    "megabits": "Mbit",
+    "gigabits": "Gbit",
+    "megabits per second": "Mbit/s",
+    "gigabits per second": "Gbit/s",
+    "megabytes per second": "MB/s",
+    "kb/s": "KB/s",  # the written case decides (CASED_UNITS)
+    "mb/s": "MB/s",
+    "gb/s": "GB/s",
     "kbps": "kbit/s",
     "mbps": "Mbit/s",
     "gbps": "Gbit/s",
@@ -275,25 +305,61 @@ UNIT_WORDS = {
     "gbit/s": "Gbit/s",
     "basis points": "bp",
     "basis point": "bp",
+    "bps": "bp",  # in prose "bps" is basis points; a bit rate is written "bit/s" or "kbps"
     "hz": "Hz",
     "khz": "kHz",
     "mhz": "MHz",
     "ghz": "GHz",
+    "hertz": "Hz",
+    "kilohertz": "kHz",
+    "megahertz": "MHz",
+    "gigahertz": "GHz",
     "w": "W",
     "kw": "kW",
     "mw": "MW",
     "gw": "GW",
+    "tw": "TW",
     "watts": "W",
     "kilowatts": "kW",
     "megawatts": "MW",
     "gigawatts": "GW",
+    "watt": "W",
+    "milliwatts": "mW",
+    "milliwatt": "mW",
+    "kilowatt": "kW",
+    "megawatt": "MW",
+    "gigawatt": "GW",
+    "watt-hours": "Wh",
+    "watt hours": "Wh",
+    "kilowatt-hours": "kWh",
+    "kilowatt-hour": "kWh",
+    "kilowatt hours": "kWh",
+    "kilowatt hour": "kWh",
+    "megawatt-hours": "MWh",
+    "megawatt-hour": "MWh",
+    "megawatt hours": "MWh",
+    "megawatt hour": "MWh",
+    "gigawatt-hours": "GWh",
+    "gigawatt-hour": "GWh",
+    "gigawatt hours": "GWh",
+    "terawatts": "TW",
+    "terawatt": "TW",
+    "terawatt-hours": "TWh",
+    "terawatt-hour": "TWh",
+    "terawatt hours": "TWh",
     "wh": "Wh",
     "kwh": "kWh",
     "mwh": "MWh",
     "gwh": "GWh",
+    "twh": "TWh",
     "mah": "mAh",
     "volts": "V",
     "v": "V",
+    "kv": "kV",
+    "kilovolts": "kV",
+    "mv": "mV",
+    "millivolts": "mV",
+    "ah": "Ah",
     "°c": "°C",
     "° c": "°C",
     "degrees celsius": "°C",
@@ -301,6 +367,8 @@ UNIT_WORDS = {
     "°f": "°F",
     "° f": "°F",
     "degrees fahrenheit": "°F",
+    "℃": "°C",  # the single-character signs
+    "℉": "°F",
     "tokens per second": "tok/s",
     "tokens/s": "tok/s",
     "tok/s": "tok/s",
@@ -322,6 +390,30 @@ DATA_UNITS = {
     "Pb": "Pbit",
 }
 UNITS_BY_CASE = frozenset({"KB", "MB", "GB", "TB", "PB"})
+DATA_SYMBOLS = frozenset(k.lower() for k in DATA_UNITS)
+# Symbols whose case changes the unit: an m/M prefix is milli or mega, B is bytes and b bits.
+# Each lower-cased symbol lists the spellings read; any other spelling is refused.
+CASED_UNITS: dict[str, dict[str, str]] = {
+    "mw": {"MW": "MW", "mW": "mW"},
+    "mwh": {"MWh": "MWh", "MWH": "MWh", "mWh": "mWh"},
+    "mhz": {"MHz": "MHz", "Mhz": "MHz", "MHZ": "MHz", "mHz": "mHz"},
+    "mbps": {"Mbps": "Mbit/s", "mbps": "Mbit/s", "MBps": "MB/s"},
+    "kbps": {"kbps": "kbit/s", "Kbps": "kbit/s", "KBps": "KB/s", "kBps": "KB/s"},
+    "gbps": {"Gbps": "Gbit/s", "gbps": "Gbit/s", "GBps": "GB/s"},
+    "kb/s": {"KB/s": "KB/s", "kB/s": "KB/s", "kb/s": "kbit/s", "Kb/s": "kbit/s"},
+    "mb/s": {"MB/s": "MB/s", "Mb/s": "Mbit/s"},
+    "gb/s": {"GB/s": "GB/s", "Gb/s": "Gbit/s"},
+    "mm": {"mm": "mm"},  # "MM" is a million in finance, "Mm" a megametre
+    "nm": {"nm": "nm"},  # "NM" is a nautical mile
+    "ms": {"ms": "ms"},
+    "g": {"g": "g"},  # "5G" is a network, not five grams
+    "mg": {"mg": "mg"},  # "Mg" is a megagram
+    "ml": {"ml": "ml", "mL": "ml"},  # "ML" is a megalitre
+    "mv": {"mV": "mV"},
+    "kv": {"kV": "kV", "KV": "kV", "kv": "kV"},
+    "ah": {"Ah": "Ah"},
+    "mah": {"mAh": "mAh", "mah": "mAh"},
+}
 QUALIFIERS = {
     "about": "about",
     "around": "about",
@@ -342,6 +434,34 @@ QUALIFIERS = {
     "upwards of": "more than",
     "in excess of": "more than",
     "at least": "at least",
+    "greater than": "more than",
+    "exceeding": "more than",
+    "exceeds": "more than",
+    "exceeded": "more than",
+    "exceed": "more than",
+    "not quite": "less than",
+    "a max of": "up to",
+    # a bound turned around by "no", "not" or "at most": the direction is the other one
+    "no more than": "up to",
+    "not more than": "up to",
+    "no greater than": "up to",
+    "not greater than": "up to",
+    "no higher than": "up to",
+    "not over": "up to",
+    "not above": "up to",
+    "not exceeding": "up to",
+    "at most": "up to",
+    "a maximum of": "up to",
+    "maximum of": "up to",
+    "no less than": "at least",
+    "not less than": "at least",
+    "no fewer than": "at least",
+    "not fewer than": "at least",
+    "no lower than": "at least",
+    "not under": "at least",
+    "not below": "at least",
+    "a minimum of": "at least",
+    "minimum of": "at least",
     "less than": "less than",
     "under": "less than",
     "fewer than": "less than",
@@ -416,7 +536,8 @@ _ORDINAL = (
 _FRACTION = rf"(?:an?|one|two|three|four|five|six|seven|eight|nine)[\s-]+(?:{_alt(FRACTIONS)})"
 # "3 200" is one figure, but not "4 100m" (four 100 m titles) nor a part of "1 234 567m"
 _DIGITS = (
-    r"(?:\d{1,3}(?:,\d{3})+|\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?![\d,]|[^\W\d_]|[ \u00a0\u202f]\d)"
+    r"(?:\d{1,2}(?:,\d{2})+,\d{3}(?!\d)"  # Indian grouping: "50,00,000" is 5,000,000
+    r"|\d{1,3}(?:,\d{3})+|\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?![\d,]|[^\W\d_]|[ \u00a0\u202f]\d)"
     r"|\d+)(?:\.\d+)?|\.\d+"
 )
 _DIGITS_COMMA = r"(?:\d{1,3}(?:\.\d{3})+|\d+)(?:,\d+)?"
@@ -424,8 +545,8 @@ _DIGITS_COMMA = r"(?:\d{1,3}(?:\.\d{3})+|\d+)(?:,\d+)?"
 _BIG = r"(?:thousand|million|billion|trillion|lakhs?|lacs?|crores?)"
 _SCALE = rf"(?:(?:hundred|dozen|{_BIG})(?:\s+{_BIG})*|mn|mln|bn|tn|k|m|b)"
 _CUR_PREFIX = (
-    r"(?:(?:US|CA|AU|NZ|HK|[CAS])\$|[$€£¥₹]|(?-i:Rs)\.?\s?"
-    r"|(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|CNY|INR|SEK)\s?)"
+    r"(?:(?:US|CA|AU|NZ|HK|[CAS])\$|CN¥|[$€£¥₹]|(?-i:Rs)\.?\s?"
+    r"|(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|CNY|INR|SEK|RMB)\s?)"
 )
 _UNIT = _alt(UNIT_WORDS)
 _CUR_SUFFIX = _alt(CURRENCY_WORDS)
@@ -442,6 +563,12 @@ _MINOR = r"(?-i:[pc])|¢|\s(?:euro\s+)?cents?|\spence"
 _NOT_AFTER_FIGURE = r"(?<![\d%][ \u00a0])"
 _SIGN_WORD = rf"{_NOT_AFTER_FIGURE}(?P<signword>minus|negative)\s+"
 _MINOR_AFTER = re.compile(rf"(?:{_MINOR})(?!\w)", re.IGNORECASE)
+# units after which four digits are never a year (a time or a length may be: "1999 days")
+_MEASURE_AFTER = re.compile(
+    r"[ \u00a0]?(?:[mkKMGT]?W|[mkKMGT]?Wh|[mkKMG]?Hz|[kKMGTP]B|[kKMGT]b|[kKmMG][bB]ps|mAh"
+    r"|(?:milli|kilo|mega|giga)?(?:watts?|watt-hours?|hertz)|(?:kilo|mega|giga|tera)bytes)(?!\w)",
+    re.IGNORECASE,
+)
 _SIGN_BEFORE = re.compile(
     rf"(?:(?<![\w.,])[-−]|{_NOT_AFTER_FIGURE}\b(?:minus|negative)\s+)$", re.IGNORECASE
 )
@@ -452,9 +579,9 @@ def _atom_pattern(digits: str) -> re.Pattern[str]:
         rf"""
         (?<![\w.,$€£¥₹:^/])(?<!\d[.,])(?<![×*·⋅]\ )(?<!\d\ x\ )
         (?:{_SIGN_WORD})?
-        (?P<sign>[-−+])?
+        (?P<sign>(?<!\d[ \u00a0])-|[−+])?
         (?P<cur>{_CUR_PREFIX})?
-        (?P<cursign>[-−+])?
+        (?P<cursign>(?<!\d[ \u00a0])-|[−+])?
         (?:(?P<vulgar>{_VULGAR})|(?P<digits>{digits})(?P<exp>{_EXPONENT})?|(?P<half>{_HALF_A})
           |(?P<frac>{_FRACTION})|(?P<ord>{_ORDINAL})|(?P<words>{_WORDS}))
         (?:(?P<minor>{_MINOR})(?![\w])
@@ -533,6 +660,27 @@ _FRACTION_AFTER = re.compile(
 )
 _UNREAD_FRACTION = "a fraction it cannot read"  # refused with the fraction ("a million and a half")
 _MAY_FOLLOW = frozenset(" \u00a0\t\n-°×*·⋅xX")  # what starts every check after a figure
+# A scale letter that could be a unit ("77 K" kelvin, "5B" bytes, "5.2M" metres) is a scale only
+# beside a currency or a unit, or before a counted plural noun ("77K users", "5.2M people").
+_FUNCTION_WORDS = (
+    "as|has|is|its|his|hers|ours|yours|theirs|this|thus|was|us|was|whereas|always|perhaps"
+    "|across|towards|besides|unless|plus|minus|less|versus|alas|yes"
+)
+_COUNT_NOUN_AFTER = re.compile(
+    rf"[ \u00a0]+(?!(?:{_FUNCTION_WORDS})\b)(?:[a-z][a-z-]*s|people|staff|personnel|children)\b"
+)
+# a negation up to two words before a bound ("never more than", "does not exceed")
+_NEGATION_BEFORE = re.compile(
+    r"(?:\b(?:not|no|never|nor|cannot)|n't)(?!\s+only\b)(?:\s+[a-z]+){0,2}\s+$", re.IGNORECASE
+)
+# a bound written after the figure: "100 or more", "18 and over", "100+" / "5 or fewer"
+_AT_LEAST_AFTER = re.compile(
+    r"(?:\+(?![\w+])|-plus\b|\s+(?:or|and)\s+(?:more|over|above|higher|greater|upwards?)\b)",
+    re.IGNORECASE,
+)
+_UP_TO_AFTER = re.compile(r"\s+(?:or|and)\s+(?:less|fewer|under|below|lower)\b", re.IGNORECASE)
+# a negated bound ("never more than 100" is at most 100); "not about", "not up to": unreadable
+NEGATED_BOUND = {"more than": "up to", "less than": "at least", "at least": "less than"}
 _PRODUCT_AFTER = re.compile(r"[ \u00a0]?[×*·⋅][ \u00a0]?\d|(?<=x)[ \u00a0]?\d", re.IGNORECASE)
 
 
@@ -727,9 +875,15 @@ def _unread_refusal(m: re.Match[str], g: dict[str, str | None]) -> str:
     """Why a figure is refused for a part around it that the reader cannot read, or "": an
     unknown currency or unit, a data unit in neither case, a fraction, a product."""
     text = m.string
-    data = g["unit"] and UNIT_WORDS.get(g["unit"].lower()) in UNITS_BY_CASE
-    if data and g["unit"] not in DATA_UNITS:
-        return f"a data unit written neither as bytes nor as bits ({g['unit']})"
+    written = g["unit"] or ""
+    if written.lower() in DATA_SYMBOLS and written not in DATA_UNITS:
+        return f"a data unit written neither as bytes nor as bits ({written})"
+    if written and cased_unit(written) is None:
+        return f"a unit in a case that names no unit ({written}: the case of m/M, b/B decides)"
+    if _scale_letter_unclear(m, g):
+        return (
+            f"a scale letter that may be a unit ({g['scale']}: no currency, unit or counted noun)"
+        )
     before = text[max(0, m.start() - 3) : m.start()]
     if not g["cur"] and before and _UNKNOWN_SYMBOL_BEFORE.search(before):
         return "an unknown currency"
@@ -746,6 +900,30 @@ def _unread_refusal(m: re.Match[str], g: dict[str, str | None]) -> str:
     return ""
 
 
+def cased_unit(written: str) -> str | None:
+    """The unit a written symbol names, by its case where case changes the unit ("MW" megawatts,
+    "mW" milliwatts, "MBps" bytes, "Mbps" bits); None for a spelling that names neither ("mw")."""
+    cased = CASED_UNITS.get(written.lower())
+    if cased is not None:
+        return cased.get(written)
+    unit = UNIT_WORDS.get(written.lower(), "")
+    return DATA_UNITS.get(written, unit) if unit in UNITS_BY_CASE else unit
+
+
+def _counted_after(m: re.Match[str]) -> bool:
+    """A counted plural noun follows the figure ("5.2M users")."""
+    return bool(_COUNT_NOUN_AFTER.match(m.string, m.end()))
+
+
+def _scale_letter_unclear(m: re.Match[str], g: dict[str, str | None]) -> bool:
+    """An upper-case "K", "B" or "M" after a number with no currency, no unit and no counted
+    noun: kelvin or thousand, bytes or billion, metres or million ("77 K", "5B", "5.2M"), which
+    the reader will not guess (a lower-case "m" alone is the metre: "40m")."""
+    if g["scale"] not in ("K", "B", "M") or g["cur"] or g["cursuf"] or g["unit"]:
+        return False
+    return not _counted_after(m)
+
+
 def _unit_and_scale(m: re.Match[str]) -> tuple[str, Decimal, int]:
     """The figure's currency or unit, the factor of its scale or minor unit, and where it ends."""
     g = m.groupdict()
@@ -758,14 +936,13 @@ def _unit_and_scale(m: re.Match[str]) -> tuple[str, Decimal, int]:
     if g["cursuf"]:
         currency = CURRENCY_WORDS[g["cursuf"].lower()]
     scale_word = re.sub(r"\s+", " ", (g["scale"] or "").lower())
-    unit = UNIT_WORDS.get((g["unit"] or "").lower(), "") if g["unit"] else ""
-    if unit in UNITS_BY_CASE:
-        unit = DATA_UNITS.get(g["unit"], unit)
+    unit = (cased_unit(g["unit"]) or "") if g["unit"] else ""
     end = m.end()
-    if scale_word == "m" and not currency:
+    counted = bool(unit) or _counted_after(m)  # "5m tonnes", "5.2M users": a million of them
+    if scale_word == "m" and not currency and not (counted and (unit or g["scale"] == "M")):
         # "40m" without a currency is forty metres, not forty million.
         scale_word, unit = "", unit or "m"
-    if scale_word == "b" and not currency:
+    if scale_word == "b" and not currency and not counted:
         scale_word = ""
         end = m.start("scale")
     if currency == "GBP" and unit == "lb":
@@ -800,26 +977,54 @@ def _atom(m: re.Match[str], decimal_comma: bool) -> NumberMention | Refusal | No
     return NumberMention(m.start(), end, quantity, _round(raw), scale != 1)
 
 
-def _qualify(text: str, mention: NumberMention) -> NumberMention:
+def _bound_after(text: str, end: int) -> str:
+    """The bound written after a figure ("100 or more" is at least 100), or ""."""
+    if _AT_LEAST_AFTER.match(text, end):
+        return "at least"
+    return "up to" if _UP_TO_AFTER.match(text, end) else ""
+
+
+def _qualify(text: str, mention: NumberMention) -> NumberMention | Refusal:
+    """The mention with the bound or approximation written before it (or a bound after it); a
+    negation turns a bound around ("does not exceed 100" is at most 100) and makes any other
+    qualifier unreadable, as are two bounds that disagree ("over 100 or fewer")."""
     before = text[max(0, mention.start - 24) : mention.start]
     q = _QUALIFIER_BEFORE.search(before)
-    if not q:
+    after = _bound_after(text, mention.end)
+    if not q and not after:
         return mention
+    qualifier = QUALIFIERS[q.group(1).lower()] if q else after
+    if q:
+        at = mention.start - len(before) + q.start(1)  # where the qualifier starts
+        if _NEGATION_BEFORE.search(text[max(0, at - 32) : at]):
+            if qualifier not in NEGATED_BOUND:
+                return Refusal(mention.start, mention.end, f"a negated qualifier ({q.group(1)})")
+            qualifier = NEGATED_BOUND[qualifier]
+    if after and qualifier != after:
+        return Refusal(mention.start, mention.end, "two bounds that disagree")
     quantity = Quantity(
         mention.quantity.low,
         mention.quantity.high,
         mention.quantity.unit,
-        QUALIFIERS[q.group(1).lower()],
+        qualifier,
     )
     return NumberMention(mention.start, mention.end, quantity, mention.raw, mention.has_scale)
 
 
-def _merge_range(text: str, a: NumberMention, b: NumberMention) -> NumberMention | None:
-    gap = text[a.end : b.start]
+def joins_range(text: str, a_start: int, a_end: int, b_start: int) -> bool:
+    """Whether the gap between two figures makes them a range: "to", a hyphen or a dash, spaced
+    or not ("1939 - 1945" is a range, never a subtraction), or "and"/"or" after "between"/"from"."""
+    gap = text[a_end:b_start]
     if not _RANGE_GAP.match(gap):
-        return None
+        return False
     word = gap.strip().lower()
-    if word in ("and", "or") and not _BETWEEN_BEFORE.search(text[max(0, a.start - 12) : a.start]):
+    return word not in ("and", "or") or bool(
+        _BETWEEN_BEFORE.search(text[max(0, a_start - 12) : a_start])
+    )
+
+
+def _merge_range(text: str, a: NumberMention, b: NumberMention) -> NumberMention | None:
+    if not joins_range(text, a.start, a.end, b.start):
         return None
     qa, qb = a.quantity, b.quantity
     low = qa.low
@@ -834,10 +1039,12 @@ def _merge_range(text: str, a: NumberMention, b: NumberMention) -> NumberMention
 
 
 def figure_not_year(text: str, start: int, end: int) -> bool:
-    """Whether the year-like digits at text[start:end] are a signed figure ("minus 1998") or an
-    amount in minor units ("1500 cents"), which the figure scanner reads and a year would hide."""
+    """Whether the year-like digits at text[start:end] are a signed figure ("minus 1998"), an
+    amount in minor units ("1500 cents") or a measure in a power, energy, frequency or data unit
+    ("1000 kW", "2048 MB"), which the figure scanner reads and a year would hide."""
     signed = _SIGN_BEFORE.search(text[max(0, start - 12) : start])
-    return bool(signed or _MINOR_AFTER.match(text, end))
+    measure = _MEASURE_AFTER.match(text, end)  # read (or refused) by the figure scanner
+    return bool(signed or _MINOR_AFTER.match(text, end) or measure)
 
 
 def scan_numbers(
@@ -870,10 +1077,27 @@ def scan_numbers(
             atoms.append(_qualify(text, atom) if isinstance(atom, NumberMention) else atom)
     atoms.sort(key=lambda a: a.start)
     out: list[NumberMention | Refusal] = []
-    for atom, after in zip(atoms, [*atoms[1:], None], strict=False):
-        out.append(atom)
+    for i, atom in enumerate(atoms):
+        after = atoms[i + 1] if i + 1 < len(atoms) else None
         if isinstance(atom, NumberMention) and isinstance(after, NumberMention):
             merged = _merge_range(text, atom, after)
             if merged is not None:
-                out.append(merged)
+                atom, atoms[i + 1] = _shared_ends(atom, after, merged)
+                out.extend((atom, merged))
+                continue
+        out.append(atom)
     return out
+
+
+def _shared_ends(
+    a: NumberMention, b: NumberMention, merged: NumberMention
+) -> tuple[NumberMention, NumberMention]:
+    """A range's bounds as mentions of their own, each in the range's scale and unit: the "$5"
+    of "$5-7 million" is $5 million, and its "7 million" is $7 million."""
+    q = merged.quantity
+    low = Quantity(q.low, q.low, q.unit, a.quantity.qualifier)
+    high = Quantity(q.high, q.high, q.unit, b.quantity.qualifier)
+    return (
+        NumberMention(a.start, a.end, low, a.raw, a.has_scale or b.has_scale),
+        NumberMention(b.start, b.end, high, b.raw, b.has_scale),
+    )

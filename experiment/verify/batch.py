@@ -21,7 +21,7 @@ from experiment.verify.answer import Confirmation, confirm_text
 from experiment.verify.derive import (
     confirm_derivation,
     confirm_expression,
-    is_calculation,
+    is_computed,
     is_derivation,
 )
 
@@ -43,7 +43,7 @@ def confirm_answer(answer: str, article: Article, question: str = "", kind: str 
     A derivation ("8 = 9 - 2") or a calculation ("9 - 2") is confirmed as `--article` does:
     its arithmetic and every operand, never its result alone.
     """
-    if is_derivation(answer) or is_calculation(answer):
+    if is_computed(answer, kind):
         return _derivation_cells(answer, article)
     chosen: Confirmation | None = None
     reason = ""

@@ -543,6 +543,31 @@ def magnitude(d: Derivation) -> Derivation:
     return replace(d, result_text=shown, result=read_figure(shown, "the result"))
 
 
+# two figures around one spaced hyphen, nothing else but a unit after them: "1939 - 1945"
+_PAIR = re.compile(
+    r"(?:from\s+)?(?P<a>\d[\d,]*(?:\.\d+)?)\s+-\s+(?P<b>\d[\d,]*(?:\.\d+)?)[^\d=+*/×÷()-]*"
+)
+
+
+def is_stated_range(text: str) -> bool:
+    """Two figures joined by a spaced hyphen where the second is the larger ("1939 - 1945",
+    "20 - 30%"): as a stated answer, a range as a text writes one, not a subtraction to a
+    negative result (under the calc prompt, where a calculation was asked for, it is one)."""
+    m = _PAIR.fullmatch(text.strip())
+    if m is None:
+        return False
+    a, b = (float(m[k].replace(",", "")) for k in ("a", "b"))
+    return a < b
+
+
+def is_computed(answer: str, kind: str = "") -> bool:
+    """Whether a stated answer (`factqa verify`) is confirmed as a derivation or a calculation:
+    never a date (`kind` "date") nor a stated range ("1939 - 1945")."""
+    if is_derivation(answer):
+        return True
+    return kind != "date" and is_calculation(answer) and not is_stated_range(answer)
+
+
 def is_calculation(line: str) -> bool:
     """Whether `line` is a calculation rather than one figure: two or more figures joined by an
     operator (`1,250 - 75`, `(56.7-44.1)/44.1*100`). A range or a date ("1932-1935",

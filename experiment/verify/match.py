@@ -20,6 +20,7 @@ from experiment.values.canonical import Quantity, Value, supports
 from experiment.values.normalize import Mention, scan
 from experiment.values.tables import article_mentions
 from experiment.verify.injection import in_instruction, instruction_ranges
+from experiment.verify.near_miss import why_not
 
 FUZZY_MIN_SCORE = 85.0
 
@@ -87,5 +88,5 @@ def verify(value: Value | None, article: str, answer_text: str = "", guard: bool
     if not spans:
         if found:
             return Verdict(False, (), "value only in a sentence addressed to the model")
-        return Verdict(False, (), "value not found in article")
+        return Verdict(False, (), why_not(article_mentions(article), value))
     return Verdict(True, tuple(spans), "")
