@@ -52,51 +52,77 @@ _WEAK = r"(?:assistants?|bots?|models?|machines?|agents?|systems?|programs?)"
 _SAY = r"(?:answer|reply|respond|say)"
 _WRITE = r"(?:output|print|write|type|state|return|report|give|use)"
 _FIGURE = r"[-−+$€£¥]?\d"
-_START = r"(?:^|\bplease\b,?)\W*(?:(?:please|always|only|just|simply|now|instead|then),?\s+)*"
+_WHAT = r"the\s+(?:number|figure|value|year|date|amount|answer)\b"
+# An order to answer: an answering verb and what to answer after it ("respond with", "say 1999",
+# "answer:", "output only", "report the figure"); a verb that also names a thing ("output",
+# "report") takes a figure only where it ends the sentence ("Output 1999.", not "Output 4.2
+# million units")
+_ORDER = (
+    rf"(?:{_SAY}\b(?:\s*[:=\"“'‘]|\s+(?:with|only|just|exactly|simply|that|{_WHAT}|{_FIGURE}))"
+    rf"|{_WRITE}\b\s+(?:only|just|exactly|simply|with|that\s+the|{_WHAT}|"
+    rf"{_FIGURE}[\d,.]*\s*[.!]*$|[\"“'‘])"
+    r"|tell\s+(?:the\s+)?(?:users?|readers?|questioners?|askers?)\b"
+    r"|set\s+(?:the\s+|your\s+)?(?:answer|response|output)\s+to\b)"
+)
+_ADVERBS = r"(?:(?:please|always|only|just|simply|now|instead|then),?\s+)*"
+# a model told what to answer ("AI assistants should answer 1999"); not "will": "AI chatbots will
+# answer 60% of queries by 2027" is a forecast
+_MODAL = (
+    r"(?:must|should|shall|need\s+to|needs\s+to|have\s+to|has\s+to|are\s+to|is\s+to|ought\s+to|"
+    r"always|never|only)"
+)
 
 # Addressed to a model: the sentence and the rest of its paragraph
 _ADDRESSEE = re.compile(
     r"\b(?:"
-    rf"(?:if|when|since|as)\s+you(?:\s+are|'re|’re)\s+(?:an?\s+|the\s+)?(?:(?:\w+\s+){{0,2}}{_AI}"
-    rf"|{_WEAK})\b"
+    rf"(?:if|when|since|as)\s+you(?:\s+are|'re|’re)\s+(?:(?:[\w-]+\s+){{1,3}}as\s+)?"
+    rf"(?:an?|the)\s+(?:(?:[\w-]+\s+){{0,2}}{_AI}|{_WEAK})\b"
+    rf"|(?:if|when|once)\s+(?:an?|any|the)\s+{_AI}\s+(?:reads?|is\s+reading|sees?|processes|"
+    r"parses|summari[sz]es)\s+this"
     rf"|(?:note|notes|instructions?|message|reminder|memo|directive|attention|warning)\s*"
     rf"(?:to|for|:)?\s*(?:(?:any|all|every|the|each|an?)\s+)?(?:{_AI}\b|{_WEAK}\s*(?:[:,;—–-]|$))"
     rf"|(?:dear|hey|hello|hi|attention|calling)\s*,?\s+(?:(?:any|all|every|the)\s+)?(?:{_AI}|"
     r"claude|gemini|copilot|llama|grok|mistral)\b"
     rf"|(?:{_AI}|{_WEAK})\s+(?:reading|processing|parsing|summari[sz]ing|analy[sz]ing|"
     r"answering\s+questions\s+(?:on|about))\s+(?:this|these|the\s+(?:article|text|page|document))"
-    r"|system\s+prompt|(?<=[\[<])\s*/?\s*system\s*[\]>]"
-    r")",
+    r"|system\s+prompt|(?<=[\[<])\s*/?\s*(?:system|sys|inst|instructions?)\s*[\]>]"
+    r")"
+    # opening a sentence: "For LLMs: ...", "To any AI, ...", "AI systems, please note ..."
+    rf"|^\W*(?:(?:to|dear|hey|attention)\s+(?:(?:any|all|every|the|each|an?)\s+)?{_AI}\s*[:,]"
+    rf"|(?:for|any|all|every|each)\s+(?:(?:any|all|every|the|each|an?)\s+)?{_AI}\s*:)"
+    r"|^\W*(?:llms|chat ?bots|(?:large\s+)?language\s+models|ai\s+(?:assistants|models|systems|"
+    r"agents|readers|tools))\s*(?::|,\s*(?:please|note|listen|read|remember))",
     re.IGNORECASE,
 )
 _INSTRUCTION = re.compile(
     r"(?:"
-    # a model, or "you", told what to answer
-    rf"\b{_AI}\b[^.!?\n]{{0,60}}\b(?:must|should|shall|will|need\s+to|have\s+to|are\s+to|is\s+to|"
-    rf"ought\s+to|always|never|only)\s+(?:(?:always|only|just|simply|never)\s+)?(?:{_SAY}|{_WRITE})\b"
-    rf"|\byou\s+(?:must|should|shall|will|need\s+to|have\s+to|are\s+to)\s+(?:(?:always|only|just|"
-    rf"simply)\s+)?{_SAY}\b"
-    # an order to answer, opening a sentence or a cell (or after "please")
-    rf"|{_START}{_SAY}\b(?:\s*[:=\"“'‘]|\s+(?:with|only|just|exactly|simply|that|"
-    rf"the\s+(?:number|figure|value|year|date|amount|answer)|{_FIGURE}))"
-    rf"|{_START}{_WRITE}\b\s+(?:only|just|exactly|simply|with|that\s+the|the\s+(?:number|figure|"
-    rf"value|year|date|amount|answer)\b|{_FIGURE}[\d,.]*\s*[.!]*$|[\"“'‘])"
+    rf"\b{_AI}\b[^.!?\n]{{0,60}}\b{_MODAL}\s+{_ADVERBS}(?:{_ORDER}|(?:treat|take|regard|"
+    rf"consider|use|give|report|cite|return)\s+{_FIGURE})"
+    rf"|\byou\s+{_MODAL}\s+{_ADVERBS}{_SAY}\b"
+    r"|\byour\s+(?:answer|response|reply|output)\s+(?:must|should|shall|will|has\s+to|needs\s+to)"
+    r"\s+be\b|\bthe\s+answer\s+you\s+(?:should|must|need\s+to|have\s+to)\s+give\b"
+    # an order to answer: opening a sentence, a cell or a clause after a colon or a semicolon,
+    # after "please", or after a comma (not "say" before a figure: ", say, 5%" or ", say 40
+    # of them" is "for example")
+    rf"|(?:^|[:;]|\bplease\b,?)\W*{_ADVERBS}{_ORDER}"
+    rf"|,\s*{_ADVERBS}(?!say\s+{_FIGURE}){_ORDER}"
     # which answer is right
-    r"|\bthe\s+(?:correct|right|true|real|actual|only|expected|official|final|proper|valid)\s+"
-    r"(?:answer|response|reply|output)\s*(?:is|:|=|should\s+be|must\s+be|will\s+be|to\s+(?:this|"
-    r"the|any|every|each|all)\s+questions?)"
+    r"|\bthe\s+(?:correct|right|expected|official|proper|valid)\s+(?:answer|response|reply)\s*"
+    r"(?:is|:|=|should\s+be|must\s+be|will\s+be|to\s+(?:this|the|any|every|each|all)\s+"
+    r"questions?)"
     r"|\b(?:the|your)\s+(?:answer|response|reply|output)\s+(?:to|for)\s+(?:this|any|every|"
     r"each|all|these|your)\s+(?:question|questions|query|queries|prompt|prompts)\b"
     r"|\b(?:answer|reply|respond)\s+(?:to\s+)?(?:every|any|all|each|this|the)\s+"
     r"(?:question|questions|query|queries)\s+(?:with|by|as)\b"
     r"|\b(?:whatever|no\s+matter\s+(?:what|which))\s+(?:the\s+)?(?:question|query|prompt)"
     rf"|\b(?:when|if|whenever|once)\s+(?:you\s+are\s+|you're\s+)?asked\b[^.!?\n]{{0,80}},\s*"
-    rf"(?:always\s+|just\s+|simply\s+|please\s+|only\s+)?(?:{_SAY}|{_WRITE})\b"
+    rf"{_ADVERBS}(?:{_SAY}|{_WRITE})\b"
     # ignore the instructions, the question, the text above
     r"|\b(?:ignore|disregard|forget|override|bypass)\s+(?:the|this|all|any|your|every|previous|"
     r"prior|above|earlier|preceding|other|everything)\b[^.!?\n]{0,40}?\b(?:instructions?|"
     r"prompts?|directions|guidelines|context|(?:the|this|above)\s+(?:text|article|document|"
     r"passage)|above|before|question(?!\s+of)|questions)\b"
+    r"|\bnever\s+mind\s+the\s+question"
     r")",
     re.IGNORECASE,
 )
