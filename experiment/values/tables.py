@@ -352,7 +352,8 @@ _PER = re.compile(r"\bper\b(?!\s?cent)|\bEPS\b")
 _BARE_SCALE = re.compile(rf"\(\s*{_SCALE_WORD}\s*\)", re.IGNORECASE)
 _COUNT = re.compile(r"\(\s*(?:number|no\.?|#|times|x|units?)\s*\)|\bnumber\s+of\b|\bratio\b", re.I)
 # What a label counts, by its head word (docs/NORMALIZER.md, "Tables"): the last word of its
-# first phrase (before "of", "at", a bracket, a comma ...) that one of these lists names
+# first phrase (before "of", "at", a bracket, a comma ...), as these lists name it; a word in
+# none of them names neither ("Client services", "Office equipment")
 _LABEL_WORDS = (
     (
         "count",
@@ -380,12 +381,6 @@ _LABEL_WORDS = (
         "impairments budget funding investment investments grant grants amount amounts balance "
         "balances savings premium premiums price prices",
     ),
-    (
-        "",  # a head noun that names neither: the words left of it only qualify it
-        "equipment property properties buildings building land machinery software inventory "
-        "inventories intangibles fixtures fittings improvements leases rights swaps contracts "
-        "instruments derivatives securities stock other total",
-    ),
 )
 _KIND = {w: kind for kind, words in _LABEL_WORDS for w in words.split()}
 _PHRASE_END = re.compile(
@@ -396,6 +391,7 @@ _JOINED = re.compile(r"\s(?:and|or|&)\s|/", re.I)
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|%")
 
 
+@lru_cache(maxsize=4096)  # a column's headers head every cell below them
 def label_kind(text: str) -> str:
     """What a row label or a column header counts: "money" ("Staff costs", "Cost of shares"),
     "count" ("Employees", "Number of stores", "Shares outstanding"), "ratio" ("Tax rate",
