@@ -128,7 +128,7 @@ def test_an_escaped_pipe_and_a_line_break_read_as_written() -> None:
         ("Headcount at year end", "count"),
         ("Number of stores", "count"),
         ("Shares outstanding", "count"),
-        ("(Shares in thousands)", "count"),
+        ("(shares, in thousands)", "count"),
         ("Staff costs", "money"),
         ("Cost of shares repurchased", "money"),
         ("Customer deposits", "money"),

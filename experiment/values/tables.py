@@ -434,7 +434,7 @@ def _own_unit(labels: tuple[Span, ...], scale: Scale, headers: tuple[Span, ...] 
     if scale.unit == "%" or not kinds & {"count", "ratio", "mixed"}:
         return scale
     own_column = [s for h in headers if (s := _label_scale(h.text)).factor != 1.0]
-    if own_column:  # "(Shares in thousands)" over the count's own column
+    if own_column:  # "(shares, in thousands)" over the count's own column
         return Scale(own_column[-1].factor, "", own_column[-1].source)
     return Scale(scale.factor, "", scale.source) if _of_a_count(scale) else Scale()
 
@@ -448,7 +448,7 @@ def _label_scale(text: str) -> Scale:
 
 
 def _of_a_count(scale: Scale) -> bool:
-    """A scale stated for a count: "(Shares in thousands)", "Buy-backs (shares in thousands)"."""
+    """A scale stated for a count: "(shares, in thousands)", "Buy-backs (shares in thousands)"."""
     return any(label_kind(s) == "count" for s in re.split(r"[;(]", scale.source))
 
 
