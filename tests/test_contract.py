@@ -130,6 +130,9 @@ def test_the_contract_is_whole_and_goes_both_ways() -> None:
         confirms = sum(c.confirms for c in rows)
         assert len(rows) / 3 <= confirms <= 2 * len(rows) / 3, section
     assert len({(c.text, c.answer, c.kind) for c in CASES}) == len(CASES), "a row is repeated"
+    for section in ("tables", "planted text"):  # the classes of the table and guard rules
+        rows = [c for c in CASES if c.section == section]
+        assert len(rows) >= 50 and len(rows) / 3 <= sum(c.confirms for c in rows), section
 
 
 def test_contract_is_the_last_section() -> None:

@@ -338,36 +338,118 @@ def _place(
     """`cell` with its place in the table: header or body, its headers and its column's scale."""
     header = cell.row < len(grid)
     row_headers = _row_headers(row, cell.column, header)
+    heads = tuple(h[cell.column].span for h in grid[: cell.row] if h[cell.column])
     return replace(
         cell,
         header=header,
         row_headers=row_headers,
-        column_headers=tuple(h[cell.column].span for h in grid[: cell.row] if h[cell.column]),
-        scale=scales[cell.column] if header else _own_unit(row_headers, scales[cell.column]),
+        column_headers=heads,
+        scale=scales[cell.column] if header else _own_unit(row_headers, scales[cell.column], heads),
     )
 
 
-_PER = re.compile(r"\bper\b|\bEPS\b")
+_PER = re.compile(r"\bper\b(?!\s?cent)|\bEPS\b")
+_BARE_SCALE = re.compile(rf"\(\s*{_SCALE_WORD}\s*\)", re.IGNORECASE)
 _COUNT = re.compile(r"\(\s*(?:number|no\.?|#|times|x|units?)\s*\)|\bnumber\s+of\b|\bratio\b", re.I)
+# What a label counts, by its head word (docs/NORMALIZER.md, "Tables"): the last word of its
+# first phrase (before "of", "at", a bracket, a comma ...), as these lists name it; a word in
+# none of them names neither ("Client services", "Office equipment")
+_LABEL_WORDS = (
+    (
+        "count",
+        "number numbers count counts headcount headcounts workforce staff employee employees "
+        "personnel people persons fte ftes worker workers hires members subscribers customer "
+        "customers client clients users visitors passengers patients students shareholders "
+        "store stores shops outlets branches restaurants unit units vehicles deliveries "
+        "transactions shares options warrants quantity quantities tonnes barrels flights "
+        "downloads households",
+    ),
+    (
+        "ratio",
+        "ratio ratios rate rates yield yields growth percentage percentages proportion multiple "
+        "multiples cover coverage utilisation utilization occupancy churn bps return",
+    ),
+    (
+        "money",
+        "revenue revenues sales turnover income profit profits loss losses earnings ebit ebitda "
+        "cost costs expense expenses expenditure expenditures spend spending capex opex cash "
+        "asset assets liabilities liability equity debt debts borrowings capital deposits "
+        "deposit loan loans payment payments pay wages wage salaries salary remuneration "
+        "compensation payroll benefits bonus bonuses fee fees charge charges dividend dividends "
+        "value proceeds receivable receivables payable payables provision provisions reserves "
+        "reserve goodwill tax taxes amortisation amortization depreciation impairment "
+        "impairments budget funding investment investments grant grants amount amounts balance "
+        "balances savings premium premiums price prices",
+    ),
+)
+_KIND = {w: kind for kind, words in _LABEL_WORDS for w in words.split()}
+_PHRASE_END = re.compile(
+    r"[(\[,:;–—]|\s(?:of|at|in|for|by|from|to|on|as|with|during|since|per|under|over)\s", re.I
+)
+_AFTER_HEAD = {"sold", "held", "built", "won", "lost", "made", "paid", "total", "net", "gross"}
+_JOINED = re.compile(r"\s(?:and|or|&)\s|/", re.I)
+_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|%")
 
 
-def _own_unit(labels: tuple[Span, ...], scale: Scale) -> Scale:
+@lru_cache(maxsize=4096)  # a column's headers head every cell below them
+def label_kind(text: str) -> str:
+    """What a row label or a column header counts: "money" ("Staff costs", "Cost of shares"),
+    "count" ("Employees", "Number of stores", "Shares outstanding"), "ratio" ("Tax rate",
+    "Revenue growth"), "mixed" (a count and an amount joined: "Employees and payroll") or ""
+    (it names none of them: "Europe", "Client services", "2024"). The head is the last word of
+    the first phrase, past a participle after it ("Units sold")."""
+    head = _PHRASE_END.split(f" {text.strip(' ([')} ", maxsplit=1)[0]
+    parts = _JOINED.split(head)
+    kinds = []
+    for part in parts:
+        words = [w.lower().replace("’", "'").removesuffix("'s") for w in _WORD.findall(part)]
+        while len(words) > 1 and (words[-1] in _AFTER_HEAD or words[-1].endswith(("ed", "ing"))):
+            words.pop()  # "Units sold", "Shares outstanding", "Stores opened"
+        kinds.append(_KIND.get(words[-1], "") if words else "")  # the head: its last word
+    found = {k for k in kinds if k}
+    if len(found) > 1:
+        return "mixed"
+    return found.pop() if found else ""
+
+
+def _own_unit(labels: tuple[Span, ...], scale: Scale, headers: tuple[Span, ...] = ()) -> Scale:
     """A row label that states its own unit overrides the table's scale: "Gross margin (%)" is a
     percentage, "Diluted EPS" and "... per share" an amount per share in the table's currency
-    (no factor), "Employees (number)" and a ratio plain numbers."""
+    (no factor), "Employees (number)" and a ratio plain numbers. A money scale is an amount's:
+    a row or column that counts something else (`label_kind`: "Employees", "Stores", "Tax
+    rate", "Employees and payroll") reads its figures as written, never in the scale."""
     text = " ".join(label.text for label in labels)
-    if not scale or not text:
+    if not scale or not (text or headers):
         return scale
-    own = read_scale(text)
+    own = _label_scale(text) if text else Scale()
     if own.factor != 1.0:  # "Weighted average shares (in millions)": the label's own scale
         return own
     if _PERCENT.search(text):
         return Scale(1.0, "%", text)
-    if _PER.search(text):
+    if _PER.search(" ".join([text, *(h.text for h in headers)])):  # "... per share" row or column
         return Scale(1.0, "" if scale.unit == "%" else scale.unit, text)
     if _COUNT.search(text):
         return Scale()
-    return scale
+    kinds = {label_kind(t) for t in [text, *(h.text for h in headers)] if t}
+    if scale.unit == "%" or not kinds & {"count", "ratio", "mixed"}:
+        return scale
+    own_column = [s for h in headers if (s := _label_scale(h.text)).factor != 1.0]
+    if own_column:  # "(shares, in thousands)" over the count's own column
+        return Scale(own_column[-1].factor, "", own_column[-1].source)
+    return Scale(scale.factor, "", scale.source) if _of_a_count(scale) else Scale()
+
+
+def _label_scale(text: str) -> Scale:
+    """The scale a label or header states, "(millions)" alone included."""
+    own = read_scale(text)
+    if own.factor == 1.0 and (m := _BARE_SCALE.search(text)):
+        return Scale(_FACTORS[m["word"].lower()], "", text)
+    return own
+
+
+def _of_a_count(scale: Scale) -> bool:
+    """A scale stated for a count: "(shares, in thousands)", "Buy-backs (shares in thousands)"."""
+    return any(label_kind(s) == "count" for s in re.split(r"[;(]", scale.source))
 
 
 def _table(text: str, block: list[tuple[int, int]]) -> Table | None:
