@@ -414,10 +414,20 @@ _ORDINAL = (
     rf"(?:(?:{_alt(TENS)})[\s-])?(?:{_alt(ORDINALS)})"
 )
 _FRACTION = rf"(?:an?|one|two|three|four|five|six|seven|eight|nine)[\s-]+(?:{_alt(FRACTIONS)})"
-# "3 200" is one figure, but not "4 100m" (four 100 m titles) nor a part of "1 234 567m"
+# "3 200" is one figure, but not "4 100m" (four 100 m titles) nor a part of "1 234 567m". A figure
+# grouped by spaces has at most `SPACED_GROUPS` groups after the first (under 10^24, as far as 15
+# significant digits times a million and more) and no bare group of one to three digits just before
+# it: a longer run of groups ("123 456 789 ...") is a list, each group its own figure; a run within
+# the bound is one figure, refused beyond 15 significant digits. Bounded, so each start tries a few
+# groups and a long run is read in linear time (unbounded, each group retried the rest of the run).
+SPACED_GROUPS = 7
+_SP = r"[ \u00a0\u202f]"
+_NOT_IN_A_LIST = "".join(
+    rf"(?<!{before}\d{{{n}}}{_SP})" for before in (r"[^\d.,]", "^") for n in (1, 2, 3)
+)
 _DIGITS = (
-    r"(?:\d{1,3}(?:,\d{3})+|\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?![\d,]|[^\W\d_]|[ \u00a0\u202f]\d)"
-    r"|\d+)(?:\.\d+)?|\.\d+"
+    rf"(?:\d{{1,3}}(?:,\d{{3}})+|{_NOT_IN_A_LIST}\d{{1,3}}(?:{_SP}\d{{3}}){{1,{SPACED_GROUPS}}}"
+    rf"(?![\d,]|[^\W\d_]|{_SP}\d)|\d+)(?:\.\d+)?|\.\d+"
 )
 _DIGITS_COMMA = r"(?:\d{1,3}(?:\.\d{3})+|\d+)(?:,\d+)?"
 
@@ -801,6 +811,8 @@ def _atom(m: re.Match[str], decimal_comma: bool) -> NumberMention | Refusal | No
 
 
 def _qualify(text: str, mention: NumberMention) -> NumberMention:
+    if not text[mention.start - 1 : mention.start].isspace():
+        return mention  # a qualifier ends in a space: most figures are spared the search
     before = text[max(0, mention.start - 24) : mention.start]
     q = _QUALIFIER_BEFORE.search(before)
     if not q:
