@@ -103,6 +103,38 @@ def test_an_articles_mentions_are_those_of_the_scanner_read_cell_by_cell(
     assert article_mentions(text) == fast
 
 
+# tables whose edges touch prose: a last row without its closing pipe, a first row without its
+# opening one, a fraction, a range and a qualifier reading on from a figure across a line break
+EDGES = """Output (in thousands)
+
+| Plant | 2024 | 2023 |
+|---|---|---|
+| North | 1,250 | about
+5 to 7 tonnes a day, nearly two thirds of it at night.
+Region | 12 | 3 1/2
+---|---|---
+| South | (340) | 4 million
+and a half dollars, 7 000 000 more than 2 to
+| East | 5.5% | -3 |
+|---|---|---|
+3 200 units in 2021 | 4 | 5
+and 6 to 9 more, 1 234 567 890 123 456 789 in all.
+"""
+
+
+@pytest.mark.parametrize("shape", ["table", "tables", "bundled", "edges"])
+def test_a_tables_figures_left_unread_in_the_whole_text_change_no_other_reading(
+    shape: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = EDGES * 3 if shape == "edges" else shape_text(shape, 30_000)
+    assert len(parse_tables(text)) >= (9 if shape == "edges" else 1)
+    article_mentions.cache_clear()
+    skipping = article_mentions(text)
+    article_mentions.cache_clear()
+    monkeypatch.setattr(tables, "_in_a_row", lambda *_: False)  # every figure read, as before
+    assert article_mentions(text) == skipping
+
+
 def test_a_table_larger_than_the_cache_of_cells_reads_each_cell_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

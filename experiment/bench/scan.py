@@ -233,6 +233,7 @@ def shape_table(shapes: list[str], sizes: list[float]) -> tuple[list[str], dict[
         + " |",
         "|---|" + "---:|" * (len(heads) + len(steps)),
     ]
+    print("\n".join(lines), flush=True)
     figures: dict[str, float] = {}
     worst = 0.0
     for shape in shapes:
@@ -256,8 +257,7 @@ def _run_shapes(args: SimpleNamespace) -> None:
             raise typer.BadParameter(f"unknown shape {name!r}; the shapes: {', '.join(SHAPES)}")
     shapes = args.shapes or list(SHAPES)
     print(f"cold checks of {ANSWER!r}; seconds of wall time, ratios of CPU time", flush=True)
-    lines, figures = shape_table(shapes, sizes)
-    print("\n".join(lines[:2]))  # the header again, above the rows printed as they came
+    _, figures = shape_table(shapes, sizes)
     keys = [k for k in ("scan_s_5mb_prose", "scan_s_5mb_table") if k in figures]
     print(
         " ".join(

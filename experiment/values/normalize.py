@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gc
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
@@ -81,7 +81,19 @@ def scan(text: str, day_first: bool = False, decimal_comma: bool = False) -> tup
         return _scan(text, day_first, decimal_comma)
 
 
-def _scan(text: str, day_first: bool, decimal_comma: bool) -> tuple[Mention, ...]:
+def scan_leaving(text: str, unread: Callable[[int, int], bool]) -> tuple[Mention, ...]:
+    """`scan(text)` less the figures whose match is `unread(start, end)`, which it does not read
+    (`numbers.scan_numbers`); not cached."""
+    with collector_paused():
+        return _scan(text, False, False, unread)
+
+
+def _scan(
+    text: str,
+    day_first: bool,
+    decimal_comma: bool,
+    unread: Callable[[int, int], bool] | None = None,
+) -> tuple[Mention, ...]:
     mentions: list[Mention] = []
     dates = scan_dates(text, day_first)
     masked: list[tuple[int, int]] = []
@@ -95,7 +107,7 @@ def _scan(text: str, day_first: bool, decimal_comma: bool) -> tuple[Mention, ...
             values = (d.value, Quantity(year, year))
         mentions.append(Mention(d.start, d.end, text[d.start : d.end], values))
         masked.append((d.start, d.end))
-    for n in scan_numbers(text, masked, decimal_comma):
+    for n in scan_numbers(text, masked, decimal_comma, unread):
         if isinstance(n, NumberMention):
             mentions.append(Mention(n.start, n.end, text[n.start : n.end], (n.quantity,)))
         else:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import bisect
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Context, Decimal
 from fractions import Fraction
@@ -853,12 +854,17 @@ def figure_not_year(text: str, start: int, end: int) -> bool:
 
 
 def scan_numbers(
-    text: str, masked: list[tuple[int, int]] | None = None, decimal_comma: bool = False
+    text: str,
+    masked: list[tuple[int, int]] | None = None,
+    decimal_comma: bool = False,
+    unread: Callable[[int, int], bool] | None = None,
 ) -> list[NumberMention | Refusal]:
     """Every figure in `text`, left to right, skipping the `masked` spans (dates already read),
     and every figure refused, with its reason.
 
-    Each bound of a range is also reported on its own, since the text does state it.
+    Each bound of a range is also reported on its own, since the text does state it. A figure
+    whose match text[start:end] is `unread(start, end)` is left out unread (the caller drops it
+    anyway: a table's cells are read cell by cell); it must be one whose reading changes no other.
     """
     pattern = _ATOM_COMMA if decimal_comma else _ATOM
     taken = Spans(masked or [])
@@ -874,6 +880,8 @@ def scan_numbers(
     refused_to = -1  # the end of a refusal that reaches past its figure: nothing in it is read
     for m in pattern.finditer(text):
         if m.start() < refused_to or taken.overlaps(m.start(), m.end()):
+            continue
+        if unread is not None and unread(m.start(), m.end()):
             continue
         atom = _atom(m, decimal_comma)
         if isinstance(atom, Refusal):

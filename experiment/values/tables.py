@@ -26,7 +26,13 @@ from itertools import pairwise
 
 from experiment.records import Span
 from experiment.values.canonical import UNITS, DateValue, Quantity, Value, quantities_equal
-from experiment.values.normalize import Mention, collector_paused, outermost, scan
+from experiment.values.normalize import (
+    Mention,
+    collector_paused,
+    outermost,
+    scan,
+    scan_leaving,
+)
 from experiment.values.numbers import (
     CURRENCY_SYMBOLS,
     CURRENCY_WORDS,
@@ -475,6 +481,18 @@ def _table_at(text: str, start: int) -> Table | None:
     return tables[i] if i >= 0 and start < tables[i].end else None
 
 
+def _in_a_row(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] is in a table, with a pipe after it on its line: such a figure is
+    read cell by cell, so the whole text's reading of it is dropped (`article_mentions`), and no
+    other figure's reading depends on it, as nothing that reads on from a figure (a fraction after
+    it, a range to the next) reads across a pipe. Left unread, it costs the table half as much."""
+    table = _table_at(text, start)
+    if table is None or end > table.end:
+        return False
+    pipe = text.find("|", end, table.end)
+    return pipe >= 0 and text.find("\n", end, pipe) < 0
+
+
 def _negated(q: Quantity) -> Quantity:
     return Quantity(-q.high, -q.low, q.unit, q.qualifier)
 
@@ -487,7 +505,8 @@ def _scaled(q: Quantity, currency: str, scale: Scale) -> Quantity | None:
         return None
     if scale.unit == "%":
         return Quantity(q.low, q.high, "%", q.qualifier)
-    low, high = times(q.low, scale.factor), times(q.high, scale.factor)
+    low = times(q.low, scale.factor)
+    high = low if q.high == q.low else times(q.high, scale.factor)
     if low is None or high is None:
         return None
     return Quantity(low, high, unit or scale.unit, q.qualifier)
@@ -603,7 +622,8 @@ def article_mentions(text: str) -> tuple[Mention, ...]:
         if not tables:
             return scan(text)
         spans = Spans([(t.start, t.end) for t in tables])
-        mentions = [m for m in scan(text) if not spans.overlaps(m.start, m.end)]
+        read = scan_leaving(text, lambda start, end: _in_a_row(text, start, end))
+        mentions = [m for m in read if not spans.overlaps(m.start, m.end)]
         mentions += [m for t in tables for c in t.cells for m in _cell_mentions(c)]
         mentions.sort(key=lambda m: (m.start, -m.end))
         return tuple(mentions)
