@@ -7,6 +7,7 @@ from __future__ import annotations
 import gc
 import random
 import re
+from itertools import pairwise
 
 import pytest
 from typer.testing import CliRunner
@@ -15,8 +16,9 @@ from experiment import cli
 from experiment.bench.scan import SHAPES, shape_text
 from experiment.values import tables
 from experiment.values.canonical import Quantity
+from experiment.values.dates import scan_dates
 from experiment.values.normalize import scan
-from experiment.values.numbers import SPACED_GROUPS
+from experiment.values.numbers import SPACED_GROUPS, Spans, Taken
 from experiment.values.tables import _plain_read, _scanned_read, article_mentions, parse_tables
 
 
@@ -191,3 +193,24 @@ def test_an_unknown_shape_is_one_line_and_exit_code_2() -> None:
     assert res.exit_code == 2, res.output
     assert "unknown shape 'poetry'" in res.output and "prose" in res.output
     assert "Traceback" not in res.output
+
+
+def test_taken_characters_answer_as_sorted_spans_do() -> None:
+    # dates and refusals are marked taken byte by byte now (`Taken`), not by insertion into sorted
+    # lists (`Spans`), whose cost grew with the number of spans: the answers are the same
+    r = random.Random(3)
+    for _ in range(50):
+        size = r.randint(1, 300)
+        taken, spans = Taken(size), Spans([])
+        for _ in range(r.randint(1, 60)):
+            start = r.randrange(size)
+            end = r.randint(start + 1, min(size, start + 12))
+            assert taken.overlaps(start, end) == spans.overlaps(start, end)
+            assert taken.add(start, end) == spans.add(start, end)
+
+
+def test_a_text_of_dates_reads_every_date() -> None:
+    text = shape_text("dates", 20_000)
+    found = scan_dates(text)
+    assert len(found) >= 2 * text.count(". ") - 2  # two dates a sentence
+    assert all(a.end <= b.start for a, b in pairwise(found))

@@ -18,10 +18,11 @@ The same cold check on texts of one shape each, generated here (`SHAPES`: prose 
 dates, a space-separated list of 3-digit numbers, comma-grouped numbers, one large pipe table, many
 small tables, long digit runs, dates, text without figures, one long line without a sentence break,
 the bundled articles), at each size in one run. It prints each shape's seconds per size (wall
-time; the smaller sizes the best of a few tries, as timing noise weighs most on them) and the
-ratio of CPU time for each tenfold step (linear: about 10), then the machine-readable line
-`scan_s_5mb_prose=... scan_s_5mb_table=... scan_worst_ratio=...` (the 5 MB fields with `--large`;
-`scan_worst_ratio`: the largest ratio over every shape and step).
+time; the smaller sizes the best of a few tries, as timing noise weighs most on them), the CPU
+seconds at the largest size and the ratio of CPU time (which other jobs on the machine inflate
+less) for each tenfold step (linear: about 10), then the machine-readable line `scan_s_5mb_prose=...
+scan_s_5mb_table=... scan_cpu_s_5mb_prose=... scan_cpu_s_5mb_table=... scan_worst_ratio=...` (the
+5 MB fields with `--large`; `scan_worst_ratio`: the largest ratio over every shape and step).
 """
 
 from __future__ import annotations
@@ -228,10 +229,10 @@ def shape_table(shapes: list[str], sizes: list[float]) -> tuple[list[str], dict[
     lines = [
         "| shape | "
         + " | ".join(f"s, {h}" for h in heads)
-        + " | "
+        + f" | CPU s, {heads[-1]} | "
         + " | ".join(f"ratio {s}" for s in steps)
         + " |",
-        "|---|" + "---:|" * (len(heads) + len(steps)),
+        "|---|" + "---:|" * (len(heads) + 1 + len(steps)),
     ]
     print("\n".join(lines), flush=True)
     figures: dict[str, float] = {}
@@ -241,9 +242,11 @@ def shape_table(shapes: list[str], sizes: list[float]) -> tuple[list[str], dict[
         for size in sizes:
             wall[size], cpu[size] = _best_times(shape_text(shape, int(size * 1_000_000)))
             figures[f"scan_s_{_label(size)}mb_{shape}"] = wall[size]
+            figures[f"scan_cpu_s_{_label(size)}mb_{shape}"] = cpu[size]
         ratios = _ratios(cpu)
         worst = max([worst, *ratios])
-        cells = [f"{wall[s]:.2f}" for s in sizes] + [f"{x:.1f}" for x in ratios]
+        cells = [f"{wall[s]:.2f}" for s in sizes] + [f"{cpu[sizes[-1]]:.2f}"]
+        cells += [f"{x:.1f}" for x in ratios]
         lines.append(f"| {shape} | " + " | ".join(cells) + " |")
         print(lines[-1], flush=True)
     figures["scan_worst_ratio"] = worst
@@ -258,7 +261,8 @@ def _run_shapes(args: SimpleNamespace) -> None:
     shapes = args.shapes or list(SHAPES)
     print(f"cold checks of {ANSWER!r}; seconds of wall time, ratios of CPU time", flush=True)
     _, figures = shape_table(shapes, sizes)
-    keys = [k for k in ("scan_s_5mb_prose", "scan_s_5mb_table") if k in figures]
+    keys = [f"scan{cpu}_s_5mb_{shape}" for cpu in ("", "_cpu") for shape in ("prose", "table")]
+    keys = [k for k in keys if k in figures]
     print(
         " ".join(
             [

@@ -570,6 +570,28 @@ class Spans:
         return True
 
 
+class Taken:
+    """The characters of a text taken by spans read so far, one byte each: an overlap test and
+    an addition cost the span's length, whatever the order spans come in. (`Spans` inserts into
+    sorted lists: spans found pattern by pattern land all over the text, and each insertion
+    moved the lists' tails: 200,000 dates in 5 MB took 25 times as long as 20,000 in 500 KB.)"""
+
+    def __init__(self, size: int, spans: list[tuple[int, int]] | None = None) -> None:
+        self.marks = bytearray(size)
+        for start, end in spans or []:
+            self.add(start, end)
+
+    def overlaps(self, start: int, end: int) -> bool:
+        return self.marks.find(1, start, end) >= 0
+
+    def add(self, start: int, end: int) -> bool:
+        """Take a span that overlaps none; False (nothing taken) when it overlaps one."""
+        if self.overlaps(start, end):
+            return False
+        self.marks[start:end] = b"\x01" * (end - start)
+        return True
+
+
 @dataclass(frozen=True)
 class NumberMention:
     start: int
@@ -867,7 +889,7 @@ def scan_numbers(
     anyway: a table's cells are read cell by cell); it must be one whose reading changes no other.
     """
     pattern = _ATOM_COMMA if decimal_comma else _ATOM
-    taken = Spans(masked or [])
+    taken = Taken(len(text), masked)
     atoms: list[NumberMention | Refusal] = []
     low = text.lower()
     for form, reason, needs in _WHOLE_FORMS:
