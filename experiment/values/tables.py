@@ -471,7 +471,8 @@ def parse_tables(text: str) -> tuple[Table, ...]:
     """Every Markdown pipe table of `text`, in order (cached)."""
     if "|" not in text:
         return ()
-    return tuple(t for block in _blocks(text) if (t := _table(text, block)) is not None)
+    with collector_paused():
+        return tuple(t for block in _blocks(text) if (t := _table(text, block)) is not None)
 
 
 def _table_at(text: str, start: int) -> Table | None:
