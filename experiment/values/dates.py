@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from experiment.values.canonical import DateValue
-from experiment.values.numbers import Spans, alternatives
+from experiment.values.numbers import Taken, alternatives
 
 MONTHS = (
     {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
@@ -321,7 +321,7 @@ def scan_dates(text: str, day_first: bool = False, gate: bool = True) -> list[Da
     `gate=False` runs every pattern regardless of its triggers (for tests).
     """
     found: list[DateMention] = []
-    taken = Spans([])
+    taken = Taken(len(text))
     for a, b in _paragraphs(text) if gate else [(0, len(text))]:
         low = text[a:b].lower()
         present = {n for n in _ALL_TRIGGERS if n in low}  # each trigger looked for once

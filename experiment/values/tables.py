@@ -16,16 +16,30 @@ reads it.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field
+from decimal import Decimal
 from functools import lru_cache
 from itertools import pairwise
 
 from experiment.records import Span
 from experiment.values.canonical import UNITS, DateValue, Quantity, Value, quantities_equal
-from experiment.values.normalize import Mention, outermost, scan
-from experiment.values.numbers import CURRENCY_SYMBOLS, CURRENCY_WORDS, Spans, times
+from experiment.values.normalize import (
+    Mention,
+    collector_paused,
+    outermost,
+    scan,
+    scan_leaving,
+)
+from experiment.values.numbers import (
+    CURRENCY_SYMBOLS,
+    CURRENCY_WORDS,
+    MAX_DIGITS,
+    Spans,
+    times,
+)
 
 _PIPE = re.compile(r"(?<!\\)\|")
 _SEPARATOR_CELL = re.compile(r"\s*:?-+:?\s*")
@@ -125,6 +139,17 @@ def read_scale(text: str) -> Scale:
 
 
 @dataclass(frozen=True)
+class _Read:
+    """What a cell's text holds, before its place in a table is known."""
+
+    blank: bool
+    figure: Mention | None  # the one figure of a cell that holds nothing else (offsets in it)
+    dated: bool  # a year or a date: labels a column ("2019", "December 31, 2019")
+    scale: Scale
+    mentions: tuple[Mention, ...] = ()  # `scan` of the cell's text
+
+
+@dataclass(frozen=True)
 class Cell:
     """One cell: its text at text[start:end], where it stands, the cells that head it (its row's
     leading labels left of it; the header cells above it) and the scale its column counts in."""
@@ -138,6 +163,9 @@ class Cell:
     row_headers: tuple[Span, ...] = ()
     column_headers: tuple[Span, ...] = ()
     scale: Scale = Scale()
+    # its text read (`_read`), kept from when the table was parsed: a table larger than the cache
+    # of cells is then still scanned once per cell, not again at each later look at the cell
+    read: _Read | None = field(default=None, compare=False, repr=False)
 
     @property
     def span(self) -> Span:
@@ -161,19 +189,15 @@ class Table:
         return (c for row in self.rows for c in row)
 
     def cell_at(self, start: int, end: int) -> Cell | None:
-        """The cell that holds text[start:end], if one does."""
-        return next((c for c in self.cells if c.start <= start and end <= c.end), None)
-
-
-@dataclass(frozen=True)
-class _Read:
-    """What a cell's text holds, before its place in a table is known."""
-
-    blank: bool
-    figure: Mention | None  # the one figure of a cell that holds nothing else (offsets in it)
-    dated: bool  # a year or a date: labels a column ("2019", "December 31, 2019")
-    scale: Scale
-    mentions: tuple[Mention, ...] = ()  # `scan` of the cell's text
+        """The cell that holds text[start:end], if one does: found by bisection over the rows
+        and the row's cells (in order and disjoint), not by a walk through every cell."""
+        i = bisect.bisect_right(self.rows, start, key=lambda row: row[0].start) - 1
+        if i < 0:
+            return None
+        row = self.rows[i]
+        j = bisect.bisect_right(row, start, key=lambda c: c.start) - 1
+        cell = row[j] if j >= 0 else None
+        return cell if cell is not None and cell.start <= start and end <= cell.end else None
 
 
 def _figure(text: str, mentions: Sequence[Mention]) -> Mention | None:
@@ -186,8 +210,32 @@ def _figure(text: str, mentions: Sequence[Mention]) -> Mention | None:
     return None if _LETTER_OR_DIGIT.search(rest) else outer[0]
 
 
+# A cell that is a plain number, bare or in accounting parentheses ("12,345", "142.9", "(1,234)"):
+# digits grouped by commas or not, never four digits alone (a year), at most `MAX_DIGITS` digits.
+_PLAIN = re.compile(r"(\()?(\d{1,3}(?:,\d{3})*(?:\.\d+)?|\d+\.\d+|\d{5,})(?(1)\))")
+
+
+def _plain_read(text: str) -> _Read | None:
+    """`_scanned_read(text)` of a plain number cell (`_PLAIN`), without the scanner's passes: most
+    cells of a large table are one, and each pass costs more than this whole reading (the scanner
+    reads such a text as this one figure, no date, no refusal: tests/test_scan_shapes.py compares
+    the two). None for any other text."""
+    m = _PLAIN.fullmatch(text)
+    if m is None or sum(c.isdigit() for c in m[2]) > MAX_DIGITS:
+        return None
+    value = float(Decimal(m[2].replace(",", "")))  # exact: at most MAX_DIGITS digits
+    figure = Mention(m.start(2), m.end(2), m[2], (Quantity(value, value),))
+    return _Read(False, figure, False, Scale(), (figure,))
+
+
 @lru_cache(maxsize=1 << 16)  # a cell is read several times: every cell of a large table cached
 def _read(text: str) -> _Read:
+    """What a cell's text holds (`_Read`)."""
+    return _plain_read(text) or _scanned_read(text)
+
+
+def _scanned_read(text: str) -> _Read:
+    """`_read` by the scanner: the text's mentions, its one figure and the scale it states."""
     if _BLANK.fullmatch(text):
         return _Read(True, None, False, Scale())
     mentions = scan(text)
@@ -196,6 +244,11 @@ def _read(text: str) -> _Read:
     if scale.factor != 1.0:
         return _Read(False, None, dated, scale, mentions)  # "$'000" is a scale, not the figure 0
     return _Read(False, figure, dated, Scale() if figure else scale, mentions)
+
+
+def _of(cell: Cell) -> _Read:
+    """The cell's text read: the reading kept on the cell, else `_read` (cached)."""
+    return cell.read if cell.read is not None else _read(cell.text)
 
 
 def _counts(read: _Read) -> bool:
@@ -279,7 +332,7 @@ def _caption(text: str, start: int) -> Span | None:
 
 def _unit_only(cell: Cell | None) -> bool:
     """A header that states a unit and no factor ("%", "$"): it heads its own column only."""
-    scale = _read(cell.text).scale if cell is not None else Scale()
+    scale = _of(cell).scale if cell is not None else Scale()
     return bool(scale.unit) and scale.factor == 1.0
 
 
@@ -291,7 +344,7 @@ def _header_grid(rows: Sequence[Sequence[Cell]], width: int) -> list[list[Cell |
     for i, row in enumerate(rows):
         cells: list[Cell | None] = [None] * width
         for c in row:
-            cells[c.column] = None if _read(c.text).blank else c
+            cells[c.column] = None if _of(c).blank else c
         filled = [j for j in range(1, width) if cells[j] is not None]
         if len(filled) == 1 and not _unit_only(cells[filled[0]]):
             cells[1:] = [cells[filled[0]]] * (width - 1)
@@ -309,7 +362,7 @@ def _row_headers(row: Sequence[Cell], column: int, header: bool) -> tuple[Span, 
         row = row[: min(column, 1)]
     heads = []
     for c in row[:column]:
-        read = _read(c.text)
+        read = _of(c)
         if read.figure is not None:
             break
         if not read.blank:
@@ -323,12 +376,12 @@ def _scales(grid: list[list[Cell | None]], width: int, caption: Span | None) -> 
     table = read_scale(caption.text) if caption is not None else Scale()
     for heads in grid:
         if heads[0] is not None:
-            table = _read(heads[0].text).scale.over(table)
+            table = _of(heads[0]).scale.over(table)
     scales = [table] * width
     for j in range(1, width):
         for heads in grid:
             if heads[j] is not None:
-                scales[j] = _read(heads[j].text).scale.over(scales[j])
+                scales[j] = _of(heads[j]).scale.over(scales[j])
     return scales
 
 
@@ -338,13 +391,19 @@ def _place(
     """`cell` with its place in the table: header or body, its headers and its column's scale."""
     header = cell.row < len(grid)
     row_headers = _row_headers(row, cell.column, header)
-    heads = tuple(h[cell.column].span for h in grid[: cell.row] if h[cell.column])
-    return replace(
-        cell,
-        header=header,
-        row_headers=row_headers,
-        column_headers=heads,
-        scale=scales[cell.column] if header else _own_unit(row_headers, scales[cell.column], heads),
+    column = cell.column
+    heads = tuple(h[column].span for h in grid[: cell.row] if h[column])
+    return Cell(  # not dataclasses.replace, which costs more than the rest of placing a cell
+        cell.start,
+        cell.end,
+        cell.text,
+        cell.row,
+        column,
+        header,
+        row_headers,
+        heads,
+        scales[column] if header else _own_unit(row_headers, scales[column], heads),
+        cell.read,
     )
 
 
@@ -421,19 +480,25 @@ def _own_unit(labels: tuple[Span, ...], scale: Scale, headers: tuple[Span, ...] 
     text = " ".join(label.text for label in labels)
     if not scale or not (text or headers):
         return scale
+    return _label_unit(text, scale, tuple(h.text for h in headers))
+
+
+@lru_cache(maxsize=4096)  # every figure of a row has the same labels: read once per row or less
+def _label_unit(text: str, scale: Scale, headers: tuple[str, ...]) -> Scale:
+    """`_own_unit` of the row labels' joined `text` and its column headers' texts."""
     own = _label_scale(text) if text else Scale()
     if own.factor != 1.0:  # "Weighted average shares (in millions)": the label's own scale
         return own
     if _PERCENT.search(text):
         return Scale(1.0, "%", text)
-    if _PER.search(" ".join([text, *(h.text for h in headers)])):  # "... per share" row or column
+    if _PER.search(" ".join([text, *headers])):  # "... per share" row or column
         return Scale(1.0, "" if scale.unit == "%" else scale.unit, text)
     if _COUNT.search(text):
         return Scale()
-    kinds = {label_kind(t) for t in [text, *(h.text for h in headers)] if t}
+    kinds = {label_kind(t) for t in [text, *headers] if t}
     if scale.unit == "%" or not kinds & {"count", "ratio", "mixed"}:
         return scale
-    own_column = [s for h in headers if (s := _label_scale(h.text)).factor != 1.0]
+    own_column = [s for h in headers if (s := _label_scale(h)).factor != 1.0]
     if own_column:  # "(shares, in thousands)" over the count's own column
         return Scale(own_column[-1].factor, "", own_column[-1].source)
     return Scale(scale.factor, "", scale.source) if _of_a_count(scale) else Scale()
@@ -461,13 +526,19 @@ def _table(text: str, block: list[tuple[int, int]]) -> Table | None:
         if _is_separator(text, bounds):
             written = len(rows) if written is None else written
             continue
-        if all(_read(text[a:b]).blank for a, b in bounds):
+        reads = [_read(text[a:b]) for a, b in bounds]
+        if all(r.blank for r in reads):
             continue  # a row of blank cells is no row ("| | |" over a table without headers)
-        rows.append([Cell(a, b, text[a:b], len(rows), j, False) for j, (a, b) in enumerate(bounds)])
+        rows.append(
+            [
+                Cell(a, b, text[a:b], len(rows), j, False, read=r)
+                for j, ((a, b), r) in enumerate(zip(bounds, reads, strict=True))
+            ]
+        )
     if written is None or not rows:
         return None
     header_rows = written
-    while header_rows < len(rows) and _extends_header([_read(c.text) for c in rows[header_rows]]):
+    while header_rows < len(rows) and _extends_header([_of(c) for c in rows[header_rows]]):
         header_rows += 1
     width = max(len(r) for r in rows)
     grid = _header_grid(rows[:header_rows], width)
@@ -482,7 +553,27 @@ def parse_tables(text: str) -> tuple[Table, ...]:
     """Every Markdown pipe table of `text`, in order (cached)."""
     if "|" not in text:
         return ()
-    return tuple(t for block in _blocks(text) if (t := _table(text, block)) is not None)
+    with collector_paused():
+        return tuple(t for block in _blocks(text) if (t := _table(text, block)) is not None)
+
+
+def _table_at(text: str, start: int) -> Table | None:
+    """The table of `text` that text[start] is in, by bisection over its tables (in order)."""
+    tables = parse_tables(text)
+    i = bisect.bisect_right(tables, start, key=lambda t: t.start) - 1
+    return tables[i] if i >= 0 and start < tables[i].end else None
+
+
+def _in_a_row(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] is in a table, with a pipe after it on its line: such a figure is
+    read cell by cell, so the whole text's reading of it is dropped (`article_mentions`), and no
+    other figure's reading depends on it, as nothing that reads on from a figure (a fraction after
+    it, a range to the next) reads across a pipe. Left unread, it costs the table half as much."""
+    table = _table_at(text, start)
+    if table is None or end > table.end:
+        return False
+    pipe = text.find("|", end, table.end)
+    return pipe >= 0 and text.find("\n", end, pipe) < 0
 
 
 def _negated(q: Quantity) -> Quantity:
@@ -497,7 +588,8 @@ def _scaled(q: Quantity, currency: str, scale: Scale) -> Quantity | None:
         return None
     if scale.unit == "%":
         return Quantity(q.low, q.high, "%", q.qualifier)
-    low, high = times(q.low, scale.factor), times(q.high, scale.factor)
+    low = times(q.low, scale.factor)
+    high = low if q.high == q.low else times(q.high, scale.factor)
     if low is None or high is None:
         return None
     return Quantity(low, high, unit or scale.unit, q.qualifier)
@@ -527,9 +619,9 @@ def _table_readings(cell: Cell, figure: Mention) -> list[Value]:
 def cell_values(cell: Cell) -> tuple[Value, ...]:
     """What a cell states: every value written in it and, for a figure cell of the body, its
     readings as the table means it (see `_table_readings`)."""
-    mentions = _read(cell.text).mentions
-    written = [v for m in mentions for v in m.values]
-    figure = None if cell.header else _read(cell.text).figure
+    read = _of(cell)
+    written = [v for m in read.mentions for v in m.values]
+    figure = None if cell.header else read.figure
     if figure is None:
         return tuple(dict.fromkeys(written))
     return tuple(dict.fromkeys([*written, *_table_readings(cell, figure)]))
@@ -540,11 +632,11 @@ def _scaled_at(text: str, span: Span, value: Value) -> Quantity | None:
     and `value` is that figure as written (or its accounting negative)."""
     if not isinstance(value, Quantity) or value.is_range:
         return None
-    table = next((t for t in parse_tables(text) if t.start <= span.start < t.end), None)
+    table = _table_at(text, span.start)
     cell = table.cell_at(span.start, span.end) if table else None
     if cell is None or cell.header or not cell.scale:
         return None
-    figure = _read(cell.text).figure
+    figure = _of(cell).figure
     if figure is None or _LETTER.search(figure.text):
         return None
     written = [q for q in figure.values if isinstance(q, Quantity)]
@@ -573,7 +665,7 @@ def one_scale(readings: set[tuple[float, str] | None]) -> tuple[float, str] | No
 def in_body_cells(text: str, spans: Sequence[Span]) -> bool:
     """Whether there is a span and every span is a body cell of a table of `text`."""
     for span in spans:
-        table = next((t for t in parse_tables(text) if t.start <= span.start < t.end), None)
+        table = _table_at(text, span.start)
         cell = table.cell_at(span.start, span.end) if table else None
         if cell is None or cell.header:
             return False
@@ -595,11 +687,12 @@ def scaled_reading(text: str, spans: Sequence[Span], value: Value) -> Quantity |
 def _cell_mentions(cell: Cell) -> list[Mention]:
     """A body figure cell as one mention (the cell, with every reading); any other cell's
     mentions as `scan` reads the cell alone."""
-    if not cell.header and _read(cell.text).figure is not None:
+    read = _of(cell)
+    if not cell.header and read.figure is not None:
         return [Mention(cell.start, cell.end, cell.text, cell_values(cell))]
     return [
         Mention(m.start + cell.start, m.end + cell.start, m.text, m.values, m.refused)
-        for m in _read(cell.text).mentions
+        for m in read.mentions
     ]
 
 
@@ -607,14 +700,16 @@ def _cell_mentions(cell: Cell) -> list[Mention]:
 def article_mentions(text: str) -> tuple[Mention, ...]:
     """`scan(text)` with its tables read cell by cell (no figure crosses a cell's edge) and each
     body figure cell read as the table means it; exactly `scan(text)` without a table."""
-    tables = parse_tables(text)
-    if not tables:
-        return scan(text)
-    spans = Spans([(t.start, t.end) for t in tables])
-    mentions = [m for m in scan(text) if not spans.overlaps(m.start, m.end)]
-    mentions += [m for t in tables for c in t.cells for m in _cell_mentions(c)]
-    mentions.sort(key=lambda m: (m.start, -m.end))
-    return tuple(mentions)
+    with collector_paused():
+        tables = parse_tables(text)
+        if not tables:
+            return scan(text)
+        spans = Spans([(t.start, t.end) for t in tables])
+        read = scan_leaving(text, lambda start, end: _in_a_row(text, start, end))
+        mentions = [m for m in read if not spans.overlaps(m.start, m.end)]
+        mentions += [m for t in tables for c in t.cells for m in _cell_mentions(c)]
+        mentions.sort(key=lambda m: (m.start, -m.end))
+        return tuple(mentions)
 
 
 def _markdown_cell(text: str) -> str:
