@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
     from experiment.evaluate.registry import QuestionSamples
     from experiment.generate.models.base import Backend, SamplingParams
+    from experiment.generate.sampling import Sample
     from experiment.records import Span
     from experiment.verify.derive import Derivation
 
@@ -653,6 +654,7 @@ def ask(
             prompt=cfg.prompt,
             calc_max_tokens=cfg.calc_max_tokens,
         )
+        _refuse_all_failed(samples, backend)
         if samples and samples[0].context != WHOLE_NOTE:
             _out().print(f"the model read: {samples[0].context}")
         small = confirm_samples(samples, art, "small", backend.name, temperature)
@@ -686,6 +688,18 @@ def ask(
             params = SamplingParams(temperature=temperature)
             _print_pool(qs, backend, params, cfg)
             _print_proposals(qs, backend, params, cfg)
+
+
+def _refuse_all_failed(samples: Sequence[Sample], backend: Backend) -> None:
+    """`ask` fails (exit 1) where the model raised on every sample (a server down, a model that
+    cannot load): the first error names the model or server and the fix."""
+    failed = [s.generation.finish_reason for s in samples if s.generation.errored]
+    if not samples or len(failed) < len(samples):
+        return
+    why = failed[0].split(": ", 2)[-1]  # "error: ModelError: ..." -> the error's own message
+    where = getattr(backend, "fingerprint", backend.name)
+    fix = "" if "Fix:" in why else " Fix: check that the model or its server works, then ask again"
+    raise ModelError(f"every one of the {len(samples)} samples of {where} failed: {why}.{fix}")
 
 
 def _print_pool(

@@ -76,7 +76,7 @@ def start(
     deadline = time.monotonic() + 300
     while True:
         try:
-            urllib.request.urlopen(f"{url}/models", timeout=2).read()
+            urllib.request.urlopen(f"{url}/models", timeout=2).read(1 << 16)  # up, not whole
             return proc, url
         except OSError:
             if proc.poll() is not None or time.monotonic() > deadline:
