@@ -1277,7 +1277,9 @@ def bench_run(
     data: DataArg = None,
     small: Annotated[str | None, typer.Option(help="Small model (default: the run's).")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the sample and the samples.")] = 0,
-    limit: Annotated[int, typer.Option(help="Only the first N questions (a smoke test).")] = 0,
+    limit: Annotated[
+        int, typer.Option(help="Only the first N questions (a smoke test).", min=0)
+    ] = 0,
     adaptive: Annotated[str, typer.Option(help="Sample adaptively with this stop rule.")] = "off",
     small_context: Annotated[
         str, typer.Option(help="What the small model reads: 'article' or 'excerpt:N'.")
@@ -1294,7 +1296,7 @@ def bench_run(
         RunConfig.drafts
     ),
     sample: Annotated[
-        int | None, typer.Option(help="Questions to import (default: the preset's).")
+        int | None, typer.Option(help="Questions to import (default: the preset's).", min=1)
     ] = None,
     out: Annotated[Path | None, typer.Option(help="Run folders (default: outputs/bench/).")] = None,
     results_dir: ResultsOpt = None,

@@ -60,7 +60,7 @@ def choose(lengths: list[int]) -> tuple[int | None, dict[int, float]]:
 def calc_limit(
     drop: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="DROP dev.")],
     tatqa: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="TAT-QA dev.")],
-    n: Annotated[int, typer.Option(help="Questions of each fitting part.")] = 40,
+    n: Annotated[int, typer.Option(help="Questions of each fitting part.", min=1)] = 40,
     write: WriteOpt = False,
     results_md: ResultsMdOpt = RESULTS_MD,
 ) -> None:

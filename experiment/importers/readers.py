@@ -468,3 +468,21 @@ def read_dataset(fmt: str, path: Path, stats: ImportStats | None = None) -> list
     if not path.is_file():
         raise InputError("data file not found", path=path, fix="give the path of the data file")
     return READERS[fmt](path, stats if stats is not None else ImportStats())
+
+
+def data_json(fmt: str, path: Path) -> Any:
+    """A SQuAD or TAT-QA file's JSON as it is, its top level checked (an `InputError` naming the
+    file and the shape expected), for a tool that reads the records itself."""
+    if not path.is_file():
+        raise InputError("data file not found", path=path, fix="give the path of the data file")
+    if fmt == "squad":
+        data = _load_json(path, "a SQuAD JSON file")
+        if not isinstance(data, dict) or not isinstance(data.get("data"), list):
+            raise InputError(
+                "top level: expected a field 'data'", path=path, field="data", fix=SQUAD_FIX
+            )
+        return data
+    data = _load_json(path, "a TAT-QA JSON file")
+    if not isinstance(data, list):
+        raise InputError("top level: expected a list of documents", path=path, fix=TATQA_FIX)
+    return data
