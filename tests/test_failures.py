@@ -155,3 +155,40 @@ def test_a_body_is_read_no_further_than_the_cap() -> None:
     with pytest.raises(TooLarge):
         read_capped(body, 3 * 2**20)  # type: ignore[arg-type]
     assert body.read_bytes == 3 * 2**20 + 1
+
+
+def test_verify_refuses_a_header_only_answers_file(tmp_path: Path) -> None:
+    src = tmp_path / "answers.csv"
+    src.write_text("article_id,answer\n", encoding="utf-8")
+    res = runner.invoke(cli.app, ["verify", str(src)])
+    assert res.exit_code == 2, res.output  # was 0: "0 rows", and an empty file written
+    text = _one_error_line(res)
+    assert "answers.csv:2" in text and "no answer rows" in text and "Fix:" in text
+    assert not (tmp_path / "answers.verified.csv").exists()
+
+
+def _copied_tree(tmp_path: Path) -> list[str]:
+    """results/, docs/ and the README copied under `tmp_path`; `bench report`'s options for them."""
+    import shutil
+
+    for name in ("results", "docs"):
+        shutil.copytree(PROJECT_ROOT / name, tmp_path / name)
+    shutil.copy(PROJECT_ROOT / "README.md", tmp_path / "README.md")
+    where = ["--results-dir", str(tmp_path / "results")]
+    where += ["--results-md", str(tmp_path / "docs" / "RESULTS.md")]
+    return ["bench", "report", *where, "--readme", str(tmp_path / "README.md")]
+
+
+def test_report_check_finds_an_edit_to_the_summary_record(tmp_path: Path) -> None:
+    args = _copied_tree(tmp_path)
+    assert runner.invoke(cli.app, [*args, "--check"]).exit_code == 0
+    record = tmp_path / "results" / "bench" / "bench-summary.json"
+    data = json.loads(record.read_text(encoding="utf-8"))
+    table = next(b["table"] for b in data["figures"]["blocks"] if "table" in b)
+    table["rows"][0][2] = "0.999 [0.99, 1.00]"  # a row the document shows from results/
+    record.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    res = runner.invoke(cli.app, [*args, "--check"])
+    assert res.exit_code == 1, res.output  # was 0: the document never showed that row
+    assert "results/bench/bench-summary.json" in res.output and "0.999" in res.output
+    assert runner.invoke(cli.app, args).exit_code == 0  # the report writes it back
+    assert runner.invoke(cli.app, [*args, "--check"]).exit_code == 0
