@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
@@ -660,6 +660,7 @@ def ask(
         q = Question("ask", art.id, question, ("unanswerable",), kind)  # type: ignore[arg-type]
         backend = _factory()(model, cfg)
         samples = _ask_model(backend, cfg, art, q, small=True)
+        _refuse_all_failed(samples, backend)
         if samples and samples[0].context != WHOLE_NOTE:
             _out().print(f"the small model read: {samples[0].context}")
         small = confirm_samples(samples, art, "small", backend.name, temperature)
@@ -718,6 +719,7 @@ def _ask_large(cfg: RunConfig, art: Article, q: Question) -> None:
 
     backend = _factory()(cfg.large, cfg)
     said = _ask_model(backend, cfg, art, q, small=False)
+    _refuse_all_failed(said, backend)
     got = confirm_samples(said, art, "large", backend.name, 0.0)
     a = got[0].attempt
     said = "the article states it" if a.confirmed else "the article does not state it"
@@ -743,6 +745,18 @@ def _print_samples(small: list[Answer], art: Article, name: str, k: int) -> None
             ev.replace("\n", " "),
         )
     _out().print(table)
+
+
+def _refuse_all_failed(samples: Sequence[Sample], backend: Backend) -> None:
+    """`ask` fails (exit 1) where the model raised on every sample (a server down, a model that
+    cannot load): the first error names the model or server and the fix."""
+    failed = [s.generation.finish_reason for s in samples if s.generation.errored]
+    if not samples or len(failed) < len(samples):
+        return
+    why = failed[0].split(": ", 2)[-1]  # "error: ModelError: ..." -> the error's own message
+    where = getattr(backend, "fingerprint", backend.name)
+    fix = "" if "Fix:" in why else " Fix: check that the model or its server works, then ask again"
+    raise ModelError(f"every one of the {len(samples)} samples of {where} failed: {why}.{fix}")
 
 
 def _print_pool(
@@ -1336,7 +1350,9 @@ def bench_run(
     data: DataArg = None,
     small: Annotated[str | None, typer.Option(help="Small model (default: the run's).")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the sample and the samples.")] = 0,
-    limit: Annotated[int, typer.Option(help="Only the first N questions (a smoke test).")] = 0,
+    limit: Annotated[
+        int, typer.Option(help="Only the first N questions (a smoke test).", min=0)
+    ] = 0,
     adaptive: Annotated[str, typer.Option(help="Sample adaptively with this stop rule.")] = "off",
     small_context: Annotated[
         str, typer.Option(help="What the small model reads: 'article' or 'excerpt:N'.")
@@ -1354,7 +1370,7 @@ def bench_run(
     ),
     derived_text: DerivedTextOpt = RunConfig.derived_text,
     sample: Annotated[
-        int | None, typer.Option(help="Questions to import (default: the preset's).")
+        int | None, typer.Option(help="Questions to import (default: the preset's).", min=1)
     ] = None,
     out: Annotated[Path | None, typer.Option(help="Run folders (default: outputs/bench/).")] = None,
     results_dir: ResultsOpt = None,

@@ -13,7 +13,7 @@ import pytest
 from experiment.config import PROJECT_ROOT
 
 PACKAGE = PROJECT_ROOT / "experiment"
-SHARED = {"records", "errors", "files", "groups"}
+SHARED = {"records", "errors", "files", "groups", "streams"}
 # group -> the groups it may import (besides itself and SHARED); top-level orchestration
 # (cli, runner, config, command, progress, fitting, fitting_rows, outputs, __main__, and the
 # benchmark tool bench/) may import anything.

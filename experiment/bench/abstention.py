@@ -1,6 +1,6 @@
 """The selector's abstention rule on finished runs: what it abstained on, and its risk-coverage.
 
-    factqa bench abstention RUN_DIR [RUN_DIR ...] [--method small-selected@10]
+    factqa bench abstention RUN_DIR [RUN_DIR ...] [--method small-selected@k]
                             [--only QUESTIONS_CSV] [--stated]
 
 `--only questions/origotech.csv` keeps the questions of that file (the bundled corpus's original
@@ -27,6 +27,7 @@ import pandas as pd
 import typer
 
 from experiment.bench.app import command
+from experiment.errors import InputError
 
 THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
@@ -35,11 +36,51 @@ def _truth(col: pd.Series) -> pd.Series:
     return col.astype(str).str.lower() == "true"
 
 
-def report(run: Path, method: str, only: Path | None = None, stated: bool = False) -> list[str]:
-    q = pd.read_csv(run / "questions.csv", keep_default_na=False)
+COLUMNS = ("answer", "correct", "confidence", "failed")  # the method's columns read
+
+
+def _table(path: Path, what: str, fix: str) -> pd.DataFrame:
+    """A CSV file read as text, or an `InputError` naming it."""
+    if not path.is_file():
+        raise InputError(f"no {what}", path=path, fix=fix)
+    try:
+        return pd.read_csv(path, keep_default_na=False, dtype=str)
+    except (ValueError, UnicodeDecodeError) as e:  # pandas' EmptyDataError and ParserError too
+        raise InputError(f"not a CSV file ({e})", path=path, fix=fix) from None
+
+
+def _method(q: pd.DataFrame, method: str | None, path: Path) -> str:
+    """The method whose columns are read: `method`, or the run's small-selected@k (its k)."""
+    found = sorted({c.rsplit(".", 1)[0] for c in q.columns if c.endswith(".confidence")})
+    if method is None:
+        method = next((m for m in found if m.startswith("small-selected@")), "small-selected@k")
+    missing = [f"{method}.{c}" for c in COLUMNS if f"{method}.{c}" not in q.columns]
+    if missing:
+        raise InputError.missing_columns(
+            missing, path, f"give --method one of the run's methods ({', '.join(found) or 'none'})"
+        )
+    return method
+
+
+def report(
+    run: Path, method: str | None = None, only: Path | None = None, stated: bool = False
+) -> list[str]:
+    fix = "give a folder written by 'factqa run'"
+    path = run / "questions.csv"
+    q = _table(path, "questions.csv: not a finished run folder", fix)
+    for col in ("question_id", "unanswerable"):
+        if col not in q.columns:
+            raise InputError.missing_columns([col], path, fix)
+    method = _method(q, method, path)
     if only is not None:
-        ids = set(pd.read_csv(only, keep_default_na=False)["id"])
-        q = q[q["question_id"].isin(ids)].reset_index(drop=True)
+        wanted = _table(only, "questions file", "give a questions CSV (a column 'id')")
+        if "id" not in wanted.columns:
+            raise InputError.missing_columns(["id"], only, "give a questions CSV (a column 'id')")
+        q = q[q["question_id"].isin(set(wanted["id"]))].reset_index(drop=True)
+        if q.empty:
+            raise InputError(
+                f"none of its ids is a question of {run}", path=only, fix="give that run's file"
+            )
     if stated and "computed" in q:
         q = q[~_truth(q["computed"])].reset_index(drop=True)
     unans = _truth(q["unanswerable"])
@@ -74,9 +115,13 @@ def report(run: Path, method: str, only: Path | None = None, stated: bool = Fals
 @command("abstention")
 def abstention(
     runs: Annotated[list[Path], typer.Argument(help="Run folders (each with questions.csv).")],
-    method: Annotated[str, typer.Option(help="The method whose abstentions are read.")] = (
-        "small-selected@10"
-    ),
+    method: Annotated[
+        str | None,
+        typer.Option(
+            help="The method whose abstentions are read.",
+            show_default="small-selected@k, at the run's k",
+        ),
+    ] = None,
     only: Annotated[
         Path | None, typer.Option(help="A questions CSV: keep its questions only.")
     ] = None,

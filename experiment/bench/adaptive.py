@@ -351,7 +351,7 @@ def _run(args: SimpleNamespace) -> None:
 @command("adaptive")
 def adaptive_command(
     squad_v1: Annotated[Path, typer.Argument(help="SQuAD v1.1 dev (dev-v1.1.json).")],
-    live: Annotated[int, typer.Option(help="Questions per set timed live.")] = 40,
+    live: Annotated[int, typer.Option(help="Questions per set timed live.", min=1)] = 40,
     small_context: Annotated[
         str,
         typer.Option(

@@ -25,6 +25,7 @@ from experiment.bench.presets import import_preset
 from experiment.bench.results import RESULTS
 from experiment.bench.sections import measured
 from experiment.corpus import load_articles, load_questions
+from experiment.errors import InputError
 from experiment.evaluate.proposal_pool import is_computed
 from experiment.importers.looked import mark
 from experiment.report.results import load_results
@@ -62,6 +63,13 @@ def calc_cut(
                 per[preset] = [n, hit]
                 mark(preset, "development", f"large_calc_cut={hit / n if n else 0:.3f}")
                 print(f"{preset}: {hit} of {n} calculation answers of large@1 reached the limit")
+    if not per:
+        raise InputError(
+            "no committed results of "
+            + ", ".join(p for p, d in runs.items() if p == "bundled" or d),
+            path=results,
+            fix="give --results-dir the folder of the committed results (results/)",
+        )
     total, hit = sum(v[0] for v in per.values()), sum(v[1] for v in per.values())
     share = round(hit / total, 3) if total else 0.0
     print(f"large_calc_cut={share:.3f} ({hit} of {total})")

@@ -23,6 +23,7 @@ from experiment.bench.harness import RESULTS_MD, ResultsMdOpt, WriteOpt, every_n
 from experiment.bench.sections import Record, measured, renders
 from experiment.config import RunConfig
 from experiment.corpus import load_articles, load_questions
+from experiment.errors import InputError
 from experiment.evaluate.proposal_pool import is_computed
 from experiment.generate.models.base import GREEDY
 from experiment.generate.prompts import AUTO, CALC_MAX_TOKENS
@@ -60,7 +61,7 @@ def choose(lengths: list[int]) -> tuple[int | None, dict[int, float]]:
 def calc_limit(
     drop: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="DROP dev.")],
     tatqa: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="TAT-QA dev.")],
-    n: Annotated[int, typer.Option(help="Questions of each fitting part.")] = 40,
+    n: Annotated[int, typer.Option(help="Questions of each fitting part.", min=1)] = 40,
     write: WriteOpt = False,
     results_md: ResultsMdOpt = RESULTS_MD,
 ) -> None:
@@ -68,11 +69,21 @@ def calc_limit(
     from experiment.cli import _factory
 
     cfg = RunConfig(prompt=AUTO)
-    backend = _factory()(cfg.large, cfg)
     lengths: dict[str, list[int]] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for name, fmt, data in (("drop-fit", "drop", drop), ("tatqa-fit", "tatqa", tatqa)):
-            articles, questions = routed(fmt, data, Path(tmp), n)
+        parts = [  # both files read (or refused) before the model loads
+            (name, *routed(fmt, data, Path(tmp), n))
+            for name, fmt, data in (("drop-fit", "drop", drop), ("tatqa-fit", "tatqa", tatqa))
+        ]
+        for (_, _, questions), data in zip(parts, (drop, tatqa), strict=True):
+            if not questions:
+                raise InputError(
+                    "no fitting question that asks for a computation",
+                    path=data,
+                    fix="give DROP dev and TAT-QA dev, in that order",
+                )
+        backend = _factory()(cfg.large, cfg)
+        for name, articles, questions in parts:
             got = lengths.setdefault(name, [])
             for q in questions:
                 (s,) = sample_question(

@@ -23,6 +23,7 @@ from experiment.bench.harness import (
     RunsOpt,
     write_section,
 )
+from experiment.errors import InputError
 from experiment.report.checks_table import checks_table
 
 # a run folder's preset, by its key in the machine-readable line
@@ -57,6 +58,12 @@ def check_table(
     runs = {key: run_folder(out, preset) for key, preset in RUNS.items()}
     lines, line = checks_table(runs)
     missing = [RUNS[key] for key, d in runs.items() if not (d / "summary.csv").exists()]
+    if len(missing) == len(runs):
+        raise InputError(
+            f"no benchmark run folder ({', '.join(missing)}) with a summary.csv",
+            path=out,
+            fix="run factqa bench run PRESET PATH/TO/DATA first, or give --out their folder",
+        )
     absent = (
         [f"No run folder for {', '.join(missing)} when this was written: their rows are absent."]
         if missing

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from experiment.bench.app import load, subcommands
@@ -22,6 +22,7 @@ from experiment.bench.presets import PRESETS
 from experiment.bench.sections import (
     SECTIONS,
     Record,
+    dumped,
     load_all,
     provenance,
     records_dir,
@@ -37,6 +38,7 @@ from experiment.report.markdown import (
     GENERATED,
     benchmark_section,
     benchmark_summary,
+    kept_table_rows,
     readme_section,
     with_section,
 )
@@ -428,7 +430,29 @@ def build(layout: Layout) -> dict[Path, str]:
         out[layout.pages / f"{s.name}.md"] = s.page()
     if layout.readme.exists():
         out[layout.readme] = readme_text(layout, records, summary(layout, records))
+    rec = records.get(SUMMARY)
+    if rec is not None and rec.blocks is not None:
+        out[records_dir(layout.results) / f"{SUMMARY}.json"] = dumped(summary_record(layout, rec))
     return out
+
+
+def summary_record(layout: Layout, rec: Record) -> Record:
+    """The summary's record with each row of a data set that has a results folder as the folder
+    gives it: the document shows those rows from the folders, so the record's own copy is
+    generated too, and `--check` finds an edit to it (an edit to another row changes the
+    document)."""
+    found = folders(layout.results)
+    runs = {label: found[p] for label, p in PUBLIC.items() if p in found}
+    fresh = kept_table_rows(benchmark_summary(runs)) if runs else []
+    blocks, tables = [], iter(fresh)
+    for block in rec.blocks or []:
+        if "table" in block:
+            rows = next(tables, {})
+            table = dict(block["table"])
+            table["rows"] = [rows.get(str(r[0]), r) if r else r for r in table["rows"]]
+            block = {**block, "table": table}
+        blocks.append(block)
+    return replace(rec, figures={**rec.figures, "blocks": blocks})
 
 
 def stale_pages(layout: Layout, built: dict[Path, str]) -> list[Path]:

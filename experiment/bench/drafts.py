@@ -42,6 +42,7 @@ from experiment.bench.harness import (
 )
 from experiment.bench.looks import evaluation_run
 from experiment.bench.pool_coverage import loss_kind
+from experiment.errors import InputError
 from experiment.evaluate.drafts import SMALL, Drafts, rank_scored, text_selector
 from experiment.evaluate.judge import gold_of, judge
 from experiment.evaluate.pool import POOL_N, bounded, pool
@@ -172,6 +173,12 @@ def drafts(
                     pairs.append(f"{line_key}_{key}_stated={fig[name]['stated']:.3f}")
         if "small_text" in fig:
             pairs.append(f"small_text_flops_{key}={fig['small_text']['flops']:.3f}")
+    if not rows:
+        raise InputError(
+            f"no benchmark run folder ({', '.join(PRESETS)}) with the pools' scores (drafts.csv)",
+            path=runs,
+            fix="run factqa bench run PRESET PATH/TO/DATA first, or give --runs their folder",
+        )
     present = {preset for preset, *_ in rows}
     kept_rows, kept_pairs = kept(section_text(results, "drafts"), present)
     text = section(rows, " ".join(pairs + kept_pairs), kept_rows)

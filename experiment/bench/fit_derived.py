@@ -219,10 +219,10 @@ def fit_derived(
     tatqa: Annotated[Path, typer.Argument(help="TAT-QA dev (tatqa_dataset_dev.json).")],
     drop: Annotated[Path, typer.Argument(help="DROP dev (drop_dev.jsonl.gz).")],
     tatqa_n: Annotated[
-        int, typer.Option(help="TAT-QA fitting questions routed to the calculation prompt.")
+        int, typer.Option(help="TAT-QA fitting questions routed to the calculation prompt.", min=1)
     ] = 120,
     drop_n: Annotated[
-        int, typer.Option(help="DROP fitting questions routed to the calculation prompt.")
+        int, typer.Option(help="DROP fitting questions routed to the calculation prompt.", min=1)
     ] = 200,
     forms: Annotated[
         str,

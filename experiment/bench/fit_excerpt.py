@@ -29,6 +29,7 @@ from experiment.bench.harness import (
     SquadV2Arg,
     write_section,
 )
+from experiment.errors import ConfigError
 from experiment.evaluate.methods import PASS, SELECTED, VERIFIED, answer_methods
 from experiment.fitting import fitting_samples, fitting_sets
 from experiment.generate.windows import ARTICLE
@@ -67,6 +68,22 @@ def _gold_shown(q, articles, reading: str) -> bool:  # type: ignore[no-untyped-d
     return any(g.lower() in text.lower() for g in q.gold)
 
 
+def sentence_counts(grid: str) -> list[int]:
+    """The grid's sentence counts, largest first; a `ConfigError` naming --grid where one is not
+    a whole number of at least 1."""
+    try:
+        sizes = sorted({int(x) for x in grid.split(",") if x.strip()}, reverse=True)
+    except ValueError:
+        sizes = []
+    if not sizes or sizes[-1] < 1:
+        raise ConfigError(
+            f"--grid '{grid}' is not a list of sentence counts",
+            field="grid",
+            allowed="whole numbers of at least 1, comma-separated (e.g. 2,3,4)",
+        )
+    return sizes
+
+
 @command("excerpt", fit=True)
 def fit_excerpt(
     squad_v1: SquadV1Arg,
@@ -77,6 +94,7 @@ def fit_excerpt(
 ) -> None:
     """Choose how many sentences the small model reads, on the fitting half of SQuAD (never on
     a reported sample); writes the `excerpt-fit` section of docs/RESULTS.md."""
+    sizes = sentence_counts(grid)
     imports = fitting_sets(squad_v1, squad_v2)
     base = measure(imports, ARTICLE)
     lines = [
@@ -104,7 +122,7 @@ def fit_excerpt(
     lines.append(row("whole passage", base))
     print(lines[-1], flush=True)
     chosen = ARTICLE
-    for n in sorted({int(x) for x in grid.split(",")}, reverse=True):
+    for n in sizes:
         got = measure(imports, f"excerpt:{n}")
         lines.append(row(f"`excerpt:{n}`", got))
         print(lines[-1], flush=True)

@@ -50,6 +50,7 @@ def fit_stopping(
 ) -> None:
     """Choose the stopping rules' levels on the fitting half of SQuAD (never on a reported
     sample); writes the `adaptive-fit` section of docs/RESULTS.md."""
+    schedule = parse_rounds(rounds, K)  # refused before a sample is drawn
     data = [
         (q, articles[q.article_id], small[q.id])
         for _, articles, questions, small in fitting_samples(fitting_sets(squad_v1, squad_v2))
@@ -64,7 +65,6 @@ def fit_stopping(
             sel += got[SELECTED.name(K)].correct
         return ver / len(data), sel / len(data)
 
-    schedule = parse_rounds(rounds, K)
     base = accuracy({q.id: K for q, _, _ in data})
     lines = [
         "## Adaptive sampling: choosing the rules on the fitting half",

@@ -150,11 +150,12 @@ def fit_text_scores(
     v1: SquadV1Arg,
     v2: SquadV2Arg,
     tatqa: Annotated[Path, typer.Option(help="TAT-QA dev (tatqa_dataset_dev.json).")],
-    per_set: Annotated[int, typer.Option(help="Each SQuAD set's fitting questions.")] = 150,
+    per_set: Annotated[int, typer.Option(help="Each SQuAD set's fitting questions.", min=1)] = 150,
     tatqa_per_set: Annotated[
         int,
         typer.Option(
-            help="TAT-QA's fitting questions (its contexts are long: 12 s a question on 2 cores)."
+            help="TAT-QA's fitting questions (its contexts are long: 12 s a question on 2 cores).",
+            min=1,
         ),
     ] = 60,
     write: Annotated[

@@ -3,13 +3,15 @@ and a section of docs/RESULTS.md saved as its record (or left alone)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
 from experiment.config import PROJECT_ROOT
+from experiment.errors import ConfigError, InputError
 from experiment.records import Article, Question
 
 if TYPE_CHECKING:
@@ -103,3 +105,26 @@ def corpus(
     base = RunConfig() if articles is None or questions is None else None
     read = load_articles(articles or base.articles)  # type: ignore[union-attr]
     return read, load_questions(questions or base.questions, read)  # type: ignore[union-attr]
+
+
+@contextmanager
+def records_of(path: Path, expected: str) -> Iterator[None]:
+    """Reading a data file's records: one of another shape (a field missing, a list where an
+    object was expected: another data set's file) is an `InputError` naming the file, the field
+    and the shape expected, never a traceback."""
+    try:
+        yield
+    except (KeyError, TypeError, IndexError, AttributeError) as e:
+        field = str(e.args[0]) if isinstance(e, KeyError) and e.args else None
+        why = f"field '{field}' missing" if field else str(e)
+        raise InputError(
+            f"a record of another shape ({why})", path=path, field=field, fix=f"give {expected}"
+        ) from None
+
+
+def at_least(values: Sequence[float], label: str, least: float, allowed: str) -> None:
+    """A `ConfigError` naming the argument or option (`label`: "SIZE_MB", "--limit") where one
+    of `values` is below `least` (or not a number)."""
+    for value in values:
+        if not value >= least:  # NaN too
+            raise ConfigError(f"{label}: {value:g} is not {allowed}. Fix: give {allowed}")

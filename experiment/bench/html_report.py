@@ -100,7 +100,7 @@ def html_report_command(
     screenshot: Annotated[
         Path | None, typer.Option(help="Save a screenshot of the first page here.")
     ] = None,
-    scale: Annotated[int, typer.Option(help="Copies of the first run's questions.")] = 10,
+    scale: Annotated[int, typer.Option(help="Copies of the first run's questions.", min=1)] = 10,
 ) -> None:
     """The HTML report in a real browser: size and load time of real runs' pages, and of a
     page of 3,000 questions; saves the README's screenshot."""

@@ -163,7 +163,7 @@ def _run(args: SimpleNamespace) -> None:
 def large_check_command(
     run: Annotated[Path, typer.Argument(help="A finished run folder.")],
     name: Annotated[str, typer.Option(help="The data set's name in the figures' keys.")],
-    limit: Annotated[int, typer.Option(help="Only the first N questions.")] = 0,
+    limit: Annotated[int, typer.Option(help="Only the first N questions.", min=0)] = 0,
     results: ResultsMdOpt = RESULTS_MD,
     no_write: NoWriteOpt = False,
 ) -> None:

@@ -29,6 +29,7 @@ import typer
 
 from experiment.bench.app import command
 from experiment.config import PROJECT_ROOT, git_commit
+from experiment.errors import InputError
 from experiment.files import atomic_write, safe_cell
 from experiment.importers.looked import SAMPLES, mark, take
 from experiment.report.results import load_any
@@ -64,7 +65,12 @@ def read(path: Path = LOOKS) -> list[dict[str, str]]:
     """The log's rows (none where there is no log)."""
     if not path.is_file():
         return []
-    return list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
+    try:
+        return list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
+    except (UnicodeDecodeError, csv.Error) as e:
+        raise InputError(
+            f"not a UTF-8 CSV file ({e})", path=path, fix="restore the log from git"
+        ) from None
 
 
 def append(rows: Iterable[dict[str, str]], path: Path = LOOKS) -> None:
@@ -80,7 +86,7 @@ def append(rows: Iterable[dict[str, str]], path: Path = LOOKS) -> None:
 
 def counts(rows: Iterable[dict[str, str]], sample: str) -> Counter[str]:
     """How many times each data set's `sample` was looked at."""
-    return Counter(r["dataset"] for r in rows if r["sample"] == sample)
+    return Counter(r.get("dataset") or "" for r in rows if r.get("sample") == sample)
 
 
 _COMMIT = re.compile(r"^([0-9a-f]{40}(-dirty)?)?$")
@@ -109,9 +115,11 @@ def validate(path: Path = LOOKS) -> list[str]:
     if not path.is_file():
         sealed = [p for p in path.parent.glob("sealed-*") if (p / "summary.csv").is_file()]
         return [f"{path}: no log of looks beside the sealed results"] if sealed else []
-    text = path.read_text(encoding="utf-8")
-    reader = csv.DictReader(io.StringIO(text))
-    rows = list(reader)
+    try:
+        reader = csv.DictReader(io.StringIO(path.read_text(encoding="utf-8")))
+        rows = list(reader)
+    except (UnicodeDecodeError, csv.Error) as e:
+        return [f"{path.name}: not a UTF-8 CSV file ({e})"]
     return [f"{path.name}: {p}" for p in problems(rows, list(reader.fieldnames or []))]
 
 
@@ -196,7 +204,7 @@ def looks_command(
     malformed."""
     path = log_path()
     if reconstruct:
-        known = {(r["commit"], r["dataset"], r["sample"]) for r in read(path)}
+        known = {(r.get("commit"), r.get("dataset"), r.get("sample")) for r in read(path)}
         new = [r for r in reconstructed() if (r["commit"], r["dataset"], r["sample"]) not in known]
         append(new, path)
         print(f"added {len(new)} reconstructed looks to {path.name}")

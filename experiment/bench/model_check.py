@@ -173,13 +173,12 @@ def ranked_oof(asked: list[Asked], extra: str | None) -> list[list[float]]:
 def _run(args: SimpleNamespace) -> None:
 
     cfg = RunConfig()
+    sets = fitting_sets(args.squad_v1, args.squad_v2)  # the data read (or refused) first
     cache = GenerationCache(OUT / ".cache" / "generations.sqlite")
     model = CachedModel(llama_factory(cfg.small, cfg), cache)
     asked: list[Asked] = []
     try:
-        for _, articles, questions, small in fitting_samples(
-            fitting_sets(args.squad_v1, args.squad_v2)
-        ):
+        for _, articles, questions, small in fitting_samples(sets):
             for q in questions:
                 cands = candidates(q, articles[q.article_id], small[q.id])
                 if len(cands) >= 2 and not (args.limit and len(asked) >= args.limit):
@@ -244,7 +243,9 @@ def _run(args: SimpleNamespace) -> None:
 def model_check_command(
     squad_v1: SquadV1Arg,
     squad_v2: SquadV2Arg,
-    limit: Annotated[int, typer.Option(help="At most this many questions (smoke runs).")] = 0,
+    limit: Annotated[
+        int, typer.Option(help="At most this many questions (smoke runs).", min=0)
+    ] = 0,
     no_write: NoWriteOpt = False,
 ) -> None:
     """What the small model's own check of its confirmed candidates adds to the selector,

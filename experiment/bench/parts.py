@@ -22,6 +22,7 @@ import typer
 from experiment.bench.app import command
 from experiment.bench.harness import ROOT
 from experiment.bench.looks import evaluation_run
+from experiment.errors import InputError
 from experiment.evaluate.methods import LARGE_1, PASS, ROUTED, SELECTED, VERIFIED
 
 
@@ -34,6 +35,7 @@ def parts(
 ) -> None:
     """A run's figures on each questions file of its corpus apart, so that runs before and after
     a corpus grew compare on the same questions."""
+    files = _question_files(questions)
     run = evaluation_run(run_dir)
     k = int(run.manifest.config["k"])
     methods = [m.name(k) for m in (LARGE_1, VERIFIED, SELECTED, PASS, ROUTED[1])]
@@ -42,9 +44,7 @@ def parts(
     print("| file | questions | unanswerable | " + " | ".join(methods) + " |")
     print("| --- | ---: | ---: | " + " | ".join("---:" for _ in methods) + " |")
     notes = []
-    for file in sorted(questions.glob("*.csv")):
-        with file.open(encoding="utf-8") as f:
-            ids = {row["id"] for row in csv.DictReader(f)}
+    for file, ids in files.items():
         part = q[q.question_id.isin(ids)]
         if part.empty:
             continue
@@ -65,5 +65,32 @@ def parts(
             + f"; {SELECTED.name(k)} wrong, where the gold was: "
             + (", ".join(f"{s} {n}" for s, n in where.most_common()) or "none")
         )
+    if not notes:
+        raise InputError(
+            f"none of the run's questions is in a questions file of {questions}",
+            path=questions,
+            fix="give --questions the folder of the corpus the run read",
+        )
     print()
     print("\n".join(notes))
+
+
+def _question_files(folder: Path) -> dict[Path, set[str]]:
+    """Each questions file of `folder` with its ids; an `InputError` naming the folder or file
+    where there is none, or a file has no 'id' column."""
+    fix = "give --questions a folder of questions CSV files (a column 'id')"
+    if not folder.is_dir():
+        raise InputError("no such questions folder", path=folder, fix=fix)
+    out = {}
+    for file in sorted(folder.glob("*.csv")):
+        try:
+            with file.open(encoding="utf-8", newline="") as f:
+                reader = csv.DictReader(f)
+                if "id" not in (reader.fieldnames or []):
+                    raise InputError.missing_columns(["id"], file, fix)
+                out[file] = {row["id"] for row in reader}
+        except (UnicodeDecodeError, csv.Error) as e:
+            raise InputError(f"not a UTF-8 CSV file ({e})", path=file, fix=fix) from None
+    if not out:
+        raise InputError("no questions CSV file in the folder", path=folder, fix=fix)
+    return out

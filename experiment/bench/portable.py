@@ -125,9 +125,9 @@ def _run(args: SimpleNamespace) -> None:
 @command("portable")
 def portable_command(
     other: Annotated[Path | None, typer.Option(help="Folder holding the second build.")] = None,
-    questions: Annotated[int, typer.Option(help="Bundled questions drawn.")] = 40,
-    repeat: Annotated[int, typer.Option(help="Times the builds alternate.")] = 2,
-    threads: Annotated[int, typer.Option(help="Threads of each model.")] = 2,
+    questions: Annotated[int, typer.Option(help="Bundled questions drawn.", min=1)] = 40,
+    repeat: Annotated[int, typer.Option(help="Times the builds alternate.", min=1)] = 2,
+    threads: Annotated[int, typer.Option(help="Threads of each model.", min=1)] = 2,
     child: Annotated[bool, typer.Option("--child", hidden=True)] = False,
 ) -> None:
     """Do a run's samples depend on the kernels llama.cpp was built with? Two builds, one

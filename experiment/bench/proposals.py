@@ -351,7 +351,7 @@ def proposals(
     tatqa: Annotated[Path, typer.Argument(help="TAT-QA dev (tatqa_dataset_dev.json).")],
     drop: Annotated[Path, typer.Argument(help="DROP dev (drop_dev.jsonl.gz).")],
     drop_sample: Annotated[
-        int | None, typer.Option(help="Every n-th DROP computed question, this many.")
+        int | None, typer.Option(help="Every n-th DROP computed question, this many.", min=1)
     ] = None,
     fit_only: Annotated[bool, typer.Option("--fit-only", help="The fitting parts only.")] = False,
     run: Annotated[

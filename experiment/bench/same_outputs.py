@@ -20,6 +20,7 @@ from typing import Annotated
 import typer
 
 from experiment.bench.app import command
+from experiment.errors import InputError
 
 EXPORTS = (
     "attempts.csv",
@@ -32,11 +33,15 @@ EXPORTS = (
     "disagreements.csv",
 )
 EXAMPLES = 3
+FIX = "give two folders written by 'factqa run'"
 
 
 def _rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
-    reader = csv.DictReader(io.StringIO(path.read_text(encoding="utf-8")))
-    rows = list(reader)
+    try:
+        reader = csv.DictReader(io.StringIO(path.read_text(encoding="utf-8")))
+        rows = list(reader)
+    except (UnicodeDecodeError, csv.Error) as e:
+        raise InputError(f"not a UTF-8 CSV file ({e})", path=path, fix=FIX) from None
     return list(reader.fieldnames or []), rows
 
 
@@ -73,6 +78,15 @@ def same_outputs(
 ) -> None:
     """Whether two run folders hold the same outputs: byte for byte, or which columns and cells
     differ; the last line is `identical=N differ=M`."""
+    for folder in (old, new):
+        if not folder.is_dir():
+            raise InputError("no such run folder", path=folder, fix=FIX)
+    if not any((f / name).is_file() for f in (old, new) for name in EXPORTS):
+        raise InputError(
+            f"neither folder holds a run's exports ({', '.join(EXPORTS[:3])}, ...)",
+            path=old,
+            fix=FIX,
+        )
     same = differ = 0
     for name in EXPORTS:
         if not (old / name).exists() and not (new / name).exists():

@@ -37,7 +37,7 @@ from typing import Annotated
 import typer
 
 from experiment.bench.app import command
-from experiment.bench.harness import ROOT
+from experiment.bench.harness import ROOT, at_least
 from experiment.values.normalize import scan
 from experiment.values.tables import _label_unit, _read, article_mentions, parse_tables
 from experiment.verify.answer import confirm_text
@@ -99,6 +99,7 @@ def scan_command(
     ] = None,
 ) -> None:
     """Scan time against article size: is reading an article linear in its text?"""
+    at_least(sizes or [], "SIZE_MB", 1e-6, "a size in MB above 0 (e.g. 0.1 5)")
     _run(SimpleNamespace(sizes=sizes or [0.1, 5.0]))
 
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-import gzip
+import io
 import json
 from pathlib import Path
 
@@ -14,6 +14,7 @@ from experiment.bench.results import RESULTS
 from experiment.errors import InputError
 from experiment.importers.layout import ImportStats, safe_id, select
 from experiment.importers.readers import read_dataset
+from experiment.report.results import gunzipped
 
 SEED = 1  # the development samples used seed 0
 
@@ -34,8 +35,8 @@ def development_ids(preset: str, results: Path = RESULTS) -> tuple[set[str], set
         raise InputError(
             "no committed development sample", path=path, fix=f"run factqa bench run {preset}"
         )
-    with gzip.open(path, "rt", encoding="utf-8") as f:
-        table = pd.read_csv(f, dtype=str, usecols=["question_id", "article_id"])
+    text = gunzipped(path)  # expanded no further than the cap
+    table = pd.read_csv(io.StringIO(text), dtype=str, usecols=["question_id", "article_id"])
     return set(table.question_id), set(table.article_id)
 
 

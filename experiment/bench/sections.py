@@ -64,9 +64,14 @@ def save(record: Record, results: Path) -> Path:
     figures changes nothing but its commit and date)."""
     path = records_dir(results) / f"{record.name}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = {k: v for k, v in asdict(record).items() if v != "" or k == "command"}
-    atomic_write(path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    atomic_write(path, dumped(record))
     return path
+
+
+def dumped(record: Record) -> str:
+    """A record's file as `save` writes it."""
+    data = {k: v for k, v in asdict(record).items() if v != "" or k == "command"}
+    return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
 
 
 def load(path: Path) -> Record:

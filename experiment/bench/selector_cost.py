@@ -127,9 +127,9 @@ def _run(args: SimpleNamespace) -> None:
 @command("selector-cost")
 def selector_cost_command(
     runs: Annotated[list[Path] | None, typer.Argument(help="Run folders to time.")] = None,
-    candidates: Annotated[int, typer.Option(help="Candidates scored.")] = 10_000,
-    questions: Annotated[int, typer.Option(help="Questions timed with the model.")] = 12,
-    k: Annotated[int, typer.Option("--k", help="Samples per question.")] = 10,
+    candidates: Annotated[int, typer.Option(help="Candidates scored.", min=1)] = 10_000,
+    questions: Annotated[int, typer.Option(help="Questions timed with the model.", min=1)] = 12,
+    k: Annotated[int, typer.Option("--k", help="Samples per question.", min=1)] = 10,
     no_model: Annotated[
         bool, typer.Option("--no-model", help="Skip the log-probability timing.")
     ] = False,

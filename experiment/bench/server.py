@@ -76,7 +76,7 @@ def start(
     deadline = time.monotonic() + 300
     while True:
         try:
-            urllib.request.urlopen(f"{url}/models", timeout=2).read()
+            urllib.request.urlopen(f"{url}/models", timeout=2).read(1 << 16)  # up, not whole
             return proc, url
         except OSError:
             if proc.poll() is not None or time.monotonic() > deadline:
@@ -169,7 +169,7 @@ def server_command(
     binary: Annotated[str, typer.Option(help="llama-server's binary.")] = "llama-server",
     url: Annotated[str, typer.Option(help="A server already running (default: start one).")] = "",
     model: Annotated[str, typer.Option(help="The model served.")] = RunConfig.large,
-    concurrency: Annotated[int, typer.Option(help="Requests at once.")] = 8,
+    concurrency: Annotated[int, typer.Option(help="Requests at once.", min=1)] = 8,
     quick: Annotated[
         bool, typer.Option("--quick", help="24 questions instead of all 150.")
     ] = False,

@@ -10,13 +10,15 @@ last line is machine-readable.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from experiment.bench.app import command
+from experiment.bench.harness import records_of
+from experiment.errors import InputError
+from experiment.importers.readers import TATQA_FIX, data_json
 from experiment.importers.split import SHARED_CHARS, half_of, shared_across_halves, units
 
 
@@ -26,10 +28,13 @@ def tatqa_units(
 ) -> None:
     """TAT-QA's split by source unit: how many long paragraphs the halves share, by context and
     by unit; the last line is machine-readable."""
-    contexts = {
-        str(d["table"]["uid"]): [str(p["text"]) for p in d["paragraphs"]]
-        for d in json.loads(data.read_text(encoding="utf-8"))
-    }
+    documents = data_json("tatqa", data)  # another data set's file: refused, naming it
+    with records_of(data, TATQA_FIX):
+        contexts = {
+            str(d["table"]["uid"]): [str(p["text"]) for p in d["paragraphs"]] for d in documents
+        }
+    if not contexts:
+        raise InputError("no TAT-QA document in the file", path=data, fix=f"give {TATQA_FIX}")
     unit = units(contexts)
     by_uid = shared_across_halves(contexts, {c: c for c in contexts})
     by_unit = shared_across_halves(contexts, unit)

@@ -56,9 +56,10 @@ def _run(args: SimpleNamespace) -> None:
 @command("threads")
 def threads_command(
     model: Annotated[str, typer.Option(help="The model.")] = RunConfig().small,
-    questions: Annotated[int, typer.Option(help="Bundled questions drawn.")] = 10,
+    questions: Annotated[int, typer.Option(help="Bundled questions drawn.", min=1)] = 10,
     threads: Annotated[
-        list[int] | None, typer.Option(help="Thread counts compared; repeat it (default: 1, 2).")
+        list[int] | None,
+        typer.Option(help="Thread counts compared; repeat it (default: 1, 2).", min=1),
     ] = None,
 ) -> None:
     """Do a run's samples depend on the thread count? The same prompts and seeds, one

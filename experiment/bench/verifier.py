@@ -21,7 +21,6 @@ strings, paragraphs and the corruptions made from them stay out of the repositor
 
 from __future__ import annotations
 
-import json
 import random
 import re
 import time
@@ -29,12 +28,14 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from experiment.bench.app import command
-from experiment.bench.harness import RESULTS_MD, NoWriteOpt, write_section
+from experiment.bench.harness import RESULTS_MD, NoWriteOpt, records_of, write_section
+from experiment.errors import InputError
+from experiment.importers.readers import SQUAD_FIX, data_json
 from experiment.importers.split import HALVES, half_of
 from experiment.records import Span
 from experiment.values.canonical import CURRENCIES, UNITS, DateValue, Quantity, Value, supports
@@ -64,7 +65,14 @@ class Item:
 
 
 def load(path: Path) -> tuple[list[Item], dict[int, list[str]]]:
-    data = json.loads(path.read_text(encoding="utf-8"))
+    """The figure and date gold answers of a SQuAD file, and each article's paragraphs; a file of
+    another data set is refused naming it and the shape expected."""
+    data = data_json("squad", path)
+    with records_of(path, SQUAD_FIX):
+        return _items(data)
+
+
+def _items(data: dict[str, Any]) -> tuple[list[Item], dict[int, list[str]]]:
     items, paragraphs = [], {}
     for ai, art in enumerate(data["data"]):
         paragraphs[ai] = [p["context"] for p in art["paragraphs"]]
@@ -315,6 +323,12 @@ def _run(args: SimpleNamespace) -> int:
     items, paragraphs = load(args.data)
     if args.limit:
         items = items[: args.limit]
+    if not items:
+        raise InputError(
+            "no figure or date question with a gold answer",
+            path=args.data,
+            fix="give SQuAD v1.1 dev (dev-v1.1.json)",
+        )
     questions = len({i.qid for i in items})
 
     misses: list[Item] = []
@@ -483,7 +497,7 @@ def accepted_table(rows: dict[str, list[list[str]]]) -> list[str]:
 @command("verifier")
 def verifier_command(
     data: Annotated[Path, typer.Argument(help="SQuAD v1.1 dev (dev-v1.1.json).")],
-    limit: Annotated[int, typer.Option(help="Only the first N gold answers.")] = 0,
+    limit: Annotated[int, typer.Option(help="Only the first N gold answers.", min=0)] = 0,
     seed: Annotated[int, typer.Option(help="Seed of the rejection probes.")] = 0,
     no_write: NoWriteOpt = False,
 ) -> None:

@@ -41,6 +41,7 @@ from experiment.importers.schema import (
     whole,
 )
 from experiment.importers.split import units
+from experiment.streams import MAX_EXPANDED_MB, TooLarge, gunzip_capped
 from experiment.values.canonical import DateValue, Quantity
 from experiment.values.normalize import parse_value
 from experiment.values.question_kind import wording_kind
@@ -51,7 +52,6 @@ NO_GOLD = "no gold answer"
 
 
 MAX_EXPANDED_ENV = "FACTQA_MAX_EXPANDED_MB"  # raises the cap on a gzip file's expanded size
-MAX_EXPANDED_MB = 256  # the data sets' files expand to a few tens of megabytes
 
 
 def _max_expanded(path: Path) -> int:
@@ -74,25 +74,16 @@ def _max_expanded(path: Path) -> int:
 
 def _gunzip(data: bytes, path: Path) -> bytes:
     """Every member of a gzip file, expanded no further than the cap: a small file that
-    expands to gigabytes is refused before it takes the memory."""
-    limit, out, rest = _max_expanded(path), bytearray(), data
-    while rest:
-        if rest[:2] != b"\x1f\x8b":
-            raise zlib.error("trailing bytes after the last gzip member")
-        member = zlib.decompressobj(wbits=31)
-        out += member.decompress(rest, limit + 1 - len(out))
-        if len(out) > limit or member.unconsumed_tail:
-            raise InputError(
-                f"expands to more than {limit / 2**20:g} MB",
-                path=path,
-                fix=f"check the file; to read it anyway, set {MAX_EXPANDED_ENV} to a larger size "
-                "in MB",
-            )
-        out += member.flush()
-        if not member.eof:
-            raise EOFError("the gzip file ends before its data does")
-        rest = member.unused_data
-    return bytes(out)
+    expands to gigabytes is refused in constant memory, before it takes any (`streams`)."""
+    limit = _max_expanded(path)
+    try:
+        return gunzip_capped(data, limit)
+    except TooLarge:
+        raise InputError(
+            f"expands to more than {limit / 2**20:g} MB",
+            path=path,
+            fix=f"check the file; to read it anyway, set {MAX_EXPANDED_ENV} to a larger size in MB",
+        ) from None
 
 
 def _open_text(path: Path) -> str:
@@ -477,3 +468,21 @@ def read_dataset(fmt: str, path: Path, stats: ImportStats | None = None) -> list
     if not path.is_file():
         raise InputError("data file not found", path=path, fix="give the path of the data file")
     return READERS[fmt](path, stats if stats is not None else ImportStats())
+
+
+def data_json(fmt: str, path: Path) -> Any:
+    """A SQuAD or TAT-QA file's JSON as it is, its top level checked (an `InputError` naming the
+    file and the shape expected), for a tool that reads the records itself."""
+    if not path.is_file():
+        raise InputError("data file not found", path=path, fix="give the path of the data file")
+    if fmt == "squad":
+        data = _load_json(path, "a SQuAD JSON file")
+        if not isinstance(data, dict) or not isinstance(data.get("data"), list):
+            raise InputError(
+                "top level: expected a field 'data'", path=path, field="data", fix=SQUAD_FIX
+            )
+        return data
+    data = _load_json(path, "a TAT-QA JSON file")
+    if not isinstance(data, list):
+        raise InputError("top level: expected a list of documents", path=path, fix=TATQA_FIX)
+    return data

@@ -10,9 +10,9 @@ samples as its attempts.
 
 from __future__ import annotations
 
-import gzip
 import io
 import json
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +33,7 @@ from experiment.record.manifest import from_json, read_json
 from experiment.record.migrate import migrate, version_of
 from experiment.record.results_index import INDEX, MANIFEST, RESULTS_FORMAT, Source
 from experiment.report.run import Run, _typed, load_run, typed_questions
+from experiment.streams import MAX_EXPANDED_MB, TooLarge, gunzip_capped
 
 FIX = "write the results again (factqa bench run), or restore the folder from git"
 
@@ -69,13 +70,23 @@ def _index(path: Path) -> dict[str, object]:
     return data
 
 
+def gunzipped(file: Path) -> str:
+    """A committed gzip file's text, expanded no further than the cap (`streams`)."""
+    try:
+        return gunzip_capped(file.read_bytes(), MAX_EXPANDED_MB * 2**20).decode("utf-8")
+    except TooLarge as e:
+        raise InputError(f"expands to {e}", path=file, fix=FIX) from None
+    except (EOFError, zlib.error, UnicodeDecodeError) as e:
+        raise InputError(f"not a gzip-compressed UTF-8 file ({e})", path=file, fix=FIX) from None
+
+
 def read_table(path: Path, table: Table) -> pd.DataFrame:
     """A results table (gzip CSV) typed as `table` declares (empty where the file is not
     there: a run without checks or pool scores)."""
     file = path / table.file
     if not file.is_file():
         return pd.DataFrame(columns=table.names)
-    text = gzip.decompress(file.read_bytes()).decode("utf-8")
+    text = gunzipped(file)
     frame = pd.read_csv(io.StringIO(text), keep_default_na=False, dtype=str)
     for col in frame.columns:
         if col not in table.names or table.dtype(col) == "str":

@@ -174,5 +174,12 @@ def verify_file(path: Path, out: Path, articles: ArticleSource) -> VerifyStats:
         stats.errors += failed
         stats.first_error = stats.first_error or (result["reason"] if failed else "")
         rows.append(row | result)
-    write_csv(out, rows, columns or ["answer", *RESULT_COLUMNS])
+    if not rows:  # a header alone (or an empty file): nothing to verify, nothing written
+        raise InputError(
+            "no answer rows, nothing to verify",
+            path=path,
+            line=2,
+            fix="add one row per answer under the header (answer, and article or article_id)",
+        )
+    write_csv(out, rows, columns)
     return stats

@@ -53,6 +53,7 @@ from typing import Any
 from experiment.errors import CannotScore, ModelError
 from experiment.generate.models.base import Backend, CandidateScores, Messages, SamplingParams
 from experiment.records import Generation
+from experiment.streams import TooLarge, read_capped, safe_strings, safe_text
 
 log = logging.getLogger("factqa")
 PREFIX = "openai:"
@@ -66,6 +67,7 @@ RETRIES = 2  # tries after the first
 # Sampling fields beyond the OpenAI API that llama.cpp's and vLLM's servers read; dropped for the
 # rest of the run if a server refuses one with HTTP 400.
 EXTRAS = ("top_k", "repeat_penalty")
+MAX_BODY = 64 * 2**20  # bytes of one response read at most (an answer is a few kilobytes)
 CHAT, COMPLETIONS, TEMPLATE = "chat/completions", "completions", "apply-template"  # routes
 
 
@@ -176,9 +178,14 @@ class OpenAIBackend(Backend):
         self.requests += 1
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                raw = resp.read()
+                raw = read_capped(resp, MAX_BODY)
+        except TooLarge as e:
+            raise ModelError(
+                f"{self.fingerprint}: its answer is {e}, read no further. Fix: check the server "
+                "and the URL (an answer of one request is a few kilobytes)"
+            ) from None
         except urllib.error.HTTPError as e:
-            detail = e.read()[:300].decode("utf-8", "replace")
+            detail = safe_text(e.read(300).decode("utf-8", "replace"))
             if e.code in RETRY_STATUS:
                 retry_after = e.headers.get("Retry-After") if e.headers else None
                 raise Transient(f"HTTP {e.code}: {detail}", retry_after) from None
@@ -207,7 +214,7 @@ class OpenAIBackend(Backend):
             why = str(reason) or type(reason).__name__
             raise Transient(f"no answer ({why})", silent=True) from None
         try:
-            data = json.loads(raw)
+            data = safe_strings(json.loads(raw))  # no unpaired surrogate reaches a file
             if path == TEMPLATE:
                 if not isinstance(data.get("prompt"), str):
                     raise ValueError("no prompt")
