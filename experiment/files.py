@@ -20,6 +20,7 @@ quote is undone on reading (`read_cell`), so every value reads back as written.
 from __future__ import annotations
 
 import csv
+import glob
 import gzip
 import hashlib
 import io
@@ -108,6 +109,7 @@ def atomic_write(path: Path, data: str | bytes) -> None:
 
 def _write_then_rename(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale_temporaries(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=temporary_prefix(path.name), suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
@@ -407,6 +409,14 @@ def _stale(pid: int, staging: Path) -> bool:
     """A staged folder is stale when its writer has ended, or is this process and no longer
     uses it."""
     return staging.resolve() not in _ACTIVE if pid == os.getpid() else _gone(pid)
+
+
+def _remove_stale_temporaries(path: Path) -> None:
+    """The temporaries of `path` that a killed writer left (a writer still running keeps its)."""
+    for entry in path.parent.glob(f".{glob.escape(path.name)}.factqa-*.tmp"):
+        found = TEMPORARY.fullmatch(entry.name)
+        if found and entry.is_file() and _gone(int(found.group(1))):
+            entry.unlink(missing_ok=True)
 
 
 def recover(folder: Path) -> None:

@@ -78,6 +78,11 @@ def leftovers(folder: Path) -> list[str]:
     )
 
 
+def half_written(seen: dict[str, bytes], old: dict[str, bytes], new: dict[str, bytes]) -> list[str]:
+    """The files that are neither as they were nor as an uninterrupted writer leaves them."""
+    return sorted(k for k, v in seen.items() if v not in (old.get(k), new.get(k)))
+
+
 def spread(total: int, points: int) -> list[int]:
     return sorted({1 + round(i * (total - 1) / (points - 1)) for i in range(points)})
 
@@ -102,7 +107,7 @@ def test_an_import_killed_at_every_step(tmp_path: Path, monkeypatch: pytest.Monk
         kill(at, "import", src, out)
         seen = visible(out)
         assert all(seen[k] == v for k, v in user.items()), at  # nothing of the user's lost
-        assert all(v in (old.get(k), new.get(k)) for k, v in seen.items()), at  # none half-written
+        assert half_written(seen, old, new) == [], at
         recover(out)  # what the next command into the folder does first
         assert visible(out) in (old, new), at  # the old import or the new one, whole
         assert leftovers(out) == [], at
@@ -158,7 +163,7 @@ def test_report_html_killed_at_four_steps(corpus, tmp_path: Path, monkeypatch) -
         kill(at, "report", out)
         seen = seen_in(out)
         assert seen["notes.txt"] == old["notes.txt"], at
-        assert all(v in (old.get(k), new.get(k)) for k, v in seen.items()), at  # none half-written
+        assert half_written(seen, old, new) == [], at
         owned_worker.write("report", [str(out)])  # the next run completes
         assert seen_in(out) == new and leftovers(out) == [], at
 
@@ -187,6 +192,6 @@ def test_bench_report_killed_at_four_steps(tmp_path: Path, monkeypatch) -> None:
         kill(at, "bench", *args(out))
         seen = visible(out)
         assert seen["docs/mine.md"] == b"my page\n", at
-        assert all(v in (old.get(k), new.get(k)) for k, v in seen.items()), at  # none half-written
+        assert half_written(seen, old, new) == [], at
         owned_worker.write("bench", [str(a) for a in args(out)])  # the next run completes
         assert visible(out) == new and leftovers(out) == [], at
