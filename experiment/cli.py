@@ -931,7 +931,7 @@ def report(
         from experiment.report.plots import PLOTS
 
         ledger = run_ledger(run_dir)  # a run folder factqa wrote, and only its own files
-        for name in [REPORT_MD, *(f"plots/{p}" for p in PLOTS), *(["report.html"] * html)]:
+        for name in [REPORT_MD, *(f"plots/{p}" for p in PLOTS), *(["report.html"] if html else [])]:
             ledger.check(name, NOT_OURS)
         with reporting(run_dir):
             text = run_section(run_dir, _report_line(run_dir, results, readme, html, articles))

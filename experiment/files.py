@@ -203,7 +203,7 @@ def _gone(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return True
-    except PermissionError:
+    except PermissionError:  # another user's process: running
         return False
     return False
 
@@ -259,9 +259,6 @@ class Ledger:
             if (folder / rel).is_file() and sha256_file(folder / rel) == sha:
                 files[rel] = sha
         return cls(folder, files, {})
-
-    def exists(self) -> bool:
-        return (self.folder / LEDGER).is_file()
 
     def names(self, rel: str) -> bool:
         """Whether the tool wrote `rel` here (whatever it holds now)."""

@@ -387,7 +387,7 @@ def owned_before_ledger(run_dir: Path) -> dict[str, str]:
     return found | {"manifest.json": sha256_file(path)}
 
 
-NOT_OURS = "move that file out of the run folder, or give the run another --run-id"
+NOT_OURS = "move that file out of the run folder, then run the command again"
 
 
 def run_ledger(run_dir: Path) -> Ledger:
