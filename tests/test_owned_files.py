@@ -332,3 +332,19 @@ def test_a_ledger_never_names_a_path_outside_its_folder(tmp_path: Path) -> None:
         ledger.remove(["../victim.txt"], "fix")
     assert victim.read_text(encoding="utf-8") == "keep"
     shutil.rmtree(inner)
+
+
+def test_saving_results_never_removes_a_file_its_index_does_not_record(tmp_path: Path) -> None:
+    # `bench run` replaced a results folder by removing every file in it, a user's too
+    from experiment.record.results import write_results
+
+    dest = tmp_path / "results" / "bundled"
+    dest.mkdir(parents=True)
+    (dest / "summary.csv").write_text("a\n1\n", encoding="utf-8")
+    index = {"files": {"summary.csv": {"bytes": 4, "sha256": files.sha256_bytes(b"a\n1\n")}}}
+    (dest / "results.json").write_text(json.dumps(index), encoding="utf-8")
+    (dest / "my-notes.md").write_text("my notes\n", encoding="utf-8")
+    before = snapshot(dest)
+    with pytest.raises(NotOwned, match=r"my-notes\.md"):
+        write_results(dest, tmp_path, None, None, tmp_path)  # type: ignore[arg-type]
+    assert snapshot(dest) == before
