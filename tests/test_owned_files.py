@@ -348,3 +348,23 @@ def test_saving_results_never_removes_a_file_its_index_does_not_record(tmp_path:
     with pytest.raises(NotOwned, match=r"my-notes\.md"):
         write_results(dest, tmp_path, None, None, tmp_path)  # type: ignore[arg-type]
     assert snapshot(dest) == before
+
+
+def test_a_rescore_clears_only_factqas_files_of_its_run_folder(corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # `bench rescore --out X` removed the whole folder X/RUN_ID, whatever it held
+    from experiment.bench.rescore import clear_run
+
+    run_dir = make_run(corpus, tmp_path / "out")
+    (run_dir / "notes.txt").write_text("my notes\n", encoding="utf-8")
+    clear_run(run_dir)
+    assert sorted(visible_names(run_dir)) == ["notes.txt"]
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "draft.md").write_text("my draft\n", encoding="utf-8")
+    with pytest.raises(InputError, match="not a run folder"):
+        clear_run(mine)
+    assert snapshot(mine) == {"draft.md": b"my draft\n"}
+
+
+def visible_names(folder: Path) -> list[str]:
+    return [p.name for p in folder.iterdir() if not p.name.startswith(".")]
