@@ -1014,11 +1014,15 @@ def report(
             from experiment.report.html import validate_html, write_html
 
             validate_html(run, articles)  # before anything is written
+        from experiment.record.manifest import NOT_OURS, run_ledger
+        from experiment.report.plots import PLOTS
+
+        ledger = run_ledger(run_dir)  # a run folder factqa wrote, and only its own files
+        for name in [REPORT_MD, *(f"plots/{p}" for p in PLOTS), *(["report.html"] if html else [])]:
+            ledger.check(name, NOT_OURS)
         with reporting(run_dir):
             text = run_section(run_dir, _report_line(run_dir, results, readme, html, articles))
-            from experiment.files import atomic_write
-
-            atomic_write(run_dir / REPORT_MD, text + "\n")
+            ledger.write({REPORT_MD: text + "\n"}, NOT_OURS)
             heading, said, *_ = text.split("\n\n")
             _out().print(heading.removeprefix("## "), highlight=False)
             for line in said.splitlines():  # the command shown whole, the rest wrapped
@@ -1026,8 +1030,11 @@ def report(
             rows = list(run.summary.itertuples())
             _print_methods(rows, run.k, None, False, run_dir / REPORT_MD, "methods", "")  # type: ignore[arg-type]
             _out().print(f"wrote {run_dir / REPORT_MD}: every table, as Markdown", highlight=False)
-            for path in plot_files(run, run_dir / "plots"):
-                _out().print(f"wrote {path}", highlight=False)
+            with ledger.stage("plots") as staged:  # drawn aside, then moved in
+                drawn = plot_files(run, staged / "plots")
+                ledger.swap(staged, remove=[], fix=NOT_OURS)
+            for path in drawn:
+                _out().print(f"wrote {run_dir / 'plots' / path.name}", highlight=False)
             if results is not None:
                 update_section(results, section_name(run.manifest), text)
                 _out().print(f"updated {results}", highlight=False)
@@ -1090,6 +1097,13 @@ def verify_cmd(
     kind: Annotated[
         str, typer.Option(help="With --article: 'figure', 'date' or '' for either.")
     ] = "",
+    overwrite: Annotated[
+        bool,
+        typer.Option(
+            "--overwrite",
+            help="Replace --out even where factqa did not write it (never a file it reads).",
+        ),
+    ] = False,
 ) -> None:
     """Confirm answers in article text: confirmed or not, the value, and the evidence span.
 
@@ -1139,7 +1153,7 @@ def verify_cmd(
             )
         target = out or path.with_suffix(".verified.csv")
         validate_file(target, "--out")
-        stats = verify_file(path, target, ArticleSource(articles))
+        stats = verify_file(path, target, ArticleSource(articles), overwrite)
         _out().print(
             f"{stats.rows} rows, {stats.confirmed} confirmed, {stats.errors} rows with "
             f"errors (see their 'reason'); wrote {target}",

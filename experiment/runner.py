@@ -71,7 +71,7 @@ from experiment.evaluate.methods import (
 from experiment.evaluate.registry import REGISTRY, MethodAnswers, known_sum
 from experiment.evaluate.stopping import adaptive_facts, sample_stopper
 from experiment.evaluate.summary import MethodSummary, summarize
-from experiment.files import file_record, locked, write_csv
+from experiment.files import LEDGER, Ledger, csv_data, file_record, locked
 from experiment.generate.cache import GenerationCache, score_key
 from experiment.generate.models.base import GREEDY, Backend, CandidateScores, SamplingParams
 from experiment.generate.models.cost import ModelShape
@@ -87,6 +87,7 @@ from experiment.generate.windows import WHOLE_ARTICLE, Reading
 from experiment.record import write as record
 from experiment.record.columns import CHECKS, DRAFTS, PARQUET, ROUTING
 from experiment.record.manifest import (
+    NOT_OURS,
     FileRecord,
     Load,
     Machine,
@@ -96,6 +97,7 @@ from experiment.record.manifest import (
     Sampling,
     Seeds,
     Settings,
+    owned_before_ledger,
 )
 from experiment.record.write import (
     ANSWER_COLUMNS,
@@ -710,9 +712,10 @@ def export(
     each written file's size and SHA-256, by name, for the manifest."""
     run_dir, k = cfg.run_dir, cfg.k
     written: list[str] = []
+    ledger = run_ledger(run_dir)
 
     def put(name: str, rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> None:
-        write_csv(run_dir / name, rows, columns)
+        ledger.write({name: csv_data(name, rows, columns)}, NOT_OURS)
         written.append(name)
 
     names = REGISTRY.names(k, got.has)
@@ -758,9 +761,10 @@ def export(
     if got.drafts is not None:
         drafts = got.drafts
         put("drafts.csv", (r for q in questions for r in as_rows(q.id, drafts[q.id])), DRAFTS.names)
-    written += parquet_copies(run_dir, PARQUET)
-    for stale in set(OUTPUTS) - set(written):
-        (run_dir / stale).unlink(missing_ok=True)
+    written += parquet_copies(run_dir, PARQUET, ledger, NOT_OURS)
+    ledger.remove(
+        sorted(n for n in set(OUTPUTS) - set(written) if (run_dir / n).exists()), NOT_OURS
+    )
     return {name: FileRecord.of(file_record(run_dir / name)) for name in written}
 
 
@@ -891,18 +895,25 @@ def _check_cost(checks: dict[str, dict[str, Check]]) -> dict[str, Any]:
 LOCK = ".lock"  # held while a run writes its folder
 
 
+def run_ledger(run_dir: Path) -> Ledger:
+    """The ledger of the files a run folder's runs wrote (one from before the ledger: the
+    outputs its manifest records, as they still are); a new folder's is empty."""
+    return Ledger.open(run_dir, adopt=owned_before_ledger(run_dir))
+
+
 def validate_owner(cfg: RunConfig, fingerprint: str) -> None:
     """A run folder holds one configuration's run: a run of another fingerprint is refused it,
-    and so is a folder that is no run's (no manifest, never locked by a run) holding a file of a
-    run's name, which the run would overwrite."""
+    and so is a folder that is no run's (no manifest, no ledger, never locked by a run) holding
+    any file: a run never adopts a user's folder."""
     run_dir = cfg.run_dir
-    ran = (run_dir / "manifest.json").exists() or (run_dir / LOCK).exists()
-    theirs = [n for n in OUTPUTS if (run_dir / n).is_file()] if not ran else []
+    marks = ("manifest.json", LOCK, LEDGER)
+    ran = any((run_dir / name).exists() for name in marks)
+    theirs = sorted(run_dir.iterdir()) if run_dir.is_dir() and not ran else []
     if theirs:
         raise ConfigError(
-            f"run_id '{cfg.resolved_run_id}' names a folder that holds no run but a file a run "
-            f"writes ({run_dir / theirs[0]}), which the run would replace; give this run another "
-            "--run-id, or move that file",
+            f"run_id '{cfg.resolved_run_id}' names a folder that holds no run but files of its "
+            f"own ({theirs[0]}), which a run would mix with or replace; give this run another "
+            "--run-id, or move that folder away",
             field="run_id",
         )
     recorded = record.recorded_fingerprint(cfg.run_dir / "manifest.json")
@@ -970,7 +981,8 @@ def run_experiment(
             failed=fit.failed,
             outputs=outputs,
         )
-        record.write_manifest(cfg.run_dir / "manifest.json", manifest)
+        manifest_text = record.manifest_text(manifest)
+        run_ledger(cfg.run_dir).write({"manifest.json": manifest_text}, NOT_OURS)
     run = RunResult(
         cfg.run_dir, questions, result.summary, result.agreement, result.answers, manifest
     )

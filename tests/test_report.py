@@ -14,16 +14,21 @@ from experiment.files import atomic_write, read_cell, safe_cell, write_csv
     ("cell", "expected"),
     [
         ("=1+1", "'=1+1"),
-        ("+cmd", "'+cmd"),
+        ("+cmd|' /C calc'!A0", "'+cmd|' /C calc'!A0"),  # a DDE call
+        ("-2+3+cmd|' /C calc'!A0", "'-2+3+cmd|' /C calc'!A0"),
+        ("-SUM(A1)", "'-SUM(A1)"),
         ("@SUM(A1)", "'@SUM(A1)"),
         ("\tx", "'\tx"),
         ("\rx", "'\rx"),
-        ("-x", "'-x"),
         ("-5", "-5"),  # a number stays a number
         ("+3.5", "+3.5"),
         ("-1e3", "-1e3"),
-        ("-inf", "'-inf"),  # float() reads it, a spreadsheet would evaluate it
-        ("-nan", "'-nan"),
+        ("-12 stores", "-12 stores"),  # signed text is a value: shown as written
+        ("- see note", "- see note"),
+        ("-x", "-x"),
+        ("-inf", "-inf"),
+        ("'-12", "''-12"),  # reads as a quoted cell: quoted again, so it reads back
+        ("'plain", "'plain"),
         ("plain", "plain"),
         (7, 7),
     ],

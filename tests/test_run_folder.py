@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from experiment import cli
+from experiment import cli, files
 from experiment.config import RunConfig
 from experiment.errors import ConfigError, InputError
 from experiment.files import atomic_write, locked
@@ -254,6 +254,7 @@ def test_files_of_an_earlier_run_that_this_one_does_not_write_are_removed(
     manifest = json.loads((run / "manifest.json").read_text())
     del manifest["fingerprint"]  # a folder written before run ids were owned
     (run / "manifest.json").write_text(json.dumps(manifest))
+    (run / ".factqa-owned.json").unlink()  # ... and before the ledger
     qs.write_text(gold_only)
     res = invoke(corpus, tmp_path)
     assert res.exit_code == 0, res.output
@@ -290,13 +291,20 @@ def test_an_output_that_cannot_be_written_is_named_and_the_answers_stay_cached(
     corpus, tmp_path: Path, monkeypatch, fake_factory, fakes
 ) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setattr(cli, "_factory", lambda: fake_factory)
-    (tmp_path / "t" / "summary.csv").mkdir(parents=True)  # something in the way
-    res = invoke(corpus, tmp_path)
+    write = files.atomic_write
+
+    def full_disk(path: Path, data: str | bytes) -> None:
+        if path.name == "summary.csv":
+            raise OSError(28, "No space left on device", str(path))
+        write(path, data)
+
+    with monkeypatch.context() as m:
+        m.setattr(files, "atomic_write", full_disk)
+        res = invoke(corpus, tmp_path)
     assert res.exit_code == 1, res.output
     assert str(tmp_path / "t" / "summary.csv") in said(res)
     assert CACHED in said(res) and "run the same command again" in said(res)
     assert "Traceback" not in res.output
-    (tmp_path / "t" / "summary.csv").rmdir()
     calls = len(fakes["fake-small"].calls)
     assert invoke(corpus, tmp_path).exit_code == 0
     assert len(fakes["fake-small"].calls) == calls  # every generation came from the cache

@@ -30,6 +30,7 @@ from experiment.bench.sections import (
     render_blocks,
 )
 from experiment.config import PROJECT_ROOT
+from experiment.errors import InputError
 from experiment.files import atomic_write
 from experiment.record.results_index import INDEX
 from experiment.report.first_screen import BLOCK as ANSWER
@@ -473,9 +474,24 @@ def picture(layout: Layout) -> tuple[Path, Run | None]:
     return layout.results_md.parent / PICTURE, run
 
 
+def refuse_empty(results: Path) -> None:
+    """`results` holds at least one results folder (one with its index)."""
+    if not folders(results):
+        raise InputError(
+            "is not a folder"
+            if not results.is_dir()
+            else f"holds no results folder (none with {INDEX})",
+            path=results,
+            field="--results-dir",
+            fix="give --results-dir the results/ folder the benchmarks wrote",
+        )
+
+
 def write(layout: Layout) -> list[Path]:
     """Write every generated file and the README's picture (and remove stale pages); the paths
-    written."""
+    written. A results folder that is missing or holds no results is refused before anything is
+    written: a document of nothing would cut docs/RESULTS.md and remove every page."""
+    refuse_empty(layout.results)
     built = build(layout)
     for path, text in built.items():
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -24,7 +24,7 @@ import pandas as pd
 import typer
 
 from experiment.bench.app import command
-from experiment.files import file_record
+from experiment.files import LEDGER, file_record
 from experiment.record.manifest import read as read_manifest
 from experiment.record.write import write_manifest
 from experiment.report.browser import headless
@@ -59,7 +59,7 @@ def scaled_copy(run: Path, times: int, out: Path) -> Path:
     """`run` with every question (and its attempts) repeated `times` times under new ids (the
     files copied as text, cell for cell, so the copy is a run folder as `factqa run` writes;
     its manifest records the new files)."""
-    shutil.copytree(run, out, ignore=shutil.ignore_patterns("report.html", "plots"))
+    shutil.copytree(run, out, ignore=shutil.ignore_patterns("report.html", "plots", LEDGER))
     scaled = ("questions.csv", "attempts.csv")
     for name in scaled:
         frame = pd.read_csv(run / name, keep_default_na=False, dtype=str)

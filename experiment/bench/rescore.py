@@ -36,7 +36,7 @@ from experiment.generate.models.base import Messages
 from experiment.generate.models.cost import ModelShape
 from experiment.generate.models.replay import Asked, RecordedScores, ReplayBackend
 from experiment.importers.looked import mark
-from experiment.record.manifest import ModelInfo
+from experiment.record.manifest import NOT_OURS, ModelInfo, run_ledger
 from experiment.record.results_index import text_key
 from experiment.records import ERROR_PREFIX, Article, Generation, Question
 from experiment.report.results import Results, load_results
@@ -289,9 +289,17 @@ def changed(
     return out
 
 
+def clear_run(run_dir: Path) -> None:
+    """An earlier replay's run folder emptied of the files factqa wrote there; a user's file in
+    it stays, and a folder that is no factqa run folder is refused (`run_ledger`)."""
+    if run_dir.exists():
+        ledger = run_ledger(run_dir)
+        ledger.remove(sorted(rel for rel in ledger.files if ledger.owns(rel)), NOT_OURS)
+
+
 def rescore(results: Path, data: Path | None, out: Path) -> Rescored:
     """The committed results at `results` rescored from the data file `data` (None for the
-    bundled corpus) into `out` (its run folder and imported sample replaced)."""
+    bundled corpus) into `out` (its run folder's files and imported sample replaced)."""
     res = load_results(results)
     src = res.source
     corpus = import_preset(
@@ -305,7 +313,7 @@ def rescore(results: Path, data: Path | None, out: Path) -> Rescored:
         ids=sealed_ids(src.preset, results.parent) if src.sealed else None,
     )  # type: ignore[arg-type]
     cfg = config_of(res, corpus.articles, corpus.questions, out)
-    shutil.rmtree(cfg.run_dir, ignore_errors=True)
+    clear_run(cfg.run_dir)
     shutil.rmtree(out / ".cache", ignore_errors=True)  # served only by this replay
     articles, questions = load_corpus(cfg)
     ids = {q.id for q in questions}

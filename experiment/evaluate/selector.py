@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from experiment.evaluate.features import FEATURES, ConfirmedAnswer
 from experiment.evaluate.fitted import read_fitted
 from experiment.evaluate.large_check import LARGE_EVIDENCE
+from experiment.files import atomic_write
 
 if TYPE_CHECKING:
     import numpy as np
@@ -111,7 +112,8 @@ def fitted_on(model: SelectorModel) -> str:
 
 
 def save(model: SelectorModel, path: Path) -> None:
-    path.write_text(json.dumps(asdict(model), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    """The fitted selector at `path`, written whole (`files.atomic_write`)."""
+    atomic_write(path, json.dumps(asdict(model), indent=2, sort_keys=True) + "\n")
 
 
 @dataclass(frozen=True)

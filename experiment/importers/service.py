@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from experiment.corpus import QUESTION_COLUMNS
 from experiment.errors import InputError
-from experiment.files import atomic_write, safe_name
+from experiment.files import Ledger, safe_name, sha256_file
 from experiment.importers.layout import ImportStats, safe_id, select, write_layout
 from experiment.importers.looked import dataset_of, mark
 from experiment.importers.readers import read_dataset
@@ -74,30 +70,22 @@ def import_dataset(
     if ids is not None or half != "fit":
         part = "sealed" if ids is not None else "development" if half == "eval" else "whole"
         mark(dataset_of(fmt, source), part)
-    targets = [out / "articles", out / "questions"]
-    existing = [t for t in targets if t.exists() and any(t.iterdir())]
-    if existing and not overwrite:
+    ledger = Ledger.open(out, adopt=_earlier_record(out))  # finishes a killed import first
+    earlier = [rel for rel in ledger.files if _written_name(rel)]
+    if earlier and not overwrite:
         raise InputError(
-            "already holds an import", path=existing[0], fix="pass --overwrite, or another --out"
+            "already holds an import",
+            path=out / earlier[0],
+            fix="pass --overwrite, or another --out",
         )
-    out.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".factqa-import-", dir=out))
-    try:  # written beside the earlier import, which stays whole if this one fails
+    fix = "move that file out of the folder, or import into another --out"
+    with ledger.stage("import") as staging:  # the earlier import stays whole until the swap
         articles, questions = write_layout(picked, staging, fmt, source.name, stats)
-        written = sorted(str(p.relative_to(staging)) for p in staging.rglob("*") if p.is_file())
-        earlier = _earlier_import(out)
-        for name in written:
-            (out / name).parent.mkdir(parents=True, exist_ok=True)
-            os.replace(staging / name, out / name)
-        for name in sorted(set(earlier) - set(written)):
-            (out / name).unlink(missing_ok=True)  # only what an earlier import wrote
-        atomic_write(out / IMPORTED, json.dumps(written, indent=1) + "\n")
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        ledger.swap(staging, remove=earlier, fix=fix, forget=[IMPORTED])
     return ImportResult(out / articles.name, out / "questions" / questions.name, stats)
 
 
-IMPORTED = ".factqa-import.json"  # the files the last import wrote, relative to its --out
+IMPORTED = ".factqa-import.json"  # before the ledger: the names the last import wrote
 
 
 def _written_name(name: str) -> bool:
@@ -105,27 +93,17 @@ def _written_name(name: str) -> bool:
     return len(parts) == 2 and parts[0] in ("articles", "questions") and safe_name(parts[1])
 
 
-def _earlier_import(out: Path) -> list[str]:
-    """The files an earlier import in `out` wrote: its record, or for an import from before the
-    record was kept, the articles with the importer's front matter and the question files with
-    its header. A user's own files are never among them."""
-    record = out / IMPORTED
-    if record.is_file():
-        try:
-            names = json.loads(record.read_text(encoding="utf-8"))
-        except (ValueError, OSError):
-            names = []  # a damaged record: nothing is taken as the earlier import's
-        listed = names if isinstance(names, list) else []
-        # only a plain file in articles/ or questions/: never a path out of them
-        return [n for n in listed if isinstance(n, str) and _written_name(n)]
-    found = []
-    for path in sorted((out / "articles").glob("*.md")):
-        head = path.read_text(encoding="utf-8", errors="replace")[:4000]
-        if head.startswith("---\nid: ") and "\nsource: " in head.split("\n---\n", 1)[0]:
-            found.append(f"articles/{path.name}")
-    header = ",".join([*QUESTION_COLUMNS, "notes", "cluster", "computed"])
-    for path in sorted((out / "questions").glob("*.csv")):
-        with path.open(encoding="utf-8", errors="replace") as f:
-            if f.readline().strip() == header:
-                found.append(f"questions/{path.name}")
-    return found
+def _earlier_record(out: Path) -> dict[str, str]:
+    """An import from before the ledger: the files its record names (each a plain file of
+    articles/ or questions/), adopted as they are now, since the tool wrote them. A folder
+    with no record adopts nothing: no file is taken for the tool's by its look."""
+    try:
+        names = json.loads((out / IMPORTED).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}  # none, or a damaged record: nothing is taken as the earlier import's
+    listed = names if isinstance(names, list) else []
+    return {
+        n: sha256_file(out / n)
+        for n in listed
+        if isinstance(n, str) and _written_name(n) and (out / n).is_file()
+    }

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from experiment.errors import InputError
-from experiment.files import safe_name
+from experiment.files import Ledger, safe_name, sha256_file
 from experiment.record.migrate import FORMAT_VERSION, migrate
 from experiment.records import BUNDLED
 
@@ -368,3 +368,38 @@ def _validate_outputs(outputs: Mapping[str, Any]) -> None:
 
 
 __all__ = ["FORMAT_VERSION", "Manifest", "ModelInfo", "from_json", "read", "read_json"]
+
+
+def owned_before_ledger(run_dir: Path) -> dict[str, str]:
+    """What a run folder from before the ledger (`files.Ledger`) holds of the tool's: each
+    output its manifest records with a SHA-256, and the manifest itself ({} without one)."""
+    path = run_dir / "manifest.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    outputs = data.get("outputs") if isinstance(data, dict) else None
+    found = {
+        name: r["sha256"]
+        for name, r in (outputs if isinstance(outputs, dict) else {}).items()
+        if isinstance(r, dict) and isinstance(r.get("sha256"), str) and safe_name(str(name))
+    }
+    return found | {"manifest.json": sha256_file(path)}
+
+
+NOT_OURS = "move that file out of the run folder, then run the command again"
+
+
+def run_ledger(run_dir: Path) -> Ledger:
+    """The ledger of the files factqa wrote in a run folder (one from before the ledger adopts
+    `owned_before_ledger`); a folder whose ledger does not name a manifest.json is no run
+    folder of factqa's, and is refused."""
+    ledger = Ledger.open(run_dir, adopt=owned_before_ledger(run_dir))
+    if not (run_dir / "manifest.json").is_file() or not ledger.names("manifest.json"):
+        raise InputError(
+            "is not a run folder factqa wrote (its ledger names no manifest.json), so nothing "
+            "is written into it",
+            path=run_dir,
+            fix="give the folder a run of factqa run wrote",
+        )
+    return ledger

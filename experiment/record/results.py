@@ -25,7 +25,15 @@ from typing import Any
 
 import pandas as pd
 
-from experiment.files import atomic_write, file_record, read_cell, write_csv
+from experiment.files import (
+    NotOwned,
+    atomic_write,
+    file_record,
+    read_cell,
+    safe_name,
+    sha256_file,
+    write_csv,
+)
 from experiment.record.columns import (
     QUESTION_FACTS,
     RESULT_ANSWERS,
@@ -151,11 +159,16 @@ def write_results(
     dest: Path, run_dir: Path, tables: RunTables, source: Source, root: Path
 ) -> dict[str, dict[str, Any]]:
     """`dest` (results/PRESET/) from the run at `run_dir`: every file replaced, then the index
-    (`results.json`); returns each file's size and SHA-256, by name."""
+    (`results.json`); returns each file's size and SHA-256, by name. The index is the folder's
+    ledger: a file it does not record with the SHA-256 the file has (a user's, or one edited
+    since) is refused (`files.NotOwned`) before anything is removed."""
+    recorded = _recorded(dest)
+    theirs = [p for p in sorted(dest.glob("*")) if p.is_file() and p.name not in recorded]
+    if theirs:
+        raise NotOwned(theirs[0], "move that file out of the results folder, then run again")
     dest.mkdir(parents=True, exist_ok=True)
-    for old in dest.iterdir():
-        if old.is_file():
-            old.unlink()
+    for name in recorded:
+        (dest / name).unlink(missing_ok=True)
     written: list[str] = []
     for name in RESULT_COPIES:
         if (run_dir / name).is_file():
@@ -185,6 +198,23 @@ def write_results(
     index = {"format_version": RESULTS_FORMAT, "source": asdict(source), "files": files}
     atomic_write(dest / INDEX, json.dumps(index, indent=2, sort_keys=True) + "\n")
     return files
+
+
+def _recorded(dest: Path) -> list[str]:
+    """The files of `dest` its index records with the SHA-256 they have, and the index."""
+    try:
+        index = json.loads((dest / INDEX).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    files = index.get("files") if isinstance(index, dict) else None
+    return [INDEX] + [
+        name
+        for name, r in (files if isinstance(files, dict) else {}).items()
+        if safe_name(str(name))
+        and isinstance(r, dict)
+        and (dest / name).is_file()
+        and r.get("sha256") == sha256_file(dest / name)
+    ]
 
 
 def _known(rows: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:

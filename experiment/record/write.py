@@ -15,7 +15,7 @@ from typing import Any
 
 from experiment.evaluate.registry import MethodAnswers
 from experiment.evaluate.summary import MethodSummary
-from experiment.files import atomic_write
+from experiment.files import Ledger, atomic_write, temporary_prefix
 from experiment.record.columns import ANSWERS, ATTEMPTS, SUMMARY, question_columns
 from experiment.record.manifest import FORMAT_VERSION, Manifest, RunEntry
 from experiment.record.value_cells import value_cells
@@ -125,15 +125,14 @@ def summary_rows(summary: Sequence[MethodSummary]) -> list[dict[str, Any]]:
     return [asdict(s) for s in summary]
 
 
-def parquet_copies(run_dir: Path, names: Sequence[str]) -> list[str]:
+def parquet_copies(run_dir: Path, names: Sequence[str], ledger: Ledger, fix: str) -> list[str]:
     """Each CSV of `names` in `run_dir` also as Parquet (typed as pandas reads the CSV), where
-    pyarrow is installed; the names written ([] without pyarrow)."""
+    pyarrow is installed, placed through the folder's `ledger`; the names written ([] without
+    pyarrow)."""
     try:
         import pyarrow  # noqa: F401
     except ImportError:
         return []
-    import os
-
     import pandas as pd
 
     from experiment.files import read_cell
@@ -145,17 +144,22 @@ def parquet_copies(run_dir: Path, names: Sequence[str]) -> list[str]:
             if not pd.api.types.is_numeric_dtype(table[col]):
                 table[col] = table[col].map(lambda v: read_cell(v) if isinstance(v, str) else v)
         target = name.replace(".csv", ".parquet")
-        tmp = run_dir / f".{target}.tmp"  # removed by the next run if this one is killed
+        tmp = run_dir / f"{temporary_prefix(target)}parquet.tmp"  # the next run removes it
         table.to_parquet(tmp, index=False)
-        os.replace(tmp, run_dir / target)
+        ledger.place(target, tmp, fix)
         written.append(target)
     return written
 
 
-def write_manifest(path: Path, manifest: Manifest) -> None:
-    """manifest.json at the current FORMAT_VERSION (sorted keys, two-space indent)."""
+def manifest_text(manifest: Manifest) -> str:
+    """manifest.json's text at the current FORMAT_VERSION (sorted keys, two-space indent)."""
     data = manifest.as_json() | {"format_version": FORMAT_VERSION}
-    atomic_write(path, json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
+    return json.dumps(data, indent=2, sort_keys=True, default=str) + "\n"
+
+
+def write_manifest(path: Path, manifest: Manifest) -> None:
+    """manifest.json at the current FORMAT_VERSION, outside a run's ledger (a copy of a run)."""
+    atomic_write(path, manifest_text(manifest))
 
 
 def _peek(path: Path) -> dict[str, Any]:

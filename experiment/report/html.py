@@ -293,8 +293,11 @@ def _machine_line(m: Manifest) -> str:
 
 
 def write_html(run_dir: Path, articles_dir: Path | None = None) -> Path:
-    from experiment.files import atomic_write
+    """RUN/report.html, only into a run folder factqa wrote, and only over a report.html it
+    wrote (`record.manifest.run_ledger`)."""
+    from experiment.record.manifest import NOT_OURS, run_ledger
 
-    path = run_dir / "report.html"
-    atomic_write(path, render_html(run_dir, articles_dir))
-    return path
+    ledger = run_ledger(run_dir)
+    ledger.check("report.html", NOT_OURS)  # before the page is drawn
+    ledger.write({"report.html": render_html(run_dir, articles_dir)}, NOT_OURS)
+    return run_dir / "report.html"

@@ -19,6 +19,9 @@ from experiment.evaluate.registry import REGISTRY
 from experiment.report.analysis import cost_table, risk_coverage
 from experiment.report.run import Run
 
+PLOTS = ("accuracy_vs_k.png", "risk_coverage.png", "cost_vs_accuracy.png")
+PLOTS += ("accuracy_vs_share_sent.png",)  # every file `plot_files` may write
+
 
 def plot_files(run: Run, out: Path) -> list[Path]:
     """accuracy_vs_k.png, risk_coverage.png, cost_vs_accuracy.png and (runs with a selector)
@@ -243,11 +246,18 @@ def _finish(fig: Any, ax: Any, large: float, path: Path, **labels: str) -> Path:
     return _save(fig, path)
 
 
-def _save(fig: Any, path: Path) -> Path:
-    fig.savefig(path, dpi=110, bbox_inches="tight")  # the legends outside the axes included
+def _save(fig: Any, path: Path, **options: Any) -> Path:
+    """`fig` as a PNG at `path`, written whole (`files.atomic_write`) and closed."""
+    import io
+
     import matplotlib.pyplot as plt
 
+    from experiment.files import atomic_write
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", **options)  # legends included
     plt.close(fig)
+    atomic_write(path, buf.getvalue())
     return path
 
 
@@ -279,14 +289,7 @@ def save_picture(run: Run, path: Path) -> Path:
     import matplotlib
 
     matplotlib.use("Agg")
-    fig = cost_figure(run)
-    fig.savefig(
-        path, dpi=110, bbox_inches="tight", metadata={PICTURE_KEY: points_key(cost_points(run))}
-    )
-    import matplotlib.pyplot as plt
-
-    plt.close(fig)
-    return path
+    return _save(cost_figure(run), path, metadata={PICTURE_KEY: points_key(cost_points(run))})
 
 
 def picture_key(path: Path) -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from experiment.corpus import read_article, read_text, refuse_repeated
 from experiment.errors import FactQAError, InputError
-from experiment.files import write_csv
+from experiment.files import Ledger, csv_data
 from experiment.records import Article, span_cells
 from experiment.verify.answer import Confirmation, confirm_text
 from experiment.verify.derive import (
@@ -86,6 +86,10 @@ class ArticleSource:
         self.folder = folder
         self._by_id: dict[str, Article] | None = None
         self._by_path: dict[Path, Article] = {}
+
+    def read_paths(self) -> list[Path]:
+        """The article files read by path so far."""
+        return list(self._by_path)
 
     def get(self, row: dict[str, str]) -> Article:
         if row.get("article"):
@@ -160,8 +164,37 @@ def verify_rows(path: Path, articles: ArticleSource) -> Iterator[tuple[dict[str,
             ) from None
 
 
-def verify_file(path: Path, out: Path, articles: ArticleSource) -> VerifyStats:
-    """Write `out` with every input column plus the result columns; return the counts."""
+def read_files(path: Path, articles: ArticleSource) -> list[Path]:
+    """Every file a verification of `path` reads: the CSV, the articles it names by path, and
+    every article file of the --articles folder."""
+    folder = articles.folder
+    found = [*folder.glob("*.md"), *folder.glob("*.txt")] if folder and folder.is_dir() else []
+    return [path, *articles.read_paths(), *found]
+
+
+def refuse_input(out: Path, path: Path, articles: ArticleSource) -> None:
+    """`out` is none of the files the verification reads (links followed)."""
+    target = out.resolve()
+    for read in read_files(path, articles):
+        if read.resolve() == target:
+            raise InputError(
+                "is a file the verification reads, so it is not written over",
+                path=out,
+                field="--out",
+                fix="give --out another file",
+            )
+
+
+def verify_file(
+    path: Path, out: Path, articles: ArticleSource, overwrite: bool = False
+) -> VerifyStats:
+    """Write `out` with every input column plus the result columns; return the counts. `out`
+    is never one of the files read, and replaces only a file factqa wrote (`files.Ledger`)
+    unless `overwrite`."""
+    refuse_input(out, path, articles)
+    ledger = Ledger.open(out.parent)
+    if not overwrite:
+        ledger.check(out.name, OVERWRITE)  # before any row is read
     stats = VerifyStats()
     rows = []
     columns: list[str] = []
@@ -181,5 +214,10 @@ def verify_file(path: Path, out: Path, articles: ArticleSource) -> VerifyStats:
             line=2,
             fix="add one row per answer under the header (answer, and article or article_id)",
         )
-    write_csv(out, rows, columns)
+    refuse_input(out, path, articles)  # the rows may name articles by path
+    data = csv_data(out.name, rows, columns or ["answer", *RESULT_COLUMNS])
+    ledger.write({out.name: data}, OVERWRITE, replace_theirs=overwrite)
     return stats
+
+
+OVERWRITE = "give --out another file, move that one away, or pass --overwrite to replace it"
