@@ -1445,6 +1445,15 @@ def bench_rescore(
             "by this code), and write the report again.",
         ),
     ] = False,
+    score_missing: Annotated[
+        bool,
+        typer.Option(
+            "--score-missing",
+            help="Ask the real models for the scoring calls the record lacks (a rule that "
+            "changes which texts a pool holds), instead of counting each as a failure; with "
+            "--write the record then holds them.",
+        ),
+    ] = False,
 ) -> None:
     """Run the preset's committed samples again through the current code, with no model: the
     questions and gold are imported again from the data file, every model call is served from
@@ -1456,7 +1465,8 @@ def bench_rescore(
     with _errors():
         name = ("sealed-" if sealed else "") + _preset(preset)
         folder = (results_dir or RESULTS) / name
-        done = rescore(folder, data, out or OUT / "rescore")
+        models = _factory() if score_missing else None
+        done = rescore(folder, data, out or OUT / "rescore", models)
         _out().print(done.report(), highlight=False)
         _out().print(rescored_line(preset, done), highlight=False)
         _out().print(f"rescored run: {done.run.path}", highlight=False)

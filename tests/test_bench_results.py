@@ -295,3 +295,37 @@ def test_a_format_1_folder_s_scores_get_unknown_call_costs() -> None:
     assert list(tables["checks.csv"].columns) == CHECKS.names
     assert list(tables["drafts.csv"].columns) == DRAFTS.names
     assert tables["checks.csv"].flops.tolist() == [""]
+
+
+def test_a_scoring_call_the_record_lacks_is_asked_of_the_real_model_when_told() -> None:
+    """`bench rescore --score-missing`: a miss goes to the model (loaded once, on the first
+    miss); a recorded call is still served from the record, and a recorded failure still fails."""
+    from experiment.errors import ModelError
+    from experiment.generate.models.replay import RecordedScores, ReplayBackend
+
+    from .conftest import FakeBackend
+
+    loaded: list[FakeBackend] = []
+
+    def model() -> FakeBackend:
+        loaded.append(FakeBackend("real", lambda m, s, i: "41"))
+        return loaded[-1]
+
+    b = ReplayBackend(
+        "m",
+        "fp",
+        scores={
+            ("q1", "whole"): RecordedScores({"40": 1.5, "unknown": 0.0}),
+            ("q2", "whole"): RecordedScores({}, error="the server fell over"),
+        },
+        asked=lambda m: ([m[0]["content"]], "whole"),
+        model=model,
+    )
+    assert b.score([{"role": "user", "content": "q1"}], ["40", "unknown"]).logprobs == (1.5, 0.0)
+    assert not loaded  # nothing lacked yet: no model
+    got = b.score([{"role": "user", "content": "q1"}], ["41", "unknown"])
+    assert got.logprobs == (-0.5, -2.0) and len(loaded) == 1  # the fake's own scores
+    b.score([{"role": "user", "content": "q1"}], ["42", "unknown"])
+    assert len(loaded) == 1 and len(b.scored) == 2 and b.misses == []
+    with pytest.raises(ModelError, match="fell over"):
+        b.score([{"role": "user", "content": "q2"}], ["41"])

@@ -20,7 +20,7 @@ import math
 import shutil
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 import pandas as pd
@@ -42,7 +42,7 @@ from experiment.records import ERROR_PREFIX, Article, Generation, Question
 from experiment.report.results import Results, load_results
 from experiment.report.run import Run, load_run
 from experiment.report.tables import markdown_table
-from experiment.runner import Factories, RunResult, load_corpus, run_experiment
+from experiment.runner import BackendFactory, Factories, RunResult, load_corpus, run_experiment
 
 PATHS = ("articles", "questions", "out", "run_id")  # settings a rescore sets itself
 
@@ -57,6 +57,7 @@ class Rescored:
     misses: list[str]
     changed: dict[str, list[str]]
     committed: pd.DataFrame
+    scored: list[str] = field(default_factory=list)  # lacked by the record, scored by the model
 
     def report(self) -> str:
         """The comparison as Markdown: the methods whose figures moved, and the misses."""
@@ -87,6 +88,12 @@ class Rescored:
                 "",
                 f"{len(self.misses)} calls the record lacks (each one a failure): "
                 + "; ".join(self.misses[:5]),
+            ]
+        if self.scored:
+            lines += [
+                "",
+                f"{len(self.scored)} calls the record lacked, scored by the model "
+                "(--score-missing): " + "; ".join(self.scored[:5]),
             ]
         return "\n".join(lines)
 
@@ -222,9 +229,16 @@ class Asking:
         return [q.id for q in qs], WHOLE if whole else EVIDENCE
 
 
-def replay(res: Results, cfg: RunConfig, asking: Asking, made: list[ReplayBackend]) -> Factories:
-    """Each stage's factory: backends that serve the results' record (kept in `made`)."""
-    models = res.run.manifest.models
+def replay(
+    res: Results,
+    cfg: RunConfig,
+    asking: Asking,
+    made: list[ReplayBackend],
+    models: BackendFactory | None = None,
+) -> Factories:
+    """Each stage's factory: backends that serve the results' record (kept in `made`); with
+    `models`, a scoring call the record lacks is asked of the real model."""
+    recorded = res.run.manifest.models
     samples, drafts = res.samples, res.drafts
     checks = check_scores(res.checks)
 
@@ -232,9 +246,11 @@ def replay(res: Results, cfg: RunConfig, asking: Asking, made: list[ReplayBacken
         return "small" if spec == cfg.small else "large"
 
     def backend(role: str, **record: object) -> ReplayBackend:
-        info = models.get(role) or ModelInfo(role, role, f"replay:{role}")
+        info = recorded.get(role) or ModelInfo(role, role, f"replay:{role}")
         shape = ModelShape.of(info.shape) if info.shape else None
-        b = ReplayBackend(info.name, info.fingerprint, shape, **record)  # type: ignore[arg-type]
+        spec = cfg.small if role == "small" else cfg.large
+        real = None if models is None else (lambda: models(spec, cfg))
+        b = ReplayBackend(info.name, info.fingerprint, shape, model=real, **record)  # type: ignore[arg-type]
         made.append(b)
         return b
 
@@ -297,9 +313,12 @@ def clear_run(run_dir: Path) -> None:
         ledger.remove(sorted(rel for rel in ledger.files if ledger.owns(rel)), NOT_OURS)
 
 
-def rescore(results: Path, data: Path | None, out: Path) -> Rescored:
+def rescore(
+    results: Path, data: Path | None, out: Path, models: BackendFactory | None = None
+) -> Rescored:
     """The committed results at `results` rescored from the data file `data` (None for the
-    bundled corpus) into `out` (its run folder's files and imported sample replaced)."""
+    bundled corpus) into `out` (its run folder's files and imported sample replaced); with
+    `models`, the scoring calls the record lacks are asked of the real models."""
     res = load_results(results)
     src = res.source
     corpus = import_preset(
@@ -326,12 +345,14 @@ def rescore(results: Path, data: Path | None, out: Path) -> Rescored:
             fix=f"give the file the results were made from ({src.data_file or 'none: bundled'})",
         )
     made: list[ReplayBackend] = []
-    factories = replay(res, cfg, Asking(articles, questions), made)
+    factories = replay(res, cfg, Asking(articles, questions), made, models)
     result = run_experiment(cfg, factories)
     run = load_run(result.run_dir)
     mark(src.preset, "sealed" if src.sealed else "development", headline(run))
     misses = [m for b in made for m in b.misses]
-    return Rescored(run, result, misses, changed(res.run.summary, run.summary), res.run.summary)
+    scored = [m for b in made for m in b.scored]
+    moved = changed(res.run.summary, run.summary)
+    return Rescored(run, result, misses, moved, res.run.summary, scored)
 
 
 # the manifest's record of how the generations were made, which a rescore does not change

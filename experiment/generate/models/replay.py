@@ -7,7 +7,10 @@ found by its seed (the seed is derived from the question id and the sample index
 run; where two questions share one, by the question the prompt asks); a scoring call by the
 question and part (a check mode or a pool's role) that `asked` reads from its prompt, each
 text by its `key`. A recorded call's cost is charged once per question and part, on its first
-call, so a stage's cost sums to what the run recorded.
+call, so a stage's cost sums to what the run recorded. Given a `model` (`bench rescore
+--score-missing`), a scoring call the record lacks is asked of that real model instead (loaded on
+the first such call and listed in `scored`), so a rule that changes which texts a pool holds can
+be rescored without a whole run; the rescored record then holds those scores.
 """
 
 from __future__ import annotations
@@ -58,6 +61,7 @@ class ReplayBackend(Backend):
         scores: Mapping[tuple[str, str], RecordedScores] | None = None,
         asked: Asked | None = None,
         key: Callable[[str], str] = _identity,
+        model: Callable[[], Backend] | None = None,
     ) -> None:
         self.name = name
         self.fingerprint = fingerprint
@@ -68,6 +72,9 @@ class ReplayBackend(Backend):
         self.asked = asked
         self.key = key
         self.misses: list[str] = []
+        self.model = model
+        self._real: Backend | None = None
+        self.scored: list[str] = []  # calls the record lacked that the real model scored
         self._charged: set[tuple[str, str]] = set()
 
     def _miss(self, what: str) -> Unrecorded:
@@ -108,7 +115,13 @@ class ReplayBackend(Backend):
                 return self._served(qid, part, rec, keys)
         if failed:
             raise ModelError(failed)  # the recorded call failed: so does its replay
-        raise self._miss(f"{part} scores of {len(candidates)} texts for {qids or 'this prompt'}")
+        what = f"{part} scores of {len(candidates)} texts for {qids or 'this prompt'}"
+        if self.model is None:
+            raise self._miss(what)
+        if self._real is None:
+            self._real = self.model()
+        self.scored.append(what)
+        return self._real.score(messages, candidates)
 
     def _served(
         self, qid: str, part: str, rec: RecordedScores, keys: Sequence[str]
