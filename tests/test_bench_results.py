@@ -182,6 +182,20 @@ def test_rescore_gives_the_committed_figures_with_no_model_call(
         assert list(done.run.questions[f"{m}.correct"]) == list(res.run.questions[f"{m}.correct"])
 
 
+def test_a_rescore_saved_with_write_can_be_rescored_again_in_its_folder(
+    bench_run: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`bench rescore --write` rewrites the rescored run's manifest; the run folder's ledger
+    must still own it, or the next rescore into that folder is refused."""
+    from experiment.bench.rescore import rescore, save_rescored
+
+    monkeypatch.setattr(cli, "_factory", lambda: Refused())
+    folder = bench_run["results"] / "squad-v1-s"
+    save_rescored(rescore(folder, bench_run["data"], tmp_path / "r"), folder)
+    again = rescore(folder, bench_run["data"], tmp_path / "r")
+    assert again.changed == {} and again.misses == []
+
+
 def test_rescore_with_a_changed_judge_moves_the_figures(
     bench_run: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -31,7 +31,6 @@ from experiment.bench.sealed_samples import sealed_ids
 from experiment.config import RunConfig
 from experiment.errors import InputError
 from experiment.evaluate.large_check import EVIDENCE, UNKNOWN, WHOLE
-from experiment.files import atomic_write
 from experiment.generate.models.base import Messages
 from experiment.generate.models.cost import ModelShape
 from experiment.generate.models.replay import Asked, RecordedScores, ReplayBackend
@@ -376,7 +375,8 @@ def save_rescored(r: Rescored, folder: Path) -> None:
     for key in KEPT_FROM_GENERATION:  # the generations are the committed run's: so is their cost
         if key in committed:
             rescored[key] = committed[key]
-    atomic_write(path, json.dumps(rescored, indent=2, ensure_ascii=False) + "\n")
+    text = json.dumps(rescored, indent=2, ensure_ascii=False) + "\n"
+    run_ledger(r.run.path).write({path.name: text}, NOT_OURS)  # still factqa's: rescored again
     save_results(r.run.path, folder, replace(source, line=figures_line(source.preset, r.run)))
     if folder.parent.resolve() == RESULTS.resolve():
         write_report(RESULTS, RESULTS_MD, README)
