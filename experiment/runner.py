@@ -407,7 +407,9 @@ def sample(
     if factory is llama_factory:
         from experiment.generate.models.llama_log import capture
 
-        capture(cfg.run_dir / LLAMA_LOG)  # llama.cpp's own log: the run's file, not the console
+        cfg.run_dir.mkdir(parents=True, exist_ok=True)
+        run_ledger(cfg.run_dir).save()  # the folder is a run's before llama.cpp writes into it,
+        capture(cfg.run_dir / LLAMA_LOG)  # so a run killed while loading resumes there
     cache = _cache(cfg)
     got: dict[str, dict[str, list[Sample]]] = {}
     models: dict[str, ModelInfo] = {}

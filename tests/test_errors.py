@@ -195,17 +195,20 @@ def test_a_failed_write_is_an_os_error_and_keeps_the_file_it_would_replace(
     answers = tmp_path / "answers.csv"
     answers.write_text('article_id,answer\nalpha,"13,200"\n')
     target = tmp_path / "verified.csv"
-    target.write_text("an earlier result\n")
+    args = ["verify", str(answers), "--articles", str(arts), "--out", str(target)]
+    assert runner.invoke(cli.app, args).exit_code == 0  # an earlier result, factqa's own
+    earlier = target.read_bytes()
 
     def full(src: str, dst: str) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), dst)
 
     monkeypatch.setattr("experiment.files.os.replace", full)
-    args = ["verify", str(answers), "--articles", str(arts), "--out", str(target)]
     said = one_error(runner.invoke(cli.app, args), 1)
-    assert f"{target}: No space left on device" in said
-    assert target.read_text() == "an earlier result\n"
+    # the first write that fails names its file: the ledger's pending entry, written first
+    assert f"{tmp_path / '.factqa-owned.json'}: No space left on device" in said
+    assert target.read_bytes() == earlier
     assert sorted(p.name for p in tmp_path.iterdir()) == [
+        ".factqa-owned.json",
         "answers.csv",
         "articles",
         "questions.csv",

@@ -475,12 +475,13 @@ def picture(layout: Layout) -> tuple[Path, Run | None]:
 
 
 def refuse_empty(results: Path) -> None:
-    """`results` holds at least one results folder (one with its index)."""
-    if not folders(results):
+    """`results` holds at least one results folder (one with its index) or one study's record
+    (a section written before any preset ran): else nothing would be written from it."""
+    if not folders(results) and not any(records_dir(results).glob("*.json")):
         raise InputError(
             "is not a folder"
             if not results.is_dir()
-            else f"holds no results folder (none with {INDEX})",
+            else f"holds no results folder (none with {INDEX}) and no record under bench/",
             path=results,
             field="--results-dir",
             fix="give --results-dir the results/ folder the benchmarks wrote",
