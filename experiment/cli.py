@@ -678,8 +678,12 @@ def ask(
                 f"answer: {a.answer} ({VERIFIED.name(k)}: the article confirms it; {votes} of "
                 f"{backend.name}'s {k} answers say it)"
             )
-            if a.span:
-                _out().print(_marked(art.text, _sentence_around(art.text, a.span), a.span, 300))
+            if a.span:  # its evidence: the sentence of the article's own index that holds it
+                from experiment.evaluate.evidence import index
+
+                found = index(art.text)
+                sentence = found.sentences[found.sentence_at(a.span.start)]
+                _out().print(_marked(art.text, (sentence.start, sentence.end), a.span, 300))
         if large != "none":
             _ask_large(cfg, art, q)
         if not show_all:
@@ -902,13 +906,6 @@ def shown_value(value: str) -> str:
         suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
         return f"{n}{suffix}"
     return value
-
-
-def _sentence_around(text: str, span: Span) -> tuple[int, int]:
-    """The bounds of the sentence (or line) that holds `span`."""
-    start = max(text.rfind(". ", 0, span.start) + 2, text.rfind("\n", 0, span.start) + 1, 0)
-    ends = [i for i in (text.find(". ", span.end), text.find("\n", span.end)) if i >= 0]
-    return start, min(ends, default=len(text)) + 1
 
 
 def _marked(text: str, sentence: tuple[int, int], span: Span, width: int) -> Text:
