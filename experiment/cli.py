@@ -22,22 +22,22 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from experiment.base.errors import ConfigError, FactQAError, InputError, ModelError, RunFailed
 from experiment.bench.app import CORE as BENCH_CORE
 from experiment.bench.app import bench_app
 from experiment.bench.app import groups as bench_groups
 from experiment.bench.app import on_load as on_bench_load
 from experiment.config import RunConfig, build_config
-from experiment.errors import ConfigError, FactQAError, InputError, ModelError, RunFailed
 from experiment.evaluate.summary import MethodSummary
 
 if TYPE_CHECKING:
     from rich.text import Text
 
+    from experiment.base.types import Article, Question, Span
     from experiment.evaluate.answer import Answer
     from experiment.evaluate.registry import QuestionSamples
     from experiment.generate.models.base import Backend, SamplingParams
     from experiment.generate.sampling import Sample
-    from experiment.records import Article, Question, Span
     from experiment.verify.derive import Derivation
 
 app = typer.Typer(
@@ -406,8 +406,8 @@ def run(
     ] = False,
 ) -> None:
     """Run the experiment and write attempts, questions, summary, curves and manifest."""
+    from experiment.base.outputs import validate_folder
     from experiment.evaluate.methods import REFERENCE
-    from experiment.outputs import validate_folder
     from experiment.report.console import parse_methods
     from experiment.runner import run_experiment
 
@@ -630,13 +630,13 @@ def ask(
     """Answer one question as `factqa run` does: the small model answers k times and the answer
     the article confirms most often is shown first, with its evidence, then the large model's
     one answer. --all shows how each answer was reached."""
+    from experiment.base.types import Question
     from experiment.corpus import read_given_article
     from experiment.evaluate.confirm import confirm_samples
     from experiment.evaluate.methods import VERIFIED
     from experiment.evaluate.registry import QuestionSamples
     from experiment.generate.prompts import CALC, prompt_for
     from experiment.generate.windows import WHOLE_NOTE
-    from experiment.records import Question
     from experiment.values.question_kind import wording_kind
 
     with _errors():
@@ -981,7 +981,7 @@ def report(
     """Show a finished run's method table, write its whole report as Markdown (RUN_DIR/report.md)
     and its plots (PNG) into RUN_DIR/plots, and optionally record it in the results file and
     write its HTML page."""
-    from experiment.outputs import validate_file
+    from experiment.base.outputs import validate_file
     from experiment.report.markdown import (
         is_bundled,
         readme_section,
@@ -1037,7 +1037,7 @@ def report(
                 _out().print(f"updated {results}", highlight=False)
             if readme is not None:
                 update_section(readme, "result", readme_section(run_dir))
-                from experiment.records import BUNDLED
+                from experiment.base.types import BUNDLED
                 from experiment.report.first_screen import update_answer
 
                 update_answer(readme, {BUNDLED: run_dir})  # its row of the first screen's table
@@ -1056,7 +1056,7 @@ def _report_line(
     """The `factqa report` command as it was given (paths relative to the working folder)."""
     import shlex
 
-    from experiment.command import shown_path
+    from experiment.base.command import shown_path
 
     parts = ["factqa report", shlex.quote(shown_path(run_dir))]
     for flag, path in (("--results", results), ("--readme", readme), ("--articles", articles)):
@@ -1109,8 +1109,8 @@ def verify_cmd(
     the arithmetic right within the result's written precision. A calculation alone
     ("9 - 2", two figures or more joined by an operator) is computed by the calculator, every
     operand confirmed the same way."""
+    from experiment.base.outputs import validate_file
     from experiment.corpus import read_article
-    from experiment.outputs import validate_file
     from experiment.verify.batch import ArticleSource, confirm_answer, verify_file
     from experiment.verify.derive import (
         confirm_derivation,
@@ -1226,8 +1226,8 @@ def _import(
     overwrite: bool,
     half: str | None = None,
 ) -> None:
+    from experiment.base.outputs import validate_folder
     from experiment.importers.service import import_dataset
-    from experiment.outputs import validate_folder
 
     with _errors():
         if half is not None and half not in ("fit", "eval"):

@@ -18,13 +18,13 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from experiment.errors import ConfigError, InputError
-from experiment.files import safe_name
+from experiment.base.errors import ConfigError, InputError
+from experiment.base.files import safe_name
+from experiment.base.types import BUNDLED
 from experiment.generate.models.catalog import DEFAULT_LARGE, DEFAULT_SMALL
 from experiment.generate.models.openai_compat import RETRIES, TIMEOUT
 from experiment.generate.prompts import AUTO, CALC, CALC_MAX_TOKENS, FIGURE
 from experiment.generate.prompts import SETTINGS as PROMPT_SETTINGS
-from experiment.records import BUNDLED
 
 if TYPE_CHECKING:
     from experiment.evaluate.stopping import StopRule
@@ -357,7 +357,7 @@ class RunConfig:
         """The `factqa run` command that reproduces this run, built from the effective settings
         (flags and TOML file alike): every option that differs from its default, paths as given
         or relative to the working folder, so pasted back there it makes the same run id."""
-        from experiment.command import run_command
+        from experiment.base.command import run_command
 
         default = RunConfig()
         bundled = {name: PROJECT_ROOT / name for name in ("articles", "questions", "outputs")}

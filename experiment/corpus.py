@@ -16,10 +16,10 @@ from pathlib import Path
 
 import yaml
 
-from experiment.errors import InputError
-from experiment.files import safe_name
-from experiment.groups import dealt
-from experiment.records import UNANSWERABLE, Article, Question
+from experiment.base.errors import InputError
+from experiment.base.files import safe_name
+from experiment.base.groups import dealt
+from experiment.base.types import UNANSWERABLE, Article, Question
 from experiment.values.normalize import parse_value
 from experiment.values.question_kind import wording_kind
 

@@ -27,9 +27,11 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from experiment.base.errors import ConfigError, ModelError, OutputError, RunFailed
+from experiment.base.files import LEDGER, Ledger, csv_data, file_record, locked
+from experiment.base.types import Article, Attempt, Question
 from experiment.config import BUNDLED, RunConfig, git_commit
 from experiment.corpus import load_articles, load_questions, quick_sample
-from experiment.errors import ConfigError, ModelError, OutputError, RunFailed
 from experiment.evaluate.agreement import (
     SCORED_AGAINST,
     disagreement_columns,
@@ -71,7 +73,6 @@ from experiment.evaluate.methods import (
 from experiment.evaluate.registry import REGISTRY, MethodAnswers, known_sum
 from experiment.evaluate.stopping import adaptive_facts, sample_stopper
 from experiment.evaluate.summary import MethodSummary, summarize
-from experiment.files import LEDGER, Ledger, csv_data, file_record, locked
 from experiment.generate.cache import GenerationCache, score_key
 from experiment.generate.models.base import GREEDY, Backend, CandidateScores, SamplingParams
 from experiment.generate.models.cost import ModelShape
@@ -109,7 +110,6 @@ from experiment.record.write import (
     question_rows,
     summary_rows,
 )
-from experiment.records import Article, Attempt, Question
 from experiment.report.machine import busy, load_average, machine_facts, run_facts
 
 BackendFactory = Callable[[str, RunConfig], Backend]

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from experiment.base.types import Generation
 from experiment.generate.models.base import Backend, CandidateScores, Messages, SamplingParams
 from experiment.generate.models.cost import ModelShape
-from experiment.records import Generation
 
 ARTICLE_A = """---
 id: alpha
@@ -183,7 +183,7 @@ def fakes() -> dict[str, FakeBackend]:
 def fake_factory(fakes: dict[str, FakeBackend]):  # type: ignore[no-untyped-def]
     def factory(spec: str, _cfg: object) -> FakeBackend:
         if spec not in fakes:
-            from experiment.errors import ModelError
+            from experiment.base.errors import ModelError
 
             raise ModelError(f"unknown model '{spec}'; known: {', '.join(fakes)}")
         return fakes[spec]

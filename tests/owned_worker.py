@@ -43,7 +43,7 @@ def count_steps(kill_at: int = 0) -> None:
 
 def prepare(writer: str) -> None:
     """Import what `writer` imports before the steps are counted."""
-    import experiment.files
+    import experiment.base.files
 
     if writer == "report":
         import matplotlib.pyplot  # noqa: F401

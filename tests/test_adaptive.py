@@ -11,8 +11,9 @@ import pytest
 from typer.testing import CliRunner
 
 from experiment import cli
+from experiment.base.errors import ConfigError
+from experiment.base.types import Article, Generation, Question
 from experiment.corpus import load_articles, load_questions
-from experiment.errors import ConfigError
 from experiment.evaluate.answer import Answer
 from experiment.evaluate.confirm import confirm_sample
 from experiment.evaluate.stopping import (
@@ -25,7 +26,6 @@ from experiment.evaluate.stopping import (
 from experiment.generate.cache import GenerationCache
 from experiment.generate.models.base import SamplingParams
 from experiment.generate.sampling import Sample, article_order, sample_all
-from experiment.records import Article, Generation, Question
 from experiment.values.canonical import Value
 from experiment.values.normalize import parse_value
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from experiment.errors import ModelError
+from experiment.base.errors import ModelError
 from experiment.generate.models.base import GREEDY, SamplingParams
 from experiment.generate.models.catalog import TEST_MODEL
 from experiment.generate.models.store import resolve

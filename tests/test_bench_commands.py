@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -108,19 +107,6 @@ def test_other_commands_do_not_import_the_benchmarks() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=PROJECT_ROOT
     )
     assert done.stdout.strip() == "['experiment.bench.app']"
-
-
-def test_a_wrapper_runs_its_subcommand() -> None:
-    done = subprocess.run(
-        [sys.executable, "bench/accuracy.py", "--help"],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=PROJECT_ROOT,
-        env={**os.environ, "COLUMNS": "200", "PYTHONPATH": str(PROJECT_ROOT)},
-    )
-    assert done.returncode == 0, done.stderr
-    assert "factqa bench run [OPTIONS]" in done.stdout
 
 
 def test_bench_help_lists_the_user_s_commands_first_and_groups_the_studies() -> None:

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from experiment import cli
-from experiment.errors import ModelError
+from experiment.base.errors import ModelError
 from experiment.generate.models.base import Messages
 from experiment.importers.split import half_of
 from experiment.record.results_index import INDEX
@@ -151,7 +151,7 @@ def test_results_read_back_as_the_run_reads(bench_run: dict[str, Path]) -> None:
 
 
 def test_an_edited_results_file_is_refused(bench_run: dict[str, Path]) -> None:
-    from experiment.errors import InputError
+    from experiment.base.errors import InputError
 
     folder = bench_run["results"] / "squad-v1-s"
     (folder / "summary.csv").write_text("method\n", encoding="utf-8")
@@ -271,9 +271,9 @@ def test_bench_help_lists_the_subcommands() -> None:
 
 
 def test_the_replay_serves_its_record_and_raises_on_anything_else() -> None:
+    from experiment.base.types import Generation
     from experiment.generate.models.base import SamplingParams
     from experiment.generate.models.replay import RecordedScores, ReplayBackend, Unrecorded
-    from experiment.records import Generation
 
     said = Generation("40", 10, 1, 0.1)
     b = ReplayBackend(
@@ -314,7 +314,7 @@ def test_a_format_1_folder_s_scores_get_unknown_call_costs() -> None:
 def test_a_scoring_call_the_record_lacks_is_asked_of_the_real_model_when_told() -> None:
     """`bench rescore --score-missing`: a miss goes to the model (loaded once, on the first
     miss); a recorded call is still served from the record, and a recorded failure still fails."""
-    from experiment.errors import ModelError
+    from experiment.base.errors import ModelError
     from experiment.generate.models.replay import RecordedScores, ReplayBackend
 
     from .conftest import FakeBackend

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from experiment.base.types import Question
 from experiment.evaluate.blindspots import _cause
-from experiment.records import Question
 from experiment.values.normalize import parse_value
 
 

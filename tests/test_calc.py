@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from experiment.base.errors import ConfigError
+from experiment.base.types import Article, Generation, Question
 from experiment.config import RunConfig
-from experiment.errors import ConfigError
 from experiment.evaluate.confirm import calculation_line, confirm_sample
 from experiment.generate.prompts import AUTO, CALC, FIGURE, messages_for, prompt_for
 from experiment.generate.sampling import Sample
-from experiment.records import Article, Generation, Question
 from experiment.values.question_kind import asks_computation
 from experiment.verify.derive import (
     MAX_CHARS,

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from experiment.bench.calc_limit import LIMITS, SHARE, choose
+from experiment.base.types import Article, Generation, Question
+from experiment.bench.fit.calc_limit import LIMITS, SHARE, choose
 from experiment.config import PROJECT_ROOT, RunConfig
 from experiment.generate.models.base import GREEDY, Messages, SamplingParams
 from experiment.generate.prompts import AUTO, CALC, CALC_MAX_TOKENS, FIGURE
 from experiment.generate.sampling import params_for, sample_all
 from experiment.record.migrate import migrate
-from experiment.records import Article, Generation, Question
 
 from .conftest import FakeBackend
 

@@ -131,8 +131,8 @@ def test_a_bad_value_in_the_config_file_names_its_file_line_and_field(tmp_path: 
     assert "run.toml:3: field 'top_p': top_p must be in (0, 1], got 0" in said
     assert "Fix: change top_p in run.toml" in said
     # a flag that overrides the bad value wins; the file is then fine
+    from experiment.base.errors import InputError
     from experiment.config import build_config
-    from experiment.errors import InputError
 
     assert build_config(cfg, {"top_p": 0.9}).top_p == 0.9
     assert not (tmp_path / "o").exists()

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from experiment.base.errors import ConfigError, InputError
 from experiment.config import LIMITS, RunConfig, build_config
-from experiment.errors import ConfigError, InputError
 
 
 @pytest.mark.parametrize(

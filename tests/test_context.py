@@ -130,9 +130,9 @@ def test_other_year_questions_keeps_only_those_the_rule_makes() -> None:
 
 
 def _checked(answer: str, text: str = TABLE):  # type: ignore[no-untyped-def]
+    from experiment.base.types import Article, Generation, Question
     from experiment.evaluate.confirm import confirm_sample
     from experiment.generate.sampling import Sample
-    from experiment.records import Article, Generation, Question
 
     article = Article("a", "t", "2025-01-01", text, Path("a.md"))
     q = Question("q", "a", "What was Cloud revenue in 2019?", ("x",), "figure")
@@ -159,8 +159,8 @@ def test_a_figure_also_written_in_prose_stays_as_written() -> None:
 
 
 def test_the_judge_takes_a_scaled_cell_for_either_gold_form() -> None:
+    from experiment.base.types import Question
     from experiment.evaluate.judge import gold_of, sample_right
-    from experiment.records import Question
 
     s = _checked("142.9")
     for gold in ("$142.9 million", "142.9"):

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from experiment.base.types import Article
 from experiment.config import PROJECT_ROOT
-from experiment.records import Article
 from experiment.verify.batch import confirm_answer
 
 DOC = PROJECT_ROOT / "docs" / "NORMALIZER.md"

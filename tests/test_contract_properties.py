@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from experiment.records import Article
+from experiment.base.types import Article
 from experiment.verify.batch import confirm_answer
 
 SETTINGS = settings(max_examples=60, derandomize=True, deadline=None)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from experiment.records import Article
+from experiment.base.types import Article
 from experiment.verify.batch import confirm_answer
 
 CHECKS = settings(derandomize=True, max_examples=150, deadline=None)

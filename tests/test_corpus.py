@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from experiment.base.errors import InputError
 from experiment.config import PROJECT_ROOT
 from experiment.corpus import load_articles, load_questions, parse_article
-from experiment.errors import InputError
 
 from .conftest import ARTICLE_A
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from experiment.base.types import Generation
 from experiment.generate.cache import GenerationCache, cache_key
 from experiment.generate.models.base import GREEDY, SamplingParams
 from experiment.generate.models.cost import ModelShape, shape_of
 from experiment.generate.models.openai_compat import evaluated_tokens
-from experiment.records import Generation
 
 SHAPE = ModelShape(
     n_layer=2, d_model=4, d_attention=4, n_vocab=10, parameters=200, nonembedding=100

@@ -10,9 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from experiment import cli
+from experiment.base.errors import ConfigError
 from experiment.config import RunConfig
 from experiment.corpus import load_articles, load_questions
-from experiment.errors import ConfigError
 from experiment.importers import layout
 from experiment.importers.readers import drop_answer, tatqa_scaled
 from experiment.importers.schema import Malformed

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from experiment.base.types import Article, Generation, Question
 from experiment.evaluate.confirm import confirm_sample, working_line
 from experiment.evaluate.methods import answer_methods
 from experiment.generate.prompts import DERIVE, FIGURE, messages_for
 from experiment.generate.sampling import Sample
 from experiment.record.migrate import migrate
 from experiment.record.write import ATTEMPT_COLUMNS, attempt_row
-from experiment.records import Article, Generation, Question
 from experiment.report.run import typed_attempts
 
 ARTICLE = Article(

@@ -13,8 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 from experiment import cli
+from experiment.base.errors import ConfigError, ModelError
 from experiment.config import RunConfig
-from experiment.errors import ConfigError, ModelError
 from experiment.evaluate.drafts import (
     LARGE,
     SMALL,

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from experiment import cli, outputs
+from experiment import cli
+from experiment.base import outputs
 
 from .conftest import ARTICLE_A, run_args
 
@@ -202,7 +203,7 @@ def test_a_failed_write_is_an_os_error_and_keeps_the_file_it_would_replace(
     def full(src: str, dst: str) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), dst)
 
-    monkeypatch.setattr("experiment.files.os.replace", full)
+    monkeypatch.setattr("experiment.base.files.os.replace", full)
     said = one_error(runner.invoke(cli.app, args), 1)
     # the first write that fails names its file: the ledger's pending entry, written first
     assert f"{tmp_path / '.factqa-owned.json'}: No space left on device" in said

@@ -8,9 +8,9 @@ import pytest
 from typer.testing import CliRunner
 
 from experiment import cli
+from experiment.base.errors import InputError
 from experiment.config import load_toml
 from experiment.corpus import load_questions
-from experiment.errors import InputError
 
 from .conftest import FakeBackend, run_args
 

@@ -17,9 +17,9 @@ import pytest
 from typer.testing import CliRunner
 
 from experiment import cli
+from experiment.base.streams import TooLarge, gunzip_capped, read_capped, safe_strings, safe_text
 from experiment.config import PROJECT_ROOT
 from experiment.runner import llama_factory
-from experiment.streams import TooLarge, gunzip_capped, read_capped, safe_strings, safe_text
 
 from .conftest import run_args
 from .fake_server import ScriptedServer
@@ -97,7 +97,7 @@ def _bomb(path: Path, members: int = 16, member_mb: int = 64) -> Path:
 PEAK = """
 import resource, sys
 from pathlib import Path
-from experiment.errors import InputError
+from experiment.base.errors import InputError
 from experiment.importers.layout import ImportStats
 from experiment.importers.readers import read_squad
 path = Path(sys.argv[1])

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from experiment.base.types import Article, Generation, Question
 from experiment.evaluate.confirm import confirm_sample
 from experiment.evaluate.proposals import as_answer, propose
 from experiment.generate.prompts import CALC
 from experiment.generate.sampling import Sample
-from experiment.records import Article, Generation, Question
 from experiment.values.canonical import Quantity
 
 REPORT = Article(

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from experiment.records import Article
+from experiment.base.types import Article
 from experiment.values.normalize import scan
 from experiment.verify.answer import confirm_text
 from experiment.verify.batch import confirm_answer

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from experiment.bench.fit_derived import Fit, fit, items_of, routed_sample, section
+from experiment.base.types import Article, Question
+from experiment.bench.fit.derived import Fit, fit, items_of, routed_sample, section
 from experiment.config import RunConfig
 from experiment.evaluate.drafts import (
     derived_pick,
@@ -22,7 +23,6 @@ from experiment.evaluate.proposal_pool import FORMS, RESULT, proposal_pool
 from experiment.evaluate.selector import save
 from experiment.generate.models.base import Messages
 from experiment.generate.prompts import AUTO
-from experiment.records import Article, Question
 
 from .conftest import FakeBackend
 

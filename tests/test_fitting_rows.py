@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from experiment.fitting_rows import THRESHOLDS, Row, matrix, question_accuracy, set_means
+from experiment.bench.fit.rows import THRESHOLDS, Row, matrix, question_accuracy, set_means
 
 
 def _row(q: str, right: bool, unanswerable: bool = False, x: float | None = 1.0) -> Row:

@@ -26,9 +26,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from experiment.base.errors import InputError
 from experiment.config import build_config
 from experiment.corpus import load_articles, load_questions, parse_article
-from experiment.errors import InputError
 from experiment.importers.service import ImportResult, import_dataset
 from experiment.values.normalize import parse_value
 from experiment.verify.batch import ArticleSource, verify_file

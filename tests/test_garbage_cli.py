@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, assume, currently_in_test_context, event, gi
 from hypothesis import strategies as st
 
 from experiment import cli
-from experiment.errors import ModelError
+from experiment.base.errors import ModelError
 
 from .conftest import (
     LARGE_ANSWERS,

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from experiment import cli
-from experiment.errors import InputError
+from experiment.base.errors import InputError
 
 runner = CliRunner()
 

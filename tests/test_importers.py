@@ -11,8 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from experiment import cli
+from experiment.base.errors import InputError
 from experiment.corpus import load_articles, load_questions
-from experiment.errors import InputError
 from experiment.importers.layout import Imported, ImportStats, stratified_sample
 from experiment.importers.readers import tatqa_passage, tatqa_scaled
 from experiment.importers.service import import_dataset

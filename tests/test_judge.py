@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
+from experiment.base.types import Question
 from experiment.evaluate.judge import gold_of, judge
-from experiment.records import Question
 from experiment.values.normalize import parse_value
 
 WHEN = "When did it happen?"

@@ -11,8 +11,9 @@ import pytest
 from typer.testing import CliRunner
 
 from experiment import cli
+from experiment.base.errors import ConfigError
+from experiment.base.types import Article, Attempt, Question, Span
 from experiment.config import RunConfig
-from experiment.errors import ConfigError
 from experiment.evaluate.answer import Answer
 from experiment.evaluate.features import ConfirmedAnswer
 from experiment.evaluate.large_check import (
@@ -26,7 +27,6 @@ from experiment.evaluate.large_check import (
     probes,
 )
 from experiment.generate.models.base import Backend, CandidateScores
-from experiment.records import Article, Attempt, Question, Span
 
 from .conftest import FakeBackend, run_args
 

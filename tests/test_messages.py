@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from experiment.errors import InputError
+from experiment.base.errors import InputError
 from experiment.importers.readers import MAX_EXPANDED_ENV, read_dataset
 from experiment.report.markdown import update_section
 

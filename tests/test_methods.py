@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from experiment.base.types import Attempt, Question
 from experiment.evaluate.answer import Answer
 from experiment.evaluate.methods import answer_methods
-from experiment.records import Attempt, Question
 from experiment.values.extract import ABSTAINED
 from experiment.values.normalize import parse_value
 

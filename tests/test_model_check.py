@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from experiment.base.types import Generation
 from experiment.bench.model_check import (
     CHOICE,
     YES_NO,
@@ -22,7 +23,6 @@ from experiment.evaluate.features import candidates
 from experiment.generate.cache import GenerationCache
 from experiment.generate.models.base import Backend, Messages, SamplingParams
 from experiment.generate.prompts import messages_for
-from experiment.records import Generation
 from tests.test_selector import ARTICLE, FOUNDED, sample
 
 

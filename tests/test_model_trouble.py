@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from experiment import cli
+from experiment.base.types import Generation
 from experiment.generate.trouble import output_trouble
-from experiment.records import Generation
 
 from .conftest import LARGE_ANSWERS, FakeBackend, keyword_script, run_args
 
@@ -107,9 +107,9 @@ def test_a_model_that_always_fails_stops_the_run_with_a_clear_message(
 
 
 def test_generation_count_mismatch_is_an_error() -> None:
+    from experiment.base.types import Article, Question
     from experiment.generate.models.base import SamplingParams
     from experiment.generate.sampling import sample_question
-    from experiment.records import Article, Question
 
     class Short(FakeBackend):
         def generate(self, messages, params, seeds):  # type: ignore[no-untyped-def]

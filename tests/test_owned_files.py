@@ -1,5 +1,5 @@
 """Issue 56, part C: the files the tool owns. Every write of import, run, report, verify and bench
-goes through `experiment.files`; a file is replaced or removed only where the folder's ledger
+goes through `experiment.base.files`; a file is replaced or removed only where the folder's ledger
 (`.factqa-owned.json`) says factqa wrote it, with the content it still has."""
 
 from __future__ import annotations
@@ -15,11 +15,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from experiment import cli, files
+from experiment import cli
+from experiment.base import files
+from experiment.base.errors import InputError
+from experiment.base.files import LEDGER, Ledger, NotOwned, read_cell
 from experiment.config import RunConfig
 from experiment.corpus import QUESTION_COLUMNS
-from experiment.errors import InputError
-from experiment.files import LEDGER, Ledger, NotOwned, read_cell
 from experiment.importers.service import IMPORTED, import_dataset
 from experiment.runner import run_experiment
 

@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
+from experiment.base.files import LEDGER, recover
 from experiment.config import PROJECT_ROOT
-from experiment.files import LEDGER, recover
 from experiment.importers.service import import_dataset
 
 from . import owned_worker

@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from experiment import cli
+from experiment.base.types import Article, Attempt, Question, Span
 from experiment.evaluate.answer import Answer
 from experiment.evaluate.features import FEATURES
 from experiment.evaluate.judge import gold_of, judge
@@ -24,7 +25,6 @@ from experiment.evaluate.pool import (
     written_form,
 )
 from experiment.evaluate.registry import REGISTRY, QuestionSamples
-from experiment.records import Article, Attempt, Question, Span
 from experiment.report.run import load_run
 from experiment.values.canonical import Quantity
 from experiment.verify.answer import confirm_text

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from experiment.base.types import Article, Question
 from experiment.bench.pool_coverage import Row, SetResult, fit_n, fit_threshold, loss_kind, measure
 from experiment.evaluate.pool import pool
-from experiment.records import Article, Question
 
 TABLE = (
     "| ($ in millions) | 2019 | 2018 |\n"

@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from experiment import cli
+from experiment.base.types import Article, Generation, Question
 from experiment.evaluate.confirm import confirm_sample
 from experiment.evaluate.drafts import (
     COMPUTED,
@@ -47,7 +48,6 @@ from experiment.evaluate.selector import SelectorModel
 from experiment.evaluate.summary import BEATS, TIED, TOO_FEW
 from experiment.generate.prompts import AUTO, CALC, FIGURE
 from experiment.generate.sampling import Sample
-from experiment.records import Article, Generation, Question
 
 from .conftest import (
     ARTICLE_A,

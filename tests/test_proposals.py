@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from experiment.base.types import Article, Question
 from experiment.evaluate.methods import TEXT_DERIVED
 from experiment.evaluate.proposals import (
     AVERAGE,
@@ -23,7 +24,6 @@ from experiment.evaluate.proposals import (
     stated_scale,
 )
 from experiment.evaluate.registry import QuestionSamples
-from experiment.records import Article, Question
 from experiment.verify.derive import confirm_derivation
 
 TABLE = """Revenue by segment ($ in millions):

@@ -8,9 +8,9 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from experiment import cli
+from experiment.base.types import Question
 from experiment.config import RunConfig
 from experiment.corpus import quick_sample
-from experiment.records import Question
 from experiment.runner import load_corpus
 
 

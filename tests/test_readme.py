@@ -11,8 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from experiment import cli
+from experiment.base.types import BUNDLED
 from experiment.config import PROJECT_ROOT
-from experiment.records import BUNDLED
 from experiment.report.first_screen import BLOCK, answer_section, kept_rows
 
 README = PROJECT_ROOT / "README.md"

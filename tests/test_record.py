@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from experiment.errors import InputError
+from experiment.base.errors import InputError
 from experiment.record.columns import QUESTION_FACTS, TABLES, question_columns
 from experiment.record.migrate import FORMAT_VERSION, migrate
 from experiment.report.run import load_run

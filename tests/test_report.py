@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from experiment.files import atomic_write, read_cell, safe_cell, write_csv
+from experiment.base.files import atomic_write, read_cell, safe_cell, write_csv
 
 
 @pytest.mark.parametrize(

@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from experiment import cli, files
+from experiment import cli
+from experiment.base import files
+from experiment.base.errors import ConfigError, InputError
+from experiment.base.files import atomic_write, locked
 from experiment.config import RunConfig
-from experiment.errors import ConfigError, InputError
-from experiment.files import atomic_write, locked
 from experiment.report.run import load_run
 
 from .conftest import LARGE_ANSWERS, SMALL_ANSWERS, FakeBackend, keyword_script, run_args

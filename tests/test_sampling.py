@@ -5,11 +5,11 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
+from experiment.base.types import Generation
 from experiment.corpus import load_articles, load_questions
 from experiment.generate.cache import GenerationCache
 from experiment.generate.models.base import SamplingParams
 from experiment.generate.sampling import article_order, derive_seed, sample_all
-from experiment.records import Generation
 
 from .conftest import FakeBackend, keyword_script
 

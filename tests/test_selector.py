@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from experiment.base.types import Article, Attempt, Question
 from experiment.evaluate.answer import Answer
 from experiment.evaluate.answer_type import asked_type, candidate_types, type_fit
 from experiment.evaluate.evidence import QuestionView
@@ -35,7 +36,6 @@ from experiment.evaluate.selector import (
 from experiment.importers.layout import Imported, ImportStats
 from experiment.importers.layout import select as select_rows
 from experiment.importers.split import half_of
-from experiment.records import Article, Attempt, Question
 from experiment.values.normalize import parse_value
 from experiment.verify.answer import confirm_text
 
@@ -198,8 +198,8 @@ def test_the_shipped_selector_was_fitted_on_the_fitting_titles_only() -> None:
     # The half of a title is the parity of its hash's first byte: every fitting title is even,
     # so no benchmark sample (odd titles only, see the next test) shares a title with it.
     assert all(int(h[:2], 16) % 2 == 0 for h in fitted["titles_sha256"])
-    # fitted by `factqa bench fit selector` (before issue 41: bench/fit_selector.py)
-    assert any(c in fitted["command"] for c in ("bench fit selector", "bench/fit_selector.py"))
+    # fitted by `factqa bench fit selector` (before issue 41: bench/fit/selector.py)
+    assert any(c in fitted["command"] for c in ("bench fit selector", "bench/fit/selector.py"))
     assert PACKAGED.is_file()
 
 

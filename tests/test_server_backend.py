@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from experiment import cli
-from experiment.errors import ModelError
+from experiment.base.errors import ModelError
 from experiment.generate.models.base import GREEDY, SamplingParams
 from experiment.generate.models.openai_compat import OpenAIBackend, ServerSpec
 from experiment.runner import llama_factory

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from experiment.errors import ModelError
+from experiment.base.errors import ModelError
 from experiment.generate.models import store
 from experiment.generate.models.catalog import CATALOG, CatalogModel, Part
 

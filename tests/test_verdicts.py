@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from experiment import cli
-from experiment.errors import ModelError
+from experiment.base.errors import ModelError
+from experiment.base.types import Question
 from experiment.evaluate.judge import gold_of, judge
 from experiment.evaluate.methods import REFERENCE, routed
 from experiment.evaluate.registry import MethodAnswer
@@ -22,7 +23,6 @@ from experiment.evaluate.summary import BEATS, LOSES, TIED, TOO_FEW, verdict
 from experiment.evaluate.vote import clusters, majority
 from experiment.generate.models.base import CandidateScores
 from experiment.importers.split import half_of, shared_across_halves, units
-from experiment.records import Question
 from experiment.values.canonical import CURRENCIES, UNITS, Quantity
 from experiment.values.normalize import parse_value
 
@@ -239,10 +239,10 @@ def test_the_selector_section_states_what_the_shipped_file_records() -> None:
 def test_large_at_1_records_the_prefix_its_call_read_from_the_cache() -> None:
     from dataclasses import replace
 
+    from experiment.base.types import Attempt
     from experiment.evaluate.answer import Answer
     from experiment.evaluate.methods import with_prefix
     from experiment.generate.models.cost import ModelShape
-    from experiment.records import Attempt
 
     shape = ModelShape(2, 8, 8, 100, 2000, 1000)
     base = Attempt("q", "a", "large", "m", 0, 0, 0.0, "5", 1000, 5, 0.1, False, "5", "5")

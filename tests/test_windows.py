@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from experiment.base.errors import ConfigError
+from experiment.base.types import Article, Generation, Question
 from experiment.config import RunConfig
-from experiment.errors import ConfigError
 from experiment.evaluate.confirm import confirm_sample
 from experiment.generate.models.base import Backend, SamplingParams
 from experiment.generate.sampling import sample_question
@@ -25,7 +26,6 @@ from experiment.generate.windows import (
     parse_reading,
     split_windows,
 )
-from experiment.records import Article, Generation, Question
 
 from .conftest import run_args
 

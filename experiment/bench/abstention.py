@@ -26,8 +26,8 @@ from typing import Annotated
 import pandas as pd
 import typer
 
+from experiment.base.errors import InputError
 from experiment.bench.app import command
-from experiment.errors import InputError
 
 THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 

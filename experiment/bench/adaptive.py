@@ -36,6 +36,7 @@ from typing import Annotated
 import pandas as pd
 import typer
 
+from experiment.base.types import Article, Question
 from experiment.bench.app import command
 from experiment.bench.harness import RESULTS_MD, ROOT, NoWriteOpt, write_section
 from experiment.config import RunConfig
@@ -51,7 +52,6 @@ from experiment.generate.models.base import GREEDY, SamplingParams
 from experiment.generate.sampling import article_order, sample_all
 from experiment.generate.windows import ARTICLE, WHOLE_ARTICLE, Reading, parse_reading
 from experiment.importers.service import import_dataset
-from experiment.records import Article, Question
 from experiment.report.run import Run, load_run
 from experiment.runner import llama_factory, run_experiment
 

@@ -1,11 +1,11 @@
 """The `factqa bench` command group and how a benchmark joins it.
 
-A benchmark is one module of experiment/bench/ whose function carries `@command("NAME")`
-(`factqa bench NAME`) or `@command("NAME", fit=True)` (`factqa bench fit NAME`, the ones that
-write shipped model files). `load()` imports every module of the package, so that each registers
-its own subcommands: adding a benchmark needs no other file to change. The group loads them when
-it is first used (`factqa bench ...`), so that other commands do not pay for importing them.
-cli.py adds the group to `factqa` and, through `on_load`, turns each subcommand's errors into
+A benchmark is one module of experiment/bench/ (or of a wing, `bench/fit/`) whose function carries
+`@command("NAME")` (`factqa bench NAME`) or `@command("NAME", fit=True)` (`factqa bench fit NAME`,
+the ones that write shipped model files). `load()` imports every module of the package, so that each
+registers its own subcommands: adding a benchmark needs no other file to change. The group loads
+them when it is first used (`factqa bench ...`), so that other commands do not pay for importing
+them. cli.py adds the group to `factqa` and, through `on_load`, turns each subcommand's errors into
 messages and exit codes.
 """
 
@@ -111,8 +111,8 @@ def load() -> typer.Typer:
     global _loaded
     if not _loaded:
         package = importlib.import_module(__package__ or "experiment.bench")
-        for info in pkgutil.iter_modules(package.__path__):
-            importlib.import_module(f"{package.__name__}.{info.name}")
+        for info in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
+            importlib.import_module(info.name)  # a wing's modules (`bench/fit/`) too
         for _, group in groups():
             group.registered_commands.sort(key=_listed)
         _loaded = True

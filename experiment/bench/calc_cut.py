@@ -18,6 +18,7 @@ from typing import Annotated
 
 import typer
 
+from experiment.base.errors import InputError
 from experiment.bench.app import command
 from experiment.bench.clean_test import CALC_CUT
 from experiment.bench.harness import RESULTS_MD, DataFileOpt, ResultsMdOpt, WriteOpt, publish
@@ -25,7 +26,6 @@ from experiment.bench.presets import import_preset
 from experiment.bench.results import RESULTS
 from experiment.bench.sections import measured
 from experiment.corpus import load_articles, load_questions
-from experiment.errors import InputError
 from experiment.evaluate.proposal_pool import is_computed
 from experiment.importers.looked import mark
 from experiment.report.results import load_results

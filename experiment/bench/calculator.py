@@ -23,10 +23,10 @@ from typing import Annotated
 
 import typer
 
+from experiment.base.errors import ConfigError
 from experiment.bench.app import command
 from experiment.bench.looks import evaluation_run
 from experiment.corpus import load_articles, load_questions
-from experiment.errors import ConfigError
 from experiment.report.analysis import derivation_record, stated_computed
 
 METHODS = ("large@1", "small-verified@10", "small-derived@10", "small-pass@10")

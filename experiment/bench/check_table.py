@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from experiment.base.errors import InputError
 from experiment.bench.app import command
 from experiment.bench.harness import (
     OUT,
@@ -23,7 +24,6 @@ from experiment.bench.harness import (
     RunsOpt,
     write_section,
 )
-from experiment.errors import InputError
 from experiment.report.checks_table import checks_table
 
 # a run folder's preset, by its key in the machine-readable line

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from experiment.base.errors import InputError
+from experiment.base.files import atomic_write
 from experiment.bench.app import load, subcommands
 from experiment.bench.clean_test import CLEAN, READ_BY_CLEAN, clean_test
 from experiment.bench.presets import PRESETS
@@ -30,8 +32,6 @@ from experiment.bench.sections import (
     render_blocks,
 )
 from experiment.config import PROJECT_ROOT
-from experiment.errors import InputError
-from experiment.files import atomic_write
 from experiment.record.results_index import INDEX
 from experiment.report.first_screen import BLOCK as ANSWER
 from experiment.report.first_screen import SEALED_LABEL, answer_rows, answer_section

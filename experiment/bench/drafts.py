@@ -30,6 +30,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from experiment.base.errors import InputError
+from experiment.base.types import Article, Question
 from experiment.bench.app import command
 from experiment.bench.harness import (
     OUT,
@@ -42,11 +44,9 @@ from experiment.bench.harness import (
 )
 from experiment.bench.looks import evaluation_run
 from experiment.bench.pool_coverage import loss_kind
-from experiment.errors import InputError
 from experiment.evaluate.drafts import SMALL, Drafts, rank_scored, text_selector
 from experiment.evaluate.judge import gold_of, judge
 from experiment.evaluate.pool import POOL_N, bounded, pool
-from experiment.records import Article, Question
 from experiment.report.analysis import stated_computed
 from experiment.report.markdown import section_text
 from experiment.report.run import Run

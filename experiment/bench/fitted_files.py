@@ -17,11 +17,11 @@ from pathlib import Path
 
 import typer
 
+from experiment.base.errors import FactQAError
 from experiment.bench.app import command
 from experiment.bench.clean_test import FITTED
 from experiment.bench.harness import RESULTS_MD, ROOT, ResultsMdOpt, WriteOpt, publish
 from experiment.bench.sections import measured
-from experiment.errors import FactQAError
 from experiment.evaluate.fitted import SHIPPED, shipped_hashes
 
 

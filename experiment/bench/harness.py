@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
+from experiment.base.errors import ConfigError, InputError
+from experiment.base.types import Article, Question
 from experiment.config import PROJECT_ROOT
-from experiment.errors import ConfigError, InputError
-from experiment.records import Article, Question
 
 if TYPE_CHECKING:
     from experiment.bench.sections import Record
@@ -81,7 +81,7 @@ def every_nth(items: Sequence[T], n: int | None) -> list[T]:
     return [items[int(i * step)] for i in range(n)]
 
 
-# the fitting halves' data files (experiment/fitting.py reads their fitting titles only)
+# the fitting halves' data files (experiment/bench/fit/sets.py reads their fitting titles only)
 SquadV1Arg = Annotated[Path, typer.Argument(help="SQuAD v1.1 dev (dev-v1.1.json).")]
 SquadV2Arg = Annotated[Path, typer.Argument(help="SQuAD v2.0 dev (dev-v2.0.json).")]
 TatqaOpt = Annotated[

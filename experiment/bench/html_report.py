@@ -23,8 +23,8 @@ from typing import Annotated
 import pandas as pd
 import typer
 
+from experiment.base.files import LEDGER, file_record
 from experiment.bench.app import command
-from experiment.files import LEDGER, file_record
 from experiment.record.manifest import read as read_manifest
 from experiment.record.write import write_manifest
 from experiment.report.browser import headless

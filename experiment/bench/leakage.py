@@ -18,10 +18,10 @@ from typing import Annotated
 
 import typer
 
+from experiment.base.errors import InputError
 from experiment.bench.app import command
 from experiment.bench.harness import RESULTS_MD, ROOT, DataFileOpt, ResultsMdOpt, WriteOpt, publish
 from experiment.bench.sections import measured
-from experiment.errors import InputError
 from experiment.importers.leakage import WINDOW, Fragment, Index, scan_repository
 from experiment.importers.readers import read_dataset
 

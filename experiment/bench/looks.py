@@ -27,10 +27,10 @@ from typing import Annotated
 
 import typer
 
+from experiment.base.errors import InputError
+from experiment.base.files import atomic_write, safe_cell
 from experiment.bench.app import command
 from experiment.config import PROJECT_ROOT, git_commit
-from experiment.errors import InputError
-from experiment.files import atomic_write, safe_cell
 from experiment.importers.looked import SAMPLES, mark, take
 from experiment.report.results import load_any
 from experiment.report.run import Run

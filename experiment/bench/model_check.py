@@ -14,12 +14,12 @@ checks that cost a second call; this script builds both and measures them:
   the candidate, "yes or no"; greedy. P(yes) is the reply's probability when it says yes, one
   minus it when it says no.
 
-Questions: the selector's fitting set (`experiment/fitting.py`) with at least two distinct confirmed
-candidates, where the ranking decides the answer. For each way of ranking, the share of those
-questions whose top candidate is right: the vote, `support`, the selector's out-of-fold ranking
-(logistic regression, 5 folds grouped by title, as `factqa bench fit selector`) with and without the
-check as a feature, and the check alone. Costs: the model's seconds per question for each check,
-against the seconds its ten samples took. Generations go through the benchmarks' cache
+Questions: the selector's fitting set (`experiment/bench/fit/sets.py`) with at least two distinct
+confirmed candidates, where the ranking decides the answer. For each way of ranking, the share of
+those questions whose top candidate is right: the vote, `support`, the selector's out-of-fold
+ranking (logistic regression, 5 folds grouped by title, as `factqa bench fit selector`) with and
+without the check as a feature, and the check alone. Costs: the model's seconds per question for
+each check, against the seconds its ten samples took. Generations go through the benchmarks' cache
 (outputs/bench/.cache), so a second run replays them. Writes the `model-check` section of
 docs/RESULTS.md unless --no-write.
 """
@@ -35,7 +35,9 @@ from typing import Annotated
 import numpy as np
 import typer
 
+from experiment.base.types import Article, Generation, Question
 from experiment.bench.app import command
+from experiment.bench.fit.sets import OUT, fitting_samples, fitting_sets
 from experiment.bench.harness import RESULTS_MD, NoWriteOpt, SquadV1Arg, SquadV2Arg, write_section
 from experiment.config import RunConfig
 from experiment.evaluate.answer import Answer
@@ -43,11 +45,9 @@ from experiment.evaluate.features import FEATURES, ConfirmedAnswer, candidates
 from experiment.evaluate.judge import gold_of, sample_right
 from experiment.evaluate.selector import out_of_fold
 from experiment.evaluate.vote import same_answer
-from experiment.fitting import OUT, fitting_samples, fitting_sets
 from experiment.generate.cache import GenerationCache, cache_key
 from experiment.generate.models.base import Backend, Messages, SamplingParams
 from experiment.generate.prompts import messages_for
-from experiment.records import Article, Generation, Question
 from experiment.runner import llama_factory
 from experiment.verify.answer import confirm_text
 
@@ -205,7 +205,7 @@ def _run(args: SimpleNamespace) -> None:
         "## The small model's own check: measured on the fitting half",
         "",
         f"Command: `{COMMAND}`. Questions: the {n} fitting-half questions (SQuAD v1.1 and v2.0 "
-        "dev, fitting titles; `experiment/fitting.py`) with two or more distinct confirmed "
+        "dev, fitting titles; `experiment/bench/fit/sets.py`) with two or more distinct confirmed "
         "candidates, where the ranking decides the answer. How often each way of ranking puts a "
         "right candidate first:",
         "",

@@ -19,10 +19,10 @@ from typing import Annotated
 
 import typer
 
+from experiment.base.errors import InputError
 from experiment.bench.app import command
 from experiment.bench.harness import ROOT
 from experiment.bench.looks import evaluation_run
-from experiment.errors import InputError
 from experiment.evaluate.methods import LARGE_1, PASS, ROUTED, SELECTED, VERIFIED
 
 

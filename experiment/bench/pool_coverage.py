@@ -6,10 +6,10 @@ what the article alone answers (`text-only`). No model runs.
                                [--write]
 
 Data sets are read where they are (imported into a temporary folder, never copied into the
-project) the way `factqa bench run` and experiment/fitting.py import them (seed 0):
+project) the way `factqa bench run` and experiment/bench/fit/sets.py import them (seed 0):
 - **fitting halves** (every choice is made here): SQuAD v1.1 dev, 400 questions, and SQuAD v2.0
   dev, 50 answerable + 100 unanswerable, of the fitting titles; TAT-QA dev's fitting part, 120
-  stated + 40 unanswerable (`experiment.fitting`);
+  stated + 40 unanswerable (`experiment.bench.fit.sets`);
 - **evaluation halves** (reported, nothing refitted): `factqa bench run`'s presets (SQuAD v1.1
   300, SQuAD v2.0 100 + 100, DROP 200, TAT-QA 200, of the evaluation titles or part) and the
   bundled corpus (articles/ + questions/).
@@ -53,18 +53,18 @@ from typing import Annotated, Any, Protocol
 
 import typer
 
+from experiment.base.errors import ConfigError
+from experiment.base.types import Article, Question
 from experiment.bench.app import command
+from experiment.bench.fit.sets import SETS, TATQA_SET
 from experiment.bench.harness import RESULTS_MD, ResultsMdOpt, WriteOpt, corpus, publish
 from experiment.bench.sections import Record, measured, renders
-from experiment.errors import ConfigError
 from experiment.evaluate.context import cell_at, context_of
 from experiment.evaluate.judge import gold_of, judge
 from experiment.evaluate.methods import TEXT_ONLY
 from experiment.evaluate.pool import POOL_N, TEXT_ONLY_THRESHOLD, PoolCandidate, pool, ranked
 from experiment.evaluate.registry import QuestionSamples
-from experiment.fitting import SETS, TATQA_SET
 from experiment.importers.service import import_dataset
-from experiment.records import Article, Question
 from experiment.values.canonical import Quantity, quantities_equal
 
 # name, format, answerable sample, unanswerable sample, half, TAT-QA's own extras
@@ -428,7 +428,8 @@ first instead (`factqa bench pool-coverage --help`: the same figure at another s
 period, another row of the gold's table column, another entity).
 
 Fitted on the fitting halves only (SQuAD v1.1 and v2.0 fitting titles, TAT-QA's fitting part, \
-the sizes of `experiment/fitting.py`), nothing refitted on the sets below: N={n}, the smallest \
+the sizes of `experiment/bench/fit/sets.py`), nothing refitted on the sets below: N={n}, \
+the smallest \
 at which every fitting set's bounded pool keeps the gold for 98 % of the stated questions its \
 whole pool does ({at}); text-only's threshold {f["text_only_threshold"]} (the fitted top score \
 {f["fitted_threshold"]:.5f} rounded down, which answers the fitting questions alike: the best \

@@ -34,9 +34,9 @@ from typing import Annotated
 
 import typer
 
+from experiment.base.errors import ConfigError, ModelError
 from experiment.bench.app import command
 from experiment.bench.harness import corpus
-from experiment.errors import ConfigError, ModelError
 
 
 def draw(questions: int, threads: int) -> dict[str, object]:

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from experiment.base.types import Question
 from experiment.config import RunConfig
 from experiment.evaluate.methods import (
     CASCADE_CHECK_20,
@@ -40,7 +41,6 @@ from experiment.evaluate.methods import (
 from experiment.generate.prompts import AUTO, FIGURE
 from experiment.importers.service import import_dataset
 from experiment.importers.split import Half
-from experiment.records import Question
 from experiment.report.analysis import derivation_record, stated_computed
 from experiment.report.run import Run
 
@@ -100,7 +100,7 @@ def import_preset(
         base = RunConfig()
         return Imported(base.articles, base.questions)
     if data is None:
-        from experiment.errors import ConfigError
+        from experiment.base.errors import ConfigError
 
         raise ConfigError(f"the preset {preset} needs its data file", field="data")
     if ids is not None:

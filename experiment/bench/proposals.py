@@ -60,12 +60,13 @@ from typing import Annotated
 import pandas as pd
 import typer
 
+from experiment.base.errors import ConfigError
+from experiment.base.types import Article, Question
 from experiment.bench.app import command
 from experiment.bench.harness import RESULTS_MD, ResultsMdOpt, WriteOpt, every_nth, write_section
 from experiment.bench.looks import evaluation_run
 from experiment.bench.pool_coverage import fit_n
 from experiment.corpus import load_articles, load_questions
-from experiment.errors import ConfigError
 from experiment.evaluate import proposals as P
 from experiment.evaluate.judge import Gold, gold_of, judge
 from experiment.evaluate.methods import (
@@ -79,7 +80,6 @@ from experiment.evaluate.proposals import KEEP_N, MAX_PROPOSALS, Proposal, as_an
 from experiment.evaluate.registry import QuestionSamples
 from experiment.evaluate.summary import paired
 from experiment.importers.service import import_dataset
-from experiment.records import Article, Question
 from experiment.report.analysis import stated_computed
 from experiment.report.run import Run
 from experiment.values.canonical import Quantity

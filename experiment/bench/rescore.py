@@ -25,11 +25,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from experiment.base.errors import InputError
+from experiment.base.types import ERROR_PREFIX, Article, Generation, Question
 from experiment.bench.looks import headline
 from experiment.bench.presets import figures_line, import_preset
 from experiment.bench.sealed_samples import sealed_ids
 from experiment.config import RunConfig
-from experiment.errors import InputError
 from experiment.evaluate.large_check import EVIDENCE, UNKNOWN, WHOLE
 from experiment.generate.models.base import Messages
 from experiment.generate.models.cost import ModelShape
@@ -37,7 +38,6 @@ from experiment.generate.models.replay import Asked, RecordedScores, ReplayBacke
 from experiment.importers.looked import mark
 from experiment.record.manifest import NOT_OURS, ModelInfo, run_ledger
 from experiment.record.results_index import text_key
-from experiment.records import ERROR_PREFIX, Article, Generation, Question
 from experiment.report.results import Results, load_results
 from experiment.report.run import Run, load_run
 from experiment.report.tables import markdown_table

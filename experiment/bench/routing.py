@@ -21,10 +21,10 @@ from typing import Annotated
 
 import typer
 
+from experiment.base.types import Question
 from experiment.bench.app import command
 from experiment.corpus import load_articles, load_questions
 from experiment.importers.service import import_dataset
-from experiment.records import Question
 from experiment.values.question_kind import COMPUTE_Q, asks_computation
 
 NO_CUE, SEVERAL = "(no cue)", "(several cues)"

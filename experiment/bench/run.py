@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from experiment.base.types import BUNDLED
 from experiment.bench.harness import OUT, README, RESULTS_MD
 from experiment.bench.looks import headline
 from experiment.bench.presets import BUNDLED_PRESET, PRESETS, figures_line, import_preset
@@ -26,7 +27,6 @@ from experiment.generate.windows import ARTICLE
 from experiment.importers.looked import mark
 from experiment.importers.split import Half
 from experiment.record.results_index import Source
-from experiment.records import BUNDLED
 from experiment.report.markdown import benchmark_section
 from experiment.report.run import load_run
 from experiment.runner import BackendFactory, Factories, llama_factory, run_experiment

@@ -19,8 +19,8 @@ from typing import Annotated
 
 import typer
 
+from experiment.base.errors import InputError
 from experiment.bench.app import command
-from experiment.errors import InputError
 
 EXPORTS = (
     "attempts.csv",

@@ -29,10 +29,10 @@ from typing import Annotated
 
 import typer
 
+from experiment.base.errors import ConfigError
 from experiment.bench.app import command
 from experiment.bench.harness import RESULTS_MD, ROOT, NoWriteOpt, corpus, write_section
 from experiment.config import RunConfig
-from experiment.errors import ConfigError
 from experiment.evaluate.confirm import confirm_sample
 from experiment.evaluate.methods import REFERENCE, VERIFIED
 from experiment.generate.models.base import GREEDY, SamplingParams

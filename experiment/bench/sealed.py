@@ -24,6 +24,8 @@ from typing import Annotated
 
 import typer
 
+from experiment.base.errors import InputError
+from experiment.base.files import atomic_write
 from experiment.bench.app import command
 from experiment.bench.harness import OUT, DataFileOpt
 from experiment.bench.looks import log_path, read
@@ -38,8 +40,6 @@ from experiment.bench.sealed_samples import (
     read_samples,
 )
 from experiment.config import git_commit
-from experiment.errors import InputError
-from experiment.files import atomic_write
 
 
 @command("sealed-draw", core=True)

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from experiment.base.errors import InputError
 from experiment.bench.presets import PRESETS
 from experiment.bench.results import RESULTS
-from experiment.errors import InputError
 from experiment.importers.layout import ImportStats, safe_id, select
 from experiment.importers.readers import read_dataset
 from experiment.report.results import gunzipped

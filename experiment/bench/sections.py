@@ -22,8 +22,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from experiment.base.files import atomic_write
 from experiment.config import git_commit
-from experiment.files import atomic_write
 from experiment.report.tables import markdown_table
 
 RECORDS = "bench"  # the records' folder under results/

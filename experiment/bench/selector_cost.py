@@ -23,6 +23,7 @@ from typing import Annotated
 
 import typer
 
+from experiment.base.types import Attempt, Question
 from experiment.bench.app import command
 from experiment.bench.harness import corpus
 from experiment.bench.looks import evaluation_run
@@ -31,7 +32,6 @@ from experiment.evaluate.answer import Answer
 from experiment.evaluate.evidence import index
 from experiment.evaluate.features import candidates
 from experiment.evaluate.selector import learned, pick
-from experiment.records import Attempt, Question
 from experiment.values.canonical import DateValue
 from experiment.values.normalize import scan
 

@@ -31,12 +31,12 @@ from typing import Annotated
 
 import typer
 
+from experiment.base.errors import ConfigError, ModelError
+from experiment.base.files import read_cell
 from experiment.bench.app import command
 from experiment.bench.harness import RESULTS_MD, ROOT, NoWriteOpt, corpus, write_section
 from experiment.config import RunConfig
-from experiment.errors import ConfigError, ModelError
 from experiment.evaluate.methods import REFERENCE
-from experiment.files import read_cell
 from experiment.generate.models.base import GREEDY, SamplingParams
 from experiment.generate.models.openai_compat import OpenAIBackend
 from experiment.generate.models.store import resolve

@@ -15,9 +15,9 @@ from typing import Annotated
 
 import typer
 
+from experiment.base.errors import InputError
 from experiment.bench.app import command
 from experiment.bench.harness import records_of
-from experiment.errors import InputError
 from experiment.importers.readers import TATQA_FIX, data_json
 from experiment.importers.split import SHARED_CHARS, half_of, shared_across_halves, units
 

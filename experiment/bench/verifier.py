@@ -32,12 +32,12 @@ from typing import Annotated, Any
 
 import typer
 
+from experiment.base.errors import InputError
+from experiment.base.types import Span
 from experiment.bench.app import command
 from experiment.bench.harness import RESULTS_MD, NoWriteOpt, records_of, write_section
-from experiment.errors import InputError
 from experiment.importers.readers import SQUAD_FIX, data_json
 from experiment.importers.split import HALVES, half_of
-from experiment.records import Span
 from experiment.values.canonical import CURRENCIES, UNITS, DateValue, Quantity, Value, supports
 from experiment.values.normalize import outermost, parse_value, scan
 from experiment.values.question_kind import question_kind

@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from experiment.base.types import UNANSWERABLE, Question
 from experiment.evaluate.answer import Answer
 from experiment.evaluate.methods import REFERENCE
 from experiment.evaluate.registry import MethodAnswer, MethodAnswers
-from experiment.records import UNANSWERABLE, Question
 
 SCORED_AGAINST = REFERENCE  # what questions without gold are judged against (`scored_against`)
 

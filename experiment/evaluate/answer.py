@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from experiment.records import Attempt
+from experiment.base.types import Attempt
 from experiment.values.canonical import Value
 from experiment.values.extract import ABSTAINED
 

@@ -23,12 +23,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from experiment.base.types import Article, Question
 from experiment.evaluate.answer import Answer
 from experiment.evaluate.features import FEATURES, ConfirmedAnswer, candidates
 from experiment.evaluate.judge import gold_of, gold_values, sample_right
 from experiment.evaluate.registry import MethodAnswers
 from experiment.evaluate.selector import learned, pick
-from experiment.records import Article, Question
 from experiment.values.canonical import DateValue, Quantity, Value
 
 CAUSES = (

@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from experiment.base.types import Article, Attempt
 from experiment.evaluate.answer import Answer
 from experiment.evaluate.judge import CHANGE_QUESTION
 from experiment.evaluate.proposals import operands_scale
 from experiment.generate.prompts import CALC
 from experiment.generate.sampling import Sample
 from experiment.generate.trouble import output_trouble
-from experiment.records import Article, Attempt
 from experiment.values.canonical import Quantity
 from experiment.values.tables import in_body_cells, scaled_reading
 from experiment.verify.answer import confirm_text

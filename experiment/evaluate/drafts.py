@@ -42,6 +42,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TypeVar
 
+from experiment.base.types import Article, Question
 from experiment.evaluate.answer import Answer
 from experiment.evaluate.features import FEATURES
 from experiment.evaluate.fitted import read_fitted
@@ -57,7 +58,6 @@ from experiment.evaluate.selector import SelectorModel, learned
 from experiment.generate.models.base import CandidateScores
 from experiment.generate.models.cost import ModelShape
 from experiment.generate.prompts import FIGURE
-from experiment.records import Article, Question
 
 PACKAGED = Path(__file__).with_name("text_selector.json")
 DERIVED_PACKAGED = Path(__file__).with_name("derived_selector.json")

@@ -45,12 +45,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from experiment.base.types import Article, Question, Span
 from experiment.evaluate.answer import Answer
 from experiment.evaluate.answer_type import asked_type, type_fit
 from experiment.evaluate.context import context_of, cover, measure_terms, period_match
 from experiment.evaluate.evidence import Alignment, QuestionView
 from experiment.evaluate.vote import clusters, shown
-from experiment.records import Article, Question, Span
 from experiment.values.canonical import DateValue, Quantity, Value, quantities_equal, supports
 from experiment.values.normalize import scan
 from experiment.values.periods import Atom, atoms, by_kind

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from experiment.errors import ModelError
+from experiment.base.errors import ModelError
 
 HERE = Path(__file__).parent
 SHIPPED = {  # file name -> the command that writes it

@@ -34,8 +34,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from experiment.base.types import Question
 from experiment.evaluate.answer import Answer
-from experiment.records import Question
 from experiment.values.canonical import (
     DateValue,
     Quantity,

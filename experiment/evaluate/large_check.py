@@ -25,13 +25,13 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from experiment.base.types import Article, Question, known_sum
 from experiment.evaluate.answer import Answer
 from experiment.evaluate.context import cell_at
 from experiment.evaluate.evidence import index
 from experiment.evaluate.features import ConfirmedAnswer
 from experiment.generate.models.base import CandidateScores, Messages
 from experiment.generate.prompts import messages_for
-from experiment.records import Article, Question, known_sum
 
 WHOLE, EVIDENCE = "whole", "evidence"
 MODES = (WHOLE, EVIDENCE)

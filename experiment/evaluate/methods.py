@@ -67,6 +67,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from experiment.base.types import Article, Question
 from experiment.evaluate.answer import Answer
 from experiment.evaluate.drafts import (
     COMPUTED,
@@ -104,7 +105,6 @@ from experiment.evaluate.registry import (
 from experiment.evaluate.selector import RULE, SelectorModel, learned, learned_checked, pick
 from experiment.evaluate.vote import majority
 from experiment.generate.models.cost import ModelShape
-from experiment.records import Article, Question
 from experiment.verify.match import verify
 
 ROUTED_SHARES = (10, 20, 30)  # the B of the cascade@B methods in every table (percent)

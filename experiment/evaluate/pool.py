@@ -45,6 +45,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
+from experiment.base.types import Article, Attempt, Question, Span
 from experiment.evaluate.answer import Answer
 from experiment.evaluate.features import (
     Asked,
@@ -55,7 +56,6 @@ from experiment.evaluate.features import (
 )
 from experiment.evaluate.selector import SelectorModel, learned
 from experiment.evaluate.vote import clusters, shown
-from experiment.records import Article, Attempt, Question, Span
 from experiment.values.canonical import DateValue, Quantity, Value, quantities_equal
 from experiment.values.numbers import CURRENCY_SYMBOLS
 from experiment.values.tables import article_mentions, scaled_reading

@@ -31,6 +31,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from experiment.base.types import Article, Question, Span
 from experiment.evaluate.answer import Answer
 from experiment.evaluate.pool import CURRENCIES, Origin, PoolCandidate, scaled_form
 from experiment.evaluate.proposals import (
@@ -46,7 +47,6 @@ from experiment.evaluate.proposals import (
 from experiment.evaluate.proposals import as_answer as proposal_answer
 from experiment.evaluate.vote import clusters, shown
 from experiment.generate.prompts import CALC, prompt_for
-from experiment.records import Article, Question, Span
 from experiment.values.canonical import Quantity, Value
 from experiment.values.question_kind import asks_computation
 from experiment.verify.derive import CALC_PLACES

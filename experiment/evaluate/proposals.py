@@ -80,11 +80,11 @@ from decimal import Decimal
 from functools import lru_cache
 from itertools import combinations, permutations
 
+from experiment.base.types import Article, Question, Span
 from experiment.evaluate.answer import Answer
 from experiment.evaluate.context import cover, measure_terms
 from experiment.evaluate.evidence import index, terms
 from experiment.evaluate.pool import text_attempt
-from experiment.records import Article, Question, Span
 from experiment.values.canonical import DateValue, Quantity
 from experiment.values.normalize import outermost, scan
 from experiment.values.periods import Atom, atoms

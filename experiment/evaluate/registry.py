@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 
+from experiment.base.types import Article, Question, known_sum
 from experiment.evaluate.answer import Answer
 from experiment.evaluate.drafts import Drafts
 from experiment.evaluate.features import ConfirmedAnswer, candidates
@@ -22,7 +23,6 @@ from experiment.evaluate.judge import Gold, gold_of, judge, sample_right
 from experiment.evaluate.large_check import Check
 from experiment.evaluate.pool import PoolCandidate, pool
 from experiment.evaluate.selector import SelectorModel
-from experiment.records import Article, Question, known_sum
 
 # What a method can need: the small model's samples, the large model's answer, the article (the
 # selectors' evidence features), every question's answers at once (routing by confidence), and

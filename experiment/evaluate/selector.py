@@ -25,10 +25,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from experiment.base.files import atomic_write
 from experiment.evaluate.features import FEATURES, ConfirmedAnswer
 from experiment.evaluate.fitted import read_fitted
 from experiment.evaluate.large_check import LARGE_EVIDENCE
-from experiment.files import atomic_write
 
 if TYPE_CHECKING:
     import numpy as np

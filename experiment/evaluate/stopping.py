@@ -39,14 +39,14 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from experiment.errors import ConfigError
+from experiment.base.errors import ConfigError
+from experiment.base.types import Article, Question
 from experiment.evaluate.answer import Answer
 from experiment.evaluate.confirm import confirm_samples
 from experiment.evaluate.features import candidates
 from experiment.evaluate.selector import learned, pick
 from experiment.evaluate.vote import clusters
 from experiment.generate.sampling import Sample, SampleStop
-from experiment.records import Article, Question
 from experiment.values.canonical import Value
 
 DEFAULTS = {"window": 2.0, "posterior": 0.9, "selector": 0.6}  # `factqa bench fit stopping`

@@ -17,10 +17,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from experiment.base.types import Question
 from experiment.evaluate.methods import REFERENCE
 from experiment.evaluate.registry import Method, MethodAnswers, known_sum
 from experiment.evaluate.stats import bootstrap_ci, mcnemar_exact, paired_difference_ci
-from experiment.records import Question
 
 BEATS, LOSES, TIED = "beats", "loses to", "no significant difference"
 TOO_FEW = "too few clusters"

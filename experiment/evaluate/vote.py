@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from experiment.groups import connected
+from experiment.base.groups import connected
 from experiment.values.canonical import (
     DateValue,
     Quantity,

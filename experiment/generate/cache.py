@@ -20,9 +20,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from experiment.errors import FactQAError
+from experiment.base.errors import FactQAError
+from experiment.base.types import Generation
 from experiment.generate.models.base import CandidateScores, Messages, SamplingParams
-from experiment.records import Generation
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS generations (

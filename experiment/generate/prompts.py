@@ -12,8 +12,8 @@ Four prompts (the `prompt` setting):
 
 from __future__ import annotations
 
+from experiment.base.types import Article, Question
 from experiment.generate.models.base import Messages
-from experiment.records import Article, Question
 from experiment.values.question_kind import asks_computation
 
 # The examples are deliberately not from the bundled corpus.
@@ -46,7 +46,7 @@ FIGURE, DERIVE, CALC, AUTO = "figure", "derive", "calc", "auto"
 PROMPTS = {FIGURE: SYSTEM, DERIVE: DERIVE_SYSTEM, CALC: CALC_SYSTEM}
 SETTINGS = (FIGURE, DERIVE, CALC, AUTO)  # what the `prompt` setting may be
 # The calculation prompt's token limit (RunConfig.calc_max_tokens): the smallest of
-# `bench/calc_limit.LIMITS` that no more than 1 % of large@1's calculations on the fitting parts
+# `bench/fit/calc_limit.LIMITS` that no more than 1 % of large@1's calculations on the fitting parts
 # reach (`factqa bench fit calc-limit`, docs/RESULTS.md "calc-limit"); 0: `max_tokens`.
 CALC_MAX_TOKENS = 64
 

@@ -25,12 +25,12 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
-from experiment.errors import ModelError
+from experiment.base.errors import ModelError
+from experiment.base.types import ERROR_PREFIX, Article, Generation, Question
 from experiment.generate.cache import GenerationCache, cache_key
 from experiment.generate.models.base import Backend, Messages, SamplingParams
 from experiment.generate.prompts import CALC, FIGURE, messages_for, prompt_for
 from experiment.generate.windows import WHOLE_ARTICLE, WHOLE_NOTE, Reading, fit_article
-from experiment.records import ERROR_PREFIX, Article, Generation, Question
 
 log = logging.getLogger("factqa")
 TEMPLATE_MARGIN = 32  # tokens the chat template adds around the messages, with room to spare

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from experiment.records import ERROR_PREFIX
+from experiment.base.types import ERROR_PREFIX
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 

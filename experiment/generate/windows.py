@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import pairwise
 
-from experiment.records import Article
+from experiment.base.types import Article
 
 Counter = Callable[[str], int]
 OVERLAP = 0.15  # share of a window repeated from the end of the previous one
@@ -121,7 +121,7 @@ def parse_reading(spec: str) -> Reading:
     name, _, n = spec.partition(":")
     if name == "excerpt" and n.isascii() and n.isdigit() and int(n) >= 1:  # '²' is a digit too
         return Reading(int(n))
-    from experiment.errors import ConfigError
+    from experiment.base.errors import ConfigError
 
     raise ConfigError(
         f"small_context must be '{ARTICLE}' or 'excerpt:N' (N sentences, N >= 1), got '{spec}'"
@@ -172,7 +172,7 @@ def fit_article(
     if budget is None or count is None or count(article.text) <= budget:
         return article, WHOLE_NOTE
     if budget < 32:
-        from experiment.errors import ModelError
+        from experiment.base.errors import ModelError
 
         raise ModelError(
             f"the context leaves {budget} tokens for the article; raise n_ctx or lower k"

@@ -18,11 +18,11 @@ from pathlib import Path
 
 import yaml
 
+from experiment.base.files import atomic_write
+from experiment.base.groups import dealt
+from experiment.base.types import UNANSWERABLE
 from experiment.corpus import ANSWER_SEPARATOR, QUESTION_COLUMNS
-from experiment.files import atomic_write
-from experiment.groups import dealt
 from experiment.importers.split import Half, half_of
-from experiment.records import UNANSWERABLE
 from experiment.values.canonical import supports
 from experiment.values.normalize import parse_value, scan
 from experiment.values.question_kind import question_kind, wording_kind

@@ -21,7 +21,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from experiment.errors import InputError
+from experiment.base.errors import InputError
+from experiment.base.streams import MAX_EXPANDED_MB, TooLarge, gunzip_capped
 from experiment.importers.layout import Imported, ImportStats, shown, stated
 from experiment.importers.schema import (
     Malformed,
@@ -41,7 +42,6 @@ from experiment.importers.schema import (
     whole,
 )
 from experiment.importers.split import units
-from experiment.streams import MAX_EXPANDED_MB, TooLarge, gunzip_capped
 from experiment.values.canonical import DateValue, Quantity
 from experiment.values.normalize import parse_value
 from experiment.values.question_kind import wording_kind

@@ -15,7 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from experiment.errors import InputError
+from experiment.base.errors import InputError
 from experiment.importers.layout import Imported, ImportStats, shown
 
 Rule = Callable[[Any], str | None]  # a field's value -> what is wrong with it, or None

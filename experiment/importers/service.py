@@ -6,8 +6,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from experiment.errors import InputError
-from experiment.files import Ledger, safe_name, sha256_file
+from experiment.base.errors import InputError
+from experiment.base.files import Ledger, safe_name, sha256_file
 from experiment.importers.layout import ImportStats, safe_id, select, write_layout
 from experiment.importers.looked import dataset_of, mark
 from experiment.importers.readers import read_dataset

@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 from typing import Literal
 
-from experiment.groups import connected
+from experiment.base.groups import connected
 
 Half = Literal["fit", "eval"]
 HALVES: tuple[Half, ...] = ("fit", "eval")

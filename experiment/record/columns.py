@@ -13,12 +13,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import MISSING, dataclass, fields
 from typing import Literal
 
+from experiment.base.types import Attempt
 from experiment.evaluate.agreement import disagreement_columns
 from experiment.evaluate.blindspots import COLUMNS as SPOT_NAMES
 from experiment.evaluate.methods import CURVE_COLUMNS as CURVE_NAMES
 from experiment.evaluate.summary import MethodSummary
 from experiment.record.value_cells import VALUE_COLUMNS
-from experiment.records import Attempt
 
 Dtype = Literal["str", "int", "float", "bool", "spans"]
 

@@ -13,10 +13,10 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from experiment.errors import InputError
-from experiment.files import Ledger, safe_name, sha256_file
+from experiment.base.errors import InputError
+from experiment.base.files import Ledger, safe_name, sha256_file
+from experiment.base.types import BUNDLED
 from experiment.record.migrate import FORMAT_VERSION, migrate
-from experiment.records import BUNDLED
 
 COUNTERS = ("requests", "retried", "drafted", "accepted")  # a backend's own counts, when kept
 

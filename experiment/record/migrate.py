@@ -20,8 +20,8 @@ from typing import Any
 
 import pandas as pd
 
-from experiment.errors import InputError
-from experiment.records import BUNDLED
+from experiment.base.errors import InputError
+from experiment.base.types import BUNDLED
 
 FORMAT_VERSION = 4  # the run folder's format, written by every new run
 Tables = dict[str, pd.DataFrame]

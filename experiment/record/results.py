@@ -25,7 +25,7 @@ from typing import Any
 
 import pandas as pd
 
-from experiment.files import (
+from experiment.base.files import (
     NotOwned,
     atomic_write,
     file_record,

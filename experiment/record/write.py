@@ -1,7 +1,7 @@
 """Writing a run folder: its records as rows of the files `record.columns` declares, the
 manifest, and the Parquet copies. `report/` never imports this module.
 
-Every file goes through `experiment.files` (atomic, spreadsheet-safe); this module decides only
+Every file goes through `experiment.base.files` (atomic, spreadsheet-safe); this module decides only
 how a record becomes a row.
 """
 
@@ -13,13 +13,13 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
+from experiment.base.files import Ledger, atomic_write, temporary_prefix
+from experiment.base.types import Attempt, Question, Span, span_cells
 from experiment.evaluate.registry import MethodAnswers
 from experiment.evaluate.summary import MethodSummary
-from experiment.files import Ledger, atomic_write, temporary_prefix
 from experiment.record.columns import ANSWERS, ATTEMPTS, SUMMARY, question_columns
 from experiment.record.manifest import FORMAT_VERSION, Manifest, RunEntry
 from experiment.record.value_cells import value_cells
-from experiment.records import Attempt, Question, Span, span_cells
 
 _SPAN_FIELDS = ("spans", "operand_spans")
 ATTEMPT_COLUMNS = ATTEMPTS.names  # `cached` stays out (record.columns)
@@ -135,7 +135,7 @@ def parquet_copies(run_dir: Path, names: Sequence[str], ledger: Ledger, fix: str
         return []
     import pandas as pd
 
-    from experiment.files import read_cell
+    from experiment.base.files import read_cell
 
     written = []
     for name in names:

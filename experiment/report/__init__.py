@@ -10,5 +10,5 @@ One renderer makes the method table for every output (`tables`), and one verdict
 
 Trade-offs: everything here reads the CSVs a run wrote, so a report never regenerates or
 re-judges; its own files (sections, plots, pages) are written atomically and spreadsheet-safe
-(`experiment.files`).
+(`experiment.base.files`).
 """

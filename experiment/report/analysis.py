@@ -24,9 +24,9 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from experiment.base.types import Question
 from experiment.evaluate.judge import gold_of, judge
 from experiment.evaluate.methods import PASS, VERIFIED
-from experiment.records import Question
 from experiment.values.normalize import parse_value
 
 

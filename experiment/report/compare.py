@@ -21,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 
-from experiment.errors import InputError
+from experiment.base.errors import InputError
 from experiment.report.validate import AGAIN, reporting, validated_attempts, validated_run
 
 KEY = ["question_id", "role", "sample_index"]

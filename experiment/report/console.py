@@ -13,7 +13,7 @@ from typing import Any
 from rich import box
 from rich.table import Table
 
-from experiment.errors import ConfigError
+from experiment.base.errors import ConfigError
 from experiment.evaluate.methods import PASS, REFERENCE, SELECTED, VERIFIED
 from experiment.evaluate.registry import REGISTRY
 from experiment.evaluate.summary import ALPHA, BEATS, LOSES, MIN_CLUSTERS, TIED, TOO_FEW

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from experiment.base.errors import InputError
 from experiment.corpus import load_articles
-from experiment.errors import InputError
 from experiment.evaluate.methods import REFERENCE
 from experiment.record.manifest import Manifest
 from experiment.report.machine import cores_phrase, cpu_phrase, run_facts

@@ -10,7 +10,8 @@ from typing import Any
 
 import pandas as pd
 
-from experiment.errors import InputError
+from experiment.base.errors import InputError
+from experiment.base.files import atomic_write
 from experiment.evaluate.methods import (
     CASCADE_20,
     PASS,
@@ -22,7 +23,6 @@ from experiment.evaluate.methods import (
 from experiment.evaluate.registry import REGISTRY, Method
 from experiment.evaluate.selector import fitted_on, learned
 from experiment.evaluate.summary import ALPHA, BEATS, LOSES, MIN_CLUSTERS
-from experiment.files import atomic_write
 from experiment.record.manifest import Manifest, RunEntry
 from experiment.report.analysis import (
     auroc,

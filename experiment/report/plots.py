@@ -252,7 +252,7 @@ def _save(fig: Any, path: Path, **options: Any) -> Path:
 
     import matplotlib.pyplot as plt
 
-    from experiment.files import atomic_write
+    from experiment.base.files import atomic_write
 
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", **options)  # legends included

@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiment.errors import InputError
-from experiment.files import file_record, read_cell
+from experiment.base.errors import InputError
+from experiment.base.files import file_record, read_cell
+from experiment.base.streams import MAX_EXPANDED_MB, TooLarge, gunzip_capped
 from experiment.record.columns import (
     RESULT_ANSWERS,
     RESULT_CHECKS,
@@ -33,7 +34,6 @@ from experiment.record.manifest import from_json, read_json
 from experiment.record.migrate import migrate, version_of
 from experiment.record.results_index import INDEX, MANIFEST, RESULTS_FORMAT, Source
 from experiment.report.run import Run, _typed, load_run, typed_questions
-from experiment.streams import MAX_EXPANDED_MB, TooLarge, gunzip_capped
 
 FIX = "write the results again (factqa bench run), or restore the folder from git"
 

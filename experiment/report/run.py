@@ -19,9 +19,10 @@ from typing import Any
 
 import pandas as pd
 
-from experiment.errors import InputError
+from experiment.base.errors import InputError
+from experiment.base.files import file_record
+from experiment.base.types import Span
 from experiment.evaluate.methods import SELECTED, VERIFIED
-from experiment.files import file_record
 from experiment.record.columns import (
     ATTEMPTS,
     CHECKS,
@@ -33,7 +34,6 @@ from experiment.record.columns import (
 )
 from experiment.record.manifest import FileRecord, Manifest, from_json, read_json
 from experiment.record.migrate import migrate, version_of
-from experiment.records import Span
 
 RUN_FILES = ("manifest.json", "summary.csv", "questions.csv", "curves.csv")
 OPTIONAL = ("blindspots.csv", "routing.csv", "agreement.csv")

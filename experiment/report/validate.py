@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiment.errors import InputError
+from experiment.base.errors import InputError
 from experiment.record.columns import (
     AGREEMENT,
     BLINDSPOTS,

@@ -24,7 +24,7 @@ from decimal import Decimal
 from functools import lru_cache
 from itertools import pairwise
 
-from experiment.records import Span
+from experiment.base.types import Span
 from experiment.values.canonical import UNITS, DateValue, Quantity, Value, quantities_equal
 from experiment.values.normalize import (
     Mention,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from experiment.records import Span
+from experiment.base.types import Span
 from experiment.values.extract import Candidate, Extraction, extract
 from experiment.verify.match import Verdict, verify
 

@@ -13,10 +13,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from experiment.base.errors import FactQAError, InputError
+from experiment.base.files import Ledger, csv_data
+from experiment.base.types import Article, span_cells
 from experiment.corpus import read_article, read_text, refuse_repeated
-from experiment.errors import FactQAError, InputError
-from experiment.files import Ledger, csv_data
-from experiment.records import Article, span_cells
 from experiment.verify.answer import Confirmation, confirm_text
 from experiment.verify.derive import (
     confirm_derivation,

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, replace
 from decimal import Context, Decimal, DivisionByZero, InvalidOperation, Overflow
 
-from experiment.records import Span
+from experiment.base.types import Span
 from experiment.values.canonical import Quantity
 from experiment.values.normalize import outermost, scan
 from experiment.values.numbers import BEYOND, FRACTIONS, MAX_MAGNITUDE, VULGAR_FRACTIONS

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from experiment.records import Span
+from experiment.base.types import Span
 from experiment.values.canonical import Quantity, Value, supports
 from experiment.values.normalize import Mention, scan
 from experiment.values.tables import article_mentions

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from experiment.errors import CannotScore
+from experiment.base.errors import CannotScore
+from experiment.base.types import Generation
 from experiment.generate.models.cost import ModelShape
-from experiment.records import Generation
 
 Messages = list[dict[str, str]]
 

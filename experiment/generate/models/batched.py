@@ -24,12 +24,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from experiment.errors import ModelError
+from experiment.base.errors import ModelError
+from experiment.base.types import Generation
 from experiment.generate.models.base import Backend, CandidateScores, Messages, SamplingParams
 from experiment.generate.models.cost import ModelShape, shape_of
 from experiment.generate.models.scoring import answer_tokens, common_prefix, end_token, log_softmax
 from experiment.generate.models.store import ModelFile
-from experiment.records import Generation
 
 N_BATCH = 512
 DRAFT_LENGTH = 8  # tokens proposed per verification batch

@@ -28,12 +28,12 @@ import os
 import time
 from collections.abc import Iterator, Sequence
 
-from experiment.errors import ModelError
+from experiment.base.errors import ModelError
+from experiment.base.types import Generation
 from experiment.generate.models.base import Backend, CandidateScores, Messages, SamplingParams
 from experiment.generate.models.cost import ModelShape, shape_of
 from experiment.generate.models.scoring import answer_tokens, common_prefix, end_token, log_softmax
 from experiment.generate.models.store import ModelFile
-from experiment.records import Generation
 
 DEFAULT_CONTEXT = 4096
 

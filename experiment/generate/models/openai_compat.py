@@ -50,10 +50,10 @@ from dataclasses import dataclass
 from textwrap import shorten
 from typing import Any
 
-from experiment.errors import CannotScore, ModelError
+from experiment.base.errors import CannotScore, ModelError
+from experiment.base.streams import TooLarge, read_capped, safe_strings, safe_text
+from experiment.base.types import Generation
 from experiment.generate.models.base import Backend, CandidateScores, Messages, SamplingParams
-from experiment.records import Generation
-from experiment.streams import TooLarge, read_capped, safe_strings, safe_text
 
 log = logging.getLogger("factqa")
 PREFIX = "openai:"

@@ -18,10 +18,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from experiment.errors import CannotScore, ModelError
+from experiment.base.errors import CannotScore, ModelError
+from experiment.base.types import Generation
 from experiment.generate.models.base import Backend, CandidateScores, Messages, SamplingParams
 from experiment.generate.models.cost import ModelShape
-from experiment.records import Generation
 
 Asked = Callable[[Messages], tuple[list[str], str]]  # a prompt's question ids, and its part
 

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from experiment.errors import ModelError
+from experiment.base.errors import ModelError
 from experiment.generate.models.catalog import CATALOG, CatalogModel
 
 log = logging.getLogger("factqa")

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import numpy as np
 
+from experiment.base.types import Article, Question
+from experiment.bench.fit.sets import OUT, fitting_samples, fitting_sets
 from experiment.config import RunConfig
 from experiment.evaluate.answer import Answer
 from experiment.evaluate.features import FEATURES, ConfirmedAnswer, candidates
 from experiment.evaluate.judge import gold_of, sample_right
 from experiment.evaluate.large_check import EVIDENCE, LARGE_EVIDENCE, decide, evidence_score, probes
-from experiment.fitting import OUT, fitting_samples, fitting_sets
 from experiment.generate.cache import GenerationCache
-from experiment.records import Article, Question
 from experiment.runner import cached_scores, llama_factory
 
 

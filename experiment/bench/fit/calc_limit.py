@@ -18,18 +18,18 @@ from typing import Annotated
 
 import typer
 
+from experiment.base.errors import InputError
+from experiment.base.types import Article, Question
 from experiment.bench.app import command
 from experiment.bench.harness import RESULTS_MD, ResultsMdOpt, WriteOpt, every_nth, publish
 from experiment.bench.sections import Record, measured, renders
 from experiment.config import RunConfig
 from experiment.corpus import load_articles, load_questions
-from experiment.errors import InputError
 from experiment.evaluate.proposal_pool import is_computed
 from experiment.generate.models.base import GREEDY
 from experiment.generate.prompts import AUTO, CALC_MAX_TOKENS
 from experiment.generate.sampling import sample_question
 from experiment.importers.service import import_dataset
-from experiment.records import Article, Question
 
 SECTION = "calc-limit"
 LIMITS = (32, 48, 64, 96, 128)

@@ -11,7 +11,7 @@ import errno
 import os
 from pathlib import Path
 
-from experiment.errors import InputError
+from experiment.base.errors import InputError
 
 
 def writable(folder: Path) -> bool:

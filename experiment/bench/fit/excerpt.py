@@ -20,7 +20,9 @@ from typing import Annotated
 
 import typer
 
+from experiment.base.errors import ConfigError
 from experiment.bench.app import command
+from experiment.bench.fit.sets import fitting_samples, fitting_sets
 from experiment.bench.harness import (
     RESULTS_MD,
     NoWriteOpt,
@@ -29,9 +31,7 @@ from experiment.bench.harness import (
     SquadV2Arg,
     write_section,
 )
-from experiment.errors import ConfigError
 from experiment.evaluate.methods import PASS, SELECTED, VERIFIED, answer_methods
-from experiment.fitting import fitting_samples, fitting_sets
 from experiment.generate.windows import ARTICLE
 
 TOLERANCE = 0.01

@@ -34,7 +34,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from experiment.errors import InputError
+from experiment.base.errors import InputError
 
 try:
     import fcntl

@@ -4,7 +4,7 @@ question's bounded text pool, and a choice of normalisation and weights ranks it
     factqa bench fit text-scores PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json
         --tatqa PATH/TO/tatqa_dataset_dev.json [--per-set 200] [--write]
 
-The fitting sets are `experiment.fitting`'s (SQuAD v1.1 and v2.0 fitting titles, TAT-QA dev's
+The fitting sets are `experiment.bench.fit.sets`'s (SQuAD v1.1 and v2.0 fitting titles, TAT-QA dev's
 fitting part with its unanswerable questions), their first `--per-set` questions each (150;
 TAT-QA's first `--tatqa-per-set`, 60, in article order: its long contexts make each question
 cost several times a SQuAD one). Nothing here reads an evaluation half or the bundled corpus.
@@ -38,6 +38,7 @@ import typer
 
 from experiment.bench import ranking_fit as rf
 from experiment.bench.app import command
+from experiment.bench.fit.sets import OUT, fitting_sets
 from experiment.bench.harness import SquadV1Arg, SquadV2Arg
 from experiment.bench.ranking_fit import UNKNOWN_RULE, Item
 from experiment.config import RunConfig
@@ -53,7 +54,6 @@ from experiment.evaluate.features import FEATURES
 from experiment.evaluate.judge import gold_of, judge
 from experiment.evaluate.pool import SAMPLE_FEATURES, bounded, pool, text_rank
 from experiment.evaluate.selector import SelectorModel, save
-from experiment.fitting import OUT, fitting_sets
 from experiment.generate.sampling import article_order
 from experiment.runner import Confirmed, pool_scores
 

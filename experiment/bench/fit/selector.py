@@ -10,7 +10,7 @@ half by a fixed rule, and every benchmark sample comes from the other half):
   fitting titles (seed 0), so that the selector learns when to abstain;
 - with `--tatqa`, 120 stated figure/date questions of TAT-QA dev's fitting part (table uids) and
   the unanswerable questions made from it by asking for a year the context lacks (28; seed 0):
-  tables, periods and scale (`experiment/fitting.py`).
+  tables, periods and scale (`experiment/bench/fit/sets.py`).
 
 The small model's 10 samples per question come through the benchmarks' generation cache
 (outputs/bench/.cache). Every distinct confirmed candidate is a row, labelled by the strict judge.
@@ -40,6 +40,15 @@ import numpy as np
 import typer
 
 from experiment.bench.app import command
+from experiment.bench.fit.rows import (
+    THRESHOLDS,
+    LargeEvidence,
+    Row,
+    fitting_rows,
+    matrix,
+    question_accuracy,
+    set_means,
+)
 from experiment.bench.harness import (
     LargeEvidenceOpt,
     NoWriteOpt,
@@ -57,15 +66,6 @@ from experiment.evaluate.selector import (
     SelectorModel,
     out_of_fold,
     save,
-)
-from experiment.fitting_rows import (
-    THRESHOLDS,
-    LargeEvidence,
-    Row,
-    fitting_rows,
-    matrix,
-    question_accuracy,
-    set_means,
 )
 
 

@@ -44,7 +44,10 @@ from typing import Annotated
 import numpy as np
 import typer
 
+from experiment.base.errors import ConfigError
+from experiment.base.types import Article, Question
 from experiment.bench.app import command
+from experiment.bench.fit.sets import OUT
 from experiment.bench.harness import RESULTS_MD, ResultsMdOpt, every_nth, write_section
 from experiment.bench.ranking_fit import (
     UNKNOWN_RULE,
@@ -58,7 +61,6 @@ from experiment.bench.ranking_fit import (
 )
 from experiment.config import RunConfig
 from experiment.corpus import load_articles, load_questions
-from experiment.errors import ConfigError
 from experiment.evaluate.drafts import (
     DERIVED_PACKAGED,
     DERIVED_SELECTOR,
@@ -71,10 +73,8 @@ from experiment.evaluate.judge import gold_of, judge
 from experiment.evaluate.proposal_pool import FORMS, is_computed, proposal_pool
 from experiment.evaluate.proposals import KEEP_N
 from experiment.evaluate.selector import SelectorModel, save
-from experiment.fitting import OUT
 from experiment.generate.prompts import AUTO
 from experiment.importers.service import import_dataset
-from experiment.records import Article, Question
 from experiment.runner import BackendFactory, confirm, llama_factory, pool_scores, sample
 
 PROPOSAL = ("votes", "share", "proposal_score", "proposal_rank")

@@ -28,6 +28,15 @@ from collections.abc import Sequence
 import numpy as np
 
 from experiment.bench.app import command
+from experiment.bench.fit.rows import (
+    THRESHOLDS,
+    LargeEvidence,
+    Row,
+    fitting_rows,
+    matrix,
+    question_accuracy,
+    set_means,
+)
 from experiment.bench.harness import (
     RESULTS_MD,
     LargeEvidenceOpt,
@@ -41,15 +50,6 @@ from experiment.bench.harness import (
 from experiment.evaluate.features import FEATURES
 from experiment.evaluate.large_check import LARGE_EVIDENCE as LARGE
 from experiment.evaluate.selector import out_of_fold
-from experiment.fitting_rows import (
-    THRESHOLDS,
-    LargeEvidence,
-    Row,
-    fitting_rows,
-    matrix,
-    question_accuracy,
-    set_means,
-)
 from experiment.report.tables import markdown_table
 
 EARLIER = FEATURES[:13]  # before tables, periods and abstention (issue 26)

@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from experiment.base.types import Article, Question
 from experiment.config import PROJECT_ROOT, RunConfig
 from experiment.evaluate.answer import Answer
 from experiment.generate.windows import ARTICLE
 from experiment.importers.service import ImportResult, import_dataset
-from experiment.records import Article, Question
 from experiment.runner import small_samples
 
 OUT = PROJECT_ROOT / "outputs" / "bench"

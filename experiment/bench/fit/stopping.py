@@ -19,6 +19,7 @@ from typing import Annotated
 import typer
 
 from experiment.bench.app import command
+from experiment.bench.fit.sets import fitting_samples, fitting_sets
 from experiment.bench.harness import (
     RESULTS_MD,
     NoWriteOpt,
@@ -29,7 +30,6 @@ from experiment.bench.harness import (
 )
 from experiment.evaluate.methods import SELECTED, VERIFIED, answer_methods
 from experiment.evaluate.stopping import parse_rounds, parse_rule
-from experiment.fitting import fitting_samples, fitting_sets
 
 GRID = {
     "window": ("window:2", "window:3", "window:4", "window:2+none", "window:3+none"),
