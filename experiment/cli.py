@@ -5,12 +5,14 @@ Exit codes: 0 done, 1 a run-time failure of a model, 2 bad input or configuratio
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar, get_type_hints
 
 import typer
 from rich.console import Console
@@ -27,7 +29,7 @@ from experiment.bench.app import CORE as BENCH_CORE
 from experiment.bench.app import bench_app
 from experiment.bench.app import groups as bench_groups
 from experiment.bench.app import on_load as on_bench_load
-from experiment.config import RunConfig, build_config
+from experiment.config import SETTINGS, RunConfig, build_config
 from experiment.evaluate.summary import MethodSummary
 
 if TYPE_CHECKING:
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
     from experiment.evaluate.registry import QuestionSamples
     from experiment.generate.models.base import Backend, SamplingParams
     from experiment.generate.sampling import Sample
+    from experiment.runner import RunResult
     from experiment.verify.derive import Derivation
 
 app = typer.Typer(
@@ -151,17 +154,53 @@ def _given(ctx: typer.Context, options: dict[str, Any]) -> dict[str, Any]:
     return {name: None if left_out(name) else value for name, value in options.items()}
 
 
-SHOWN_DEFAULTS = {
-    "articles": "the bundled articles/",
-    "questions": "the bundled questions/",
-    "out": "outputs/",
-    "run_id": "run- and a hash of the settings and data",
-}
+def _setting(name: str, *decls: str, **changes: Any) -> Any:
+    """The typer option of one run setting, with the help declared with it (config.Setting);
+    `ask` and `bench run` name the same settings with it."""
+    said = SETTINGS[name]
+    shown: Any = said.shown_default if said.shown_default is not None else True
+    return typer.Option(
+        *(decls or said.flags), **{"help": said.help, "show_default": shown} | changes
+    )
 
 
-def _default(name: str) -> str:
-    """What `run` uses for a path option left out, for --help."""
-    return SHOWN_DEFAULTS[name]
+def _setting_parameters() -> list[inspect.Parameter]:
+    """`factqa run`'s options, one per RunConfig field, generated from its declaration: a setting
+    whose default is worked out at run time (a path, the run id) defaults to None here."""
+    hints = get_type_hints(RunConfig)
+    out = []
+    for f in dataclasses.fields(RunConfig):
+        late = SETTINGS[f.name].shown_default is not None
+        kind = hints[f.name] | None if late else hints[f.name]
+        default = None if late else getattr(RunConfig, f.name)
+        out.append(
+            inspect.Parameter(
+                f.name, inspect.Parameter.KEYWORD_ONLY,
+                default=default, annotation=Annotated[kind, _setting(f.name)],
+            )
+        )  # fmt: skip
+    return out
+
+
+def _with_settings(func: Callable[..., T]) -> Callable[..., T]:
+    """`func(ctx, settings, **own)` as a command whose options are every run setting and `func`'s
+    own: `settings` holds the settings given on the command line (None for the others)."""
+    sig = inspect.signature(func, eval_str=True)
+    own = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in sig.parameters.values()]
+    own = [p for p in own if p.name not in ("ctx", "settings")]
+    names = [f.name for f in dataclasses.fields(RunConfig)]
+
+    def command(ctx: typer.Context, **values: Any) -> T:
+        return func(ctx=ctx, settings=_given(ctx, {n: values.pop(n) for n in names}), **values)
+
+    context = inspect.Parameter(
+        "ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context
+    )
+    params = [context, *_setting_parameters(), *own]
+    command.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in params}
+    command.__name__, command.__doc__ = func.__name__, func.__doc__
+    return command
 
 
 def _progress_bar(cfg: RunConfig) -> tuple[Any, Callable[[str, float, int], None]]:
@@ -204,187 +243,11 @@ def _progress_bar(cfg: RunConfig) -> tuple[Any, Callable[[str, float, int], None
     return bar, update
 
 
-DerivedTextOpt = Annotated[
-    str,
-    typer.Option(
-        help="A computed question's scored texts, under the calculation prompt: each kept "
-        "calculation as written ('calculation', '142.9 - 120.5') or its result ('result').",
-    ),
-]
-
-
 @app.command()
+@_with_settings
 def run(
     ctx: typer.Context,
-    articles: Annotated[
-        Path | None,
-        typer.Option(show_default=_default("articles"), help="Folder of .md articles."),
-    ] = None,
-    questions: Annotated[
-        Path | None,
-        typer.Option(show_default=_default("questions"), help="Questions CSV file or folder."),
-    ] = None,
-    small: Annotated[
-        str,
-        typer.Option(
-            help="Small model: catalog name, .gguf path, hf:OWNER/REPO/FILE, or a server: "
-            "openai:MODEL@URL (key in $FACTQA_API_KEY).",
-        ),
-    ] = RunConfig.small,
-    large: Annotated[
-        str,
-        typer.Option(help="Large model, same forms as --small."),
-    ] = RunConfig.large,
-    k: Annotated[
-        int,
-        typer.Option("--k", "-k", help="Samples of the small model per question."),
-    ] = RunConfig.k,
-    temperature: Annotated[
-        float,
-        typer.Option(help="Small model temperature."),
-    ] = RunConfig.temperature,
-    top_p: Annotated[
-        float,
-        typer.Option(help="Small model nucleus (top-p)."),
-    ] = RunConfig.top_p,
-    top_k: Annotated[
-        int,
-        typer.Option(help="Small model top-k (0: off)."),
-    ] = RunConfig.top_k,
-    max_tokens: Annotated[
-        int,
-        typer.Option(help="Token limit per answer."),
-    ] = RunConfig.max_tokens,
-    calc_max_tokens: Annotated[
-        int,
-        typer.Option(
-            help="Token limit of an answer to the calculation prompt (0: --max-tokens); the "
-            "default lets no more than 1 % of large@1's calculations on the fitting parts reach "
-            "it (factqa bench fit calc-limit)."
-        ),
-    ] = RunConfig.calc_max_tokens,
-    n_ctx: Annotated[
-        int,
-        typer.Option(help="Context size of both models, in tokens."),
-    ] = RunConfig.n_ctx,
-    seed: Annotated[
-        int,
-        typer.Option(help="Base seed; each sample's seed derives from it."),
-    ] = RunConfig.seed,
-    out: Annotated[
-        Path | None, typer.Option(show_default=_default("out"), help="Output folder.")
-    ] = None,
-    run_id: Annotated[
-        str | None,
-        typer.Option(show_default=_default("run_id"), help="Name of the run folder."),
-    ] = None,
-    limit: Annotated[
-        int,
-        typer.Option(
-            help="A quick look: N questions spread over the articles, stated and computed in "
-            "the corpus's proportion, fixed by --seed (0 = all)."
-        ),
-    ] = RunConfig.limit,
-    backend: Annotated[
-        str,
-        typer.Option(
-            help="'batched' (k samples decoded together) or 'llama' "
-            "(samples one after another; see docs/RESULTS.md).",
-        ),
-    ] = RunConfig.backend,
-    server_timeout: Annotated[
-        float,
-        typer.Option(
-            help="Server models: seconds to wait for one answer.",
-        ),
-    ] = RunConfig.server_timeout,
-    server_retries: Annotated[
-        int,
-        typer.Option(
-            help="Server models: tries after a 429/5xx/timeout.",
-        ),
-    ] = RunConfig.server_retries,
-    server_concurrency: Annotated[
-        int,
-        typer.Option(
-            help="Server models: requests in flight at once.",
-        ),
-    ] = RunConfig.server_concurrency,
-    speculative: Annotated[
-        str,
-        typer.Option(
-            help="Large model's greedy answers: 'off', 'lookup' (drafts from the "
-            "prompt) or 'draft' (the small model drafts). Same answers; see docs/RESULTS.md.",
-        ),
-    ] = RunConfig.speculative,
-    adaptive: Annotated[
-        str,
-        typer.Option(
-            help="Adaptive sampling: 'off' (all k at once), or a stopping rule that "
-            "ends a question after a round: 'window[:W]', 'posterior[:C]', 'selector[:C]' "
-            "(optionally '+none'), 'never' (every round). See docs/RESULTS.md.",
-        ),
-    ] = RunConfig.adaptive,
-    rounds: Annotated[
-        str,
-        typer.Option(
-            help="Round sizes with --adaptive, the last repeating up to k: '3,3'.",
-        ),
-    ] = RunConfig.rounds,
-    small_context: Annotated[
-        str,
-        typer.Option(
-            help="What the small model reads: 'article' (the whole text) or "
-            "'excerpt:N' (the N sentences closest to the question; answers are still verified "
-            "against the whole article). The large model always reads the whole article.",
-        ),
-    ] = RunConfig.small_context,
-    prompt: Annotated[
-        str,
-        typer.Option(
-            help="The prompt both models get: 'figure' (the figure or date alone), "
-            "'derive' (a computed answer may come with its working over the article's figures, "
-            "'7 = 9 - 2', which the derivation checker confirms; method small-derived@k), "
-            "'calc' (the calculation alone, '9 - 2'; the calculator computes the result) or "
-            "'auto' (calc for questions whose wording asks for a computation, figure else; the "
-            "default, because under 'figure' no small method answers a computed question).",
-        ),
-    ] = RunConfig.prompt,
-    max_failed: Annotated[
-        float,
-        typer.Option(
-            help="Share of a model's generations that may fail (the model or server raised) "
-            "before the run fails with exit 1 (a model whose every generation failed always "
-            "fails it).",
-        ),
-    ] = RunConfig.max_failed,
-    checks: Annotated[
-        str,
-        typer.Option(
-            help="How the large model also checks the small model's confirmed candidates "
-            "(scoring them, not writing): 'whole,evidence', 'whole' (the large@1 "
-            "prompt), 'evidence' (each candidate's sentence or table row only) or 'none'. "
-            "Methods large-checks@k, large-checks-evidence@k, cascade-check@20%.",
-        ),
-    ] = RunConfig.checks,
-    drafts: Annotated[
-        str,
-        typer.Option(
-            help="Which models score each question's bounded pool of the article's own "
-            "candidates (the article drafts, the model checks): 'small,large', 'small', "
-            "'large' or 'none'. Methods small-text@0, small-text@k, large-text@1; under the "
-            "calculation prompt (--prompt auto, calc) the kept calculations the article drafts "
-            "instead: small-text-derived@k, large-text-derived@1.",
-        ),
-    ] = RunConfig.drafts,
-    derived_text: DerivedTextOpt = RunConfig.derived_text,
-    label: Annotated[
-        str | None,
-        typer.Option(
-            show_default="the articles folder's name",
-            help="What reports call the data set.",
-        ),
-    ] = None,
+    settings: dict[str, Any],
     config: Annotated[
         Path | None,
         typer.Option(
@@ -407,51 +270,12 @@ def run(
 ) -> None:
     """Run the experiment and write attempts, questions, summary, curves and manifest."""
     from experiment.base.outputs import validate_folder
-    from experiment.evaluate.methods import REFERENCE
     from experiment.report.console import parse_methods
     from experiment.runner import run_experiment
 
     with _errors():
-        cfg = build_config(
-            config,
-            _given(
-                ctx,
-                {
-                    "articles": articles,
-                    "questions": questions,
-                    "small": small,
-                    "large": large,
-                    "k": k,
-                    "temperature": temperature,
-                    "top_p": top_p,
-                    "top_k": top_k,
-                    "max_tokens": max_tokens,
-                    "calc_max_tokens": calc_max_tokens,
-                    "n_ctx": n_ctx,
-                    "seed": seed,
-                    "out": out,
-                    "run_id": run_id,
-                    "limit": limit,
-                    "backend": backend,
-                    "server_timeout": server_timeout,
-                    "server_retries": server_retries,
-                    "server_concurrency": server_concurrency,
-                    "speculative": speculative,
-                    "adaptive": adaptive,
-                    "rounds": rounds,
-                    "small_context": small_context,
-                    "prompt": prompt,
-                    "max_failed": max_failed,
-                    "checks": checks,
-                    "drafts": drafts,
-                    "derived_text": derived_text,
-                    "label": label,
-                },
-            ),
-        )
-        validate_folder(
-            cfg.out, "--out"
-        )  # not the run folder: its id hashes the corpus, read later
+        cfg = build_config(config, settings)
+        validate_folder(cfg.out, "--out")  # not the run folder: its id hashes the corpus
         shown = parse_methods(methods, cfg.k) if methods is not None else None
         if cfg.limit:
             _say_quick_look(cfg)
@@ -462,58 +286,66 @@ def run(
                 result = run_experiment(cfg, factory=_factory(), progress=update)
             except RunFailed as e:  # written whole: shown, then reported as the error it is
                 failed, result = e, e.result
-        m = result.manifest
-        _say_failed(m.failed, "run failed")
-        scope = f"{m.articles} articles, k={cfg.k}"
-        if m.scored_against == REFERENCE:
-            scope += ": no gold answers, so AGREEMENT with large@1, not accuracy"
-        elif m.scored_against == "both":
-            scope += f": accuracy on the {m.questions_with_gold} with gold answers"
-        summary_csv = result.run_dir / "summary.csv"
-        _print_methods(
-            result.summary, cfg.k, shown, show_all, summary_csv, f"{m.questions} questions, {scope}"
-        )
-        if cfg.stop_rule is not None:
-            drawn = m.sampling
-            _out().print(
-                f"adaptive sampling ({cfg.adaptive}, rounds {drawn.rounds}): "
-                f"{drawn.mean_samples:.2f} samples per question on average, "
-                f"{drawn.stopped_early:.0%} of questions stopped before k={cfg.k}",
-                highlight=False,
-            )
-        if m.scored_against == "both":
-            _print_methods(
-                result.agreement,
-                cfg.k,
-                shown,
-                show_all,
-                result.run_dir / "agreement.csv",
-                f"{m.questions_without_gold} questions without gold answers: AGREEMENT "
-                "with large@1, not accuracy",
-            )
-        if m.questions_without_gold:
-            _out().print(
-                f"questions where the small model's kept answer and large@1 disagree, first: "
-                f"{result.run_dir / 'disagreements.csv'}",
-                highlight=False,
-            )
-        if any(m.failures.values()):
-            _out().print(
-                "failures (empty or repetitive output, errors, no value of the asked kind; "
-                f"counted wrong): small model {m.failures['small']} of "
-                f"{m.small_samples} samples, large model "
-                f"{m.failures['large']} of {m.questions} answers",
-                highlight=False,
-            )
-        _out().print(f"command: {m.command}", highlight=False, soft_wrap=True)
-        _out().print(
-            f"wrote {result.run_dir}  ({m.wall_seconds} s, "
-            f"{m.cached_attempts} of {m.attempts} generations from cache)"
-        )
-        if m.load_warning:
-            _out().print(f"warning: {m.load_warning}", highlight=False)
+        _say_run(result, cfg, shown, show_all)
         if failed is not None:
             raise failed
+
+
+def _say_run(result: RunResult, cfg: RunConfig, shown: list[str] | None, show_all: bool) -> None:
+    """A finished run on the console: its method tables, what sampling and failures did, the
+    command that makes it again and where it was written."""
+    from experiment.evaluate.methods import REFERENCE
+
+    m = result.manifest
+    _say_failed(m.failed, "run failed")
+    scope = f"{m.articles} articles, k={cfg.k}"
+    if m.scored_against == REFERENCE:
+        scope += ": no gold answers, so AGREEMENT with large@1, not accuracy"
+    elif m.scored_against == "both":
+        scope += f": accuracy on the {m.questions_with_gold} with gold answers"
+    summary_csv = result.run_dir / "summary.csv"
+    _print_methods(
+        result.summary, cfg.k, shown, show_all, summary_csv, f"{m.questions} questions, {scope}"
+    )
+    if cfg.stop_rule is not None:
+        drawn = m.sampling
+        _out().print(
+            f"adaptive sampling ({cfg.adaptive}, rounds {drawn.rounds}): "
+            f"{drawn.mean_samples:.2f} samples per question on average, "
+            f"{drawn.stopped_early:.0%} of questions stopped before k={cfg.k}",
+            highlight=False,
+        )
+    if m.scored_against == "both":
+        _print_methods(
+            result.agreement,
+            cfg.k,
+            shown,
+            show_all,
+            result.run_dir / "agreement.csv",
+            f"{m.questions_without_gold} questions without gold answers: AGREEMENT "
+            "with large@1, not accuracy",
+        )
+    if m.questions_without_gold:
+        _out().print(
+            f"questions where the small model's kept answer and large@1 disagree, first: "
+            f"{result.run_dir / 'disagreements.csv'}",
+            highlight=False,
+        )
+    if any(m.failures.values()):
+        _out().print(
+            "failures (empty or repetitive output, errors, no value of the asked kind; "
+            f"counted wrong): small model {m.failures['small']} of "
+            f"{m.small_samples} samples, large model "
+            f"{m.failures['large']} of {m.questions} answers",
+            highlight=False,
+        )
+    _out().print(f"command: {m.command}", highlight=False, soft_wrap=True)
+    _out().print(
+        f"wrote {result.run_dir}  ({m.wall_seconds} s, "
+        f"{m.cached_attempts} of {m.attempts} generations from cache)"
+    )
+    if m.load_warning:
+        _out().print(f"warning: {m.load_warning}", highlight=False)
 
 
 def _print_methods(
@@ -583,29 +415,19 @@ def ask(
             show_default=False,
         ),
     ] = None,
-    model: Annotated[
-        str, typer.Option(help="Model: catalog name or .gguf path.")
-    ] = RunConfig.small,
-    k: Annotated[int, typer.Option("--k", "-k", help="Samples.")] = 10,
-    temperature: Annotated[float, typer.Option(help="Temperature.")] = 0.7,
-    seed: Annotated[int, typer.Option(help="Base seed.")] = 0,
-    small_context: Annotated[
-        str,
-        typer.Option(help="What the model reads: 'article' or 'excerpt:N' (as in `run`)."),
-    ] = RunConfig.small_context,
-    prompt: Annotated[
-        str,
-        typer.Option(
-            help="The prompt (as in `run`): 'figure', 'derive', 'calc' or 'auto' (calc for a "
-            "question whose wording asks for a computation)."
-        ),
-    ] = RunConfig.prompt,
-    derived_text: DerivedTextOpt = RunConfig.derived_text,
+    model: Annotated[str, _setting("small", "--model")] = RunConfig.small,
+    k: Annotated[int, _setting("k")] = RunConfig.k,
+    temperature: Annotated[float, _setting("temperature")] = RunConfig.temperature,
+    seed: Annotated[int, _setting("seed")] = RunConfig.seed,
+    small_context: Annotated[str, _setting("small_context")] = RunConfig.small_context,
+    prompt: Annotated[str, _setting("prompt")] = RunConfig.prompt,
+    derived_text: Annotated[str, _setting("derived_text")] = RunConfig.derived_text,
     large: Annotated[
         str,
-        typer.Option(
+        _setting(
+            "large",
             help="The large model, which answers once after the small model's answer ('none': "
-            "leave it out)."
+            "leave it out).",
         ),
     ] = RunConfig.large,
     show_all: Annotated[
@@ -1359,27 +1181,23 @@ def _preset(name: str) -> str:
 def bench_run(
     preset: PresetArg,
     data: DataArg = None,
-    small: Annotated[str | None, typer.Option(help="Small model (default: the run's).")] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the sample and the samples.")] = 0,
+    small: Annotated[
+        str | None, _setting("small", show_default="the run's default small model")
+    ] = None,
+    seed: Annotated[int, _setting("seed", help="Seed of the sample and the samples.")] = 0,
     limit: Annotated[
         int, typer.Option(help="Only the first N questions (a smoke test).", min=0)
     ] = 0,
-    adaptive: Annotated[str, typer.Option(help="Sample adaptively with this stop rule.")] = "off",
-    small_context: Annotated[
-        str, typer.Option(help="What the small model reads: 'article' or 'excerpt:N'.")
-    ] = "article",
+    adaptive: Annotated[str, _setting("adaptive")] = RunConfig.adaptive,
+    small_context: Annotated[str, _setting("small_context")] = RunConfig.small_context,
     prompt: Annotated[
         str | None,
         typer.Option(help="figure, derive, calc or auto (default: the preset's, presets.py)."),
     ] = None,
     half: HalfOpt = None,
-    checks: Annotated[str, typer.Option(help="The large model's checks, or 'none'.")] = (
-        RunConfig.checks
-    ),
-    drafts: Annotated[str, typer.Option(help="The models that score the pools.")] = (
-        RunConfig.drafts
-    ),
-    derived_text: DerivedTextOpt = RunConfig.derived_text,
+    checks: Annotated[str, _setting("checks")] = RunConfig.checks,
+    drafts: Annotated[str, _setting("drafts")] = RunConfig.drafts,
+    derived_text: Annotated[str, _setting("derived_text")] = RunConfig.derived_text,
     sample: Annotated[
         int | None, typer.Option(help="Questions to import (default: the preset's).", min=1)
     ] = None,

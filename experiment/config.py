@@ -11,7 +11,7 @@ import json
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields, replace
 from functools import cached_property
@@ -43,53 +43,6 @@ def _bundled(name: str) -> Path:
     return here if here.exists() else PROJECT_ROOT / name
 
 
-# Settings that decide where and how fast results are made, or whether a run counts as failed, not
-# what they are: left out of the run id, so a run resumed with another timeout or concurrency
-# lands in the same folder.
-# `speculative` is not one of them: drafting can flip a near tie in a batched row, so it is in
-# the run id and in the generation cache key.
-TRANSPORT = (
-    "out",
-    "run_id",
-    "server_timeout",
-    "server_retries",
-    "server_concurrency",
-    "label",
-    "max_failed",
-)
-# `factqa run` options that a recorded command names when they differ from the defaults: every
-# setting (`command` builds it from the effective configuration, so it reproduces the run id)
-COMMAND_OPTIONS = (
-    "articles",
-    "questions",
-    "small",
-    "large",
-    "k",
-    "temperature",
-    "top_p",
-    "top_k",
-    "max_tokens",
-    "calc_max_tokens",
-    "seed",
-    "limit",
-    "n_ctx",
-    "backend",
-    "speculative",
-    "adaptive",
-    "rounds",
-    "small_context",
-    "prompt",
-    "checks",
-    "drafts",
-    "derived_text",
-    "label",
-    "max_failed",
-    "server_timeout",
-    "server_retries",
-    "server_concurrency",
-    "out",
-    "run_id",
-)
 CONTENT = ("articles", "questions")  # in the run id by what they hold, not where they are
 
 
@@ -163,61 +116,188 @@ def _about(field: str) -> Iterator[None]:
 
 
 @dataclass(frozen=True)
+class Setting:
+    """What a run setting is besides its type and default, declared once with its `RunConfig`
+    field: the options of `factqa run` (and the help `ask` and `bench run` share), the recorded
+    command, the run id and its compatibility with older runs are all read from it."""
+
+    help: str
+    # False: a setting that decides where and how fast results are made, or whether a run counts
+    # as failed, not what they are: left out of the run id, so a run resumed with another
+    # timeout or concurrency lands in the same folder. (`speculative` is in the run id: drafting
+    # can flip a near tie in a batched row.)
+    run_id: bool = True
+    # True for a configuration whose runs were made before the setting existed: the run id leaves
+    # the setting out, so those runs keep their ids.
+    older: Callable[[RunConfig], bool] | None = None
+    flags: tuple[str, ...] = ()  # the option's names, where not --NAME (k: --k and -k)
+    shown_default: str | None = None  # --help's default, where it is worked out at run time
+
+
+def setting(default: Any = None, *, factory: Callable[[], Any] | None = None, **spec: Any) -> Any:
+    """A `RunConfig` field with its `Setting`."""
+    meta = {"setting": Setting(**spec)}
+    if factory is not None:
+        return field(default_factory=factory, metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+def _result_form(cfg: RunConfig) -> bool:
+    from experiment.evaluate.proposal_pool import RESULT
+
+    return cfg.derived_text == RESULT
+
+
+def _no_calc_limit(cfg: RunConfig) -> bool:
+    """Only the calc and auto prompts ask for a calculation; a limit equal to max_tokens is none."""
+    return cfg.prompt not in (CALC, AUTO) or cfg.calc_max_tokens in (0, cfg.max_tokens)
+
+
+@dataclass(frozen=True)
 class RunConfig:
-    articles: Path = field(default_factory=lambda: _bundled("articles"))
-    questions: Path = field(default_factory=lambda: _bundled("questions"))
-    small: str = DEFAULT_SMALL
-    large: str = DEFAULT_LARGE
-    k: int = 10
-    temperature: float = 0.7
-    top_p: float = 0.95
-    top_k: int = 40
-    max_tokens: int = 32
-    # The token limit of an answer to the calculation prompt (0: `max_tokens`): a calculation
-    # is longer than a figure; set so that no more than 1 % of large@1's calculations on the
-    # fitting parts reach it (`factqa bench fit calc-limit`).
-    calc_max_tokens: int = CALC_MAX_TOKENS
-    seed: int = 0
-    out: Path = field(default_factory=lambda: _bundled("outputs"))
-    run_id: str = ""
-    limit: int = 0
-    n_ctx: int = 4096
-    backend: str = "batched"
-    server_timeout: float = TIMEOUT
-    server_retries: int = RETRIES
-    server_concurrency: int = 4
-    speculative: str = "off"
-    # Adaptive sampling (experiment/evaluate/stopping.py): "off" draws all k at once; a rule
-    # ("window:2", "posterior:0.9", "selector:0.6", "never") draws `rounds` and may stop early.
-    adaptive: str = "off"
-    rounds: str = "3,3"
-    # What the small model reads (experiment/generate/windows.py): "article" (the whole text, as
-    # the large model always does) or "excerpt:N" (the N sentences closest to the question).
-    small_context: str = "article"  # ARTICLE in experiment/generate/windows.py
-    # The prompt both models get (experiment/generate/prompts.py): "figure" (the figure or date
-    # alone), "derive" (a computed answer may come with its working, `7 = 9 - 2`), "calc" (the
-    # calculation alone; the calculator computes it) or "auto" (calc where the question's
-    # wording asks for a computation, figure elsewhere). The default is "auto": a computed
-    # question's answer is not written in the article, so under "figure" no small method can
-    # answer it, and the README's bundled row is measured with this default.
-    prompt: str = AUTO
-    # How the large model checks the small model's confirmed candidates, besides answering
-    # (experiment/evaluate/large_check.py): "whole,evidence" (default), one of them, or "none".
-    checks: str = "whole,evidence"
-    # Which models score each question's bounded pool of the article's own candidates
-    # (experiment/evaluate/drafts.py; methods small-text@0, small-text@k, large-text@1), or
-    # under the calculation prompt its kept proposals (small-text-derived@k,
-    # large-text-derived@1): "small,large" (default), one of them, or "none".
-    drafts: str = "small,large"
-    # A computed question's scored texts (experiment/evaluate/proposal_pool.py): each
-    # candidate's calculation ("calculation", default: what the calculation prompt asks for,
-    # best on the fitting parts by `factqa bench fit derived`) or its result as written ("result").
-    derived_text: str = "calculation"
-    label: str = ""  # what the data set is called in reports (default: from the articles folder)
-    # The share of one model's generations that may fail (the model or server raised) before the
-    # run counts as failed (exit 1, marked in its manifest); a model whose every generation
-    # failed fails the run whatever this is.
-    max_failed: float = 0.5
+    """A run's settings, each declared once: its type, default and `Setting` (fields in the order
+    a recorded command names them)."""
+
+    articles: Path = setting(
+        factory=lambda: _bundled("articles"),
+        help="Folder of .md articles.",
+        shown_default="the bundled articles/",
+    )
+    questions: Path = setting(
+        factory=lambda: _bundled("questions"),
+        help="Questions CSV file or folder.",
+        shown_default="the bundled questions/",
+    )
+    small: str = setting(
+        DEFAULT_SMALL,
+        help="Small model: catalog name, .gguf path, hf:OWNER/REPO/FILE, or a server: "
+        "openai:MODEL@URL (key in $FACTQA_API_KEY).",
+    )
+    large: str = setting(DEFAULT_LARGE, help="Large model, same forms as --small.")
+    k: int = setting(10, help="Samples of the small model per question.", flags=("--k", "-k"))
+    temperature: float = setting(0.7, help="Small model temperature.")
+    top_p: float = setting(0.95, help="Small model nucleus (top-p).")
+    top_k: int = setting(40, help="Small model top-k (0: off).")
+    max_tokens: int = setting(32, help="Token limit per answer.")
+    # set so that no more than 1 % of large@1's calculations on the fitting parts reach it
+    calc_max_tokens: int = setting(
+        CALC_MAX_TOKENS,
+        help="Token limit of an answer to the calculation prompt (0: --max-tokens); the default "
+        "lets no more than 1 % of large@1's calculations on the fitting parts reach it "
+        "(factqa bench fit calc-limit).",
+        older=_no_calc_limit,
+    )
+    seed: int = setting(0, help="Base seed; each sample's seed derives from it.")
+    limit: int = setting(
+        0,
+        help="A quick look: N questions spread over the articles, stated and computed in the "
+        "corpus's proportion, fixed by --seed (0 = all).",
+    )
+    n_ctx: int = setting(4096, help="Context size of both models, in tokens.")
+    backend: str = setting(
+        "batched",
+        help="'batched' (k samples decoded together) or 'llama' (samples one after another; "
+        "see docs/RESULTS.md).",
+    )
+    speculative: str = setting(
+        "off",
+        help="Large model's greedy answers: 'off', 'lookup' (drafts from the prompt) or 'draft' "
+        "(the small model drafts). Same answers; see docs/RESULTS.md.",
+    )
+    # experiment/evaluate/stopping.py: "off" draws all k at once; a rule draws `rounds`
+    adaptive: str = setting(
+        "off",
+        help="Adaptive sampling: 'off' (all k at once), or a stopping rule that ends a question "
+        "after a round: 'window[:W]', 'posterior[:C]', 'selector[:C]' (optionally '+none'), "
+        "'never' (every round). See docs/RESULTS.md.",
+        older=lambda c: c.adaptive == "off",
+    )
+    rounds: str = setting(
+        "3,3",
+        help="Round sizes with --adaptive, the last repeating up to k: '3,3'.",
+        older=lambda c: c.adaptive == "off",
+    )
+    # experiment/generate/windows.py: ARTICLE, or "excerpt:N"
+    small_context: str = setting(
+        "article",
+        help="What the small model reads: 'article' (the whole text) or 'excerpt:N' (the N "
+        "sentences closest to the question; answers are still verified against the whole "
+        "article). The large model always reads the whole article.",
+        older=lambda c: c.small_context == "article",
+    )
+    # experiment/generate/prompts.py. The default is auto: a computed question's answer is not
+    # written in the article, so under "figure" no small method can answer it, and the README's
+    # bundled row is measured with this default.
+    prompt: str = setting(
+        AUTO,
+        help="The prompt both models get: 'figure' (the figure or date alone), 'derive' (a "
+        "computed answer may come with its working over the article's figures, '7 = 9 - 2', "
+        "which the derivation checker confirms; method small-derived@k), 'calc' (the "
+        "calculation alone, '9 - 2'; the calculator computes the result) or 'auto' (calc for "
+        "questions whose wording asks for a computation, figure else; the default, because "
+        "under 'figure' no small method answers a computed question).",
+        older=lambda c: c.prompt == FIGURE,  # the default until auto
+    )
+    # experiment/evaluate/large_check.py
+    checks: str = setting(
+        "whole,evidence",
+        help="How the large model also checks the small model's confirmed candidates (scoring "
+        "them, not writing): 'whole,evidence', 'whole' (the large@1 prompt), 'evidence' (each "
+        "candidate's sentence or table row only) or 'none'. Methods large-checks@k, "
+        "large-checks-evidence@k, cascade-check@20%.",
+    )
+    # experiment/evaluate/drafts.py
+    drafts: str = setting(
+        "small,large",
+        help="Which models score each question's bounded pool of the article's own candidates "
+        "(the article drafts, the model checks): 'small,large', 'small', 'large' or 'none'. "
+        "Methods small-text@0, small-text@k, large-text@1; under the calculation prompt "
+        "(--prompt auto, calc) the kept calculations the article drafts instead: "
+        "small-text-derived@k, large-text-derived@1.",
+        older=lambda c: c.drafts == "small,large",  # runs made before the pool's scores
+    )
+    # experiment/evaluate/proposal_pool.py; "calculation" is best on the fitting parts by
+    # `factqa bench fit derived`
+    derived_text: str = setting(
+        "calculation",
+        help="A computed question's scored texts, under the calculation prompt: each kept "
+        "calculation as written ('calculation', '142.9 - 120.5') or its result ('result').",
+        older=_result_form,  # runs made before the calculation form
+    )
+    label: str = setting(
+        "",
+        help="What reports call the data set.",
+        run_id=False,
+        shown_default="the articles folder's name",
+    )
+    # a model whose every generation failed fails the run whatever this is
+    max_failed: float = setting(
+        0.5,
+        help="Share of a model's generations that may fail (the model or server raised) before "
+        "the run fails with exit 1 (a model whose every generation failed always fails it).",
+        run_id=False,
+    )
+    server_timeout: float = setting(
+        TIMEOUT, help="Server models: seconds to wait for one answer.", run_id=False
+    )
+    server_retries: int = setting(
+        RETRIES, help="Server models: tries after a 429/5xx/timeout.", run_id=False
+    )
+    server_concurrency: int = setting(
+        4, help="Server models: requests in flight at once.", run_id=False
+    )
+    out: Path = setting(
+        factory=lambda: _bundled("outputs"),
+        help="Output folder.",
+        run_id=False,
+        shown_default="outputs/",
+    )
+    run_id: str = setting(
+        "",
+        help="Name of the run folder.",
+        run_id=False,
+        shown_default="run- and a hash of the settings and data",
+    )
 
     def __post_init__(self) -> None:
         _validate_run_folder(self)
@@ -321,22 +401,11 @@ class RunConfig:
         """A short hash of what decides the results: the settings and the content of the articles
         and questions, never a path, so the same command in another checkout gives the same id
         and an edited questions file a new one."""
-        keep = {k: str(v) for k, v in asdict(self).items() if k not in TRANSPORT}
-        if self.adaptive == "off":  # runs made before adaptive sampling keep their ids
-            del keep["adaptive"], keep["rounds"]
-        if self.small_context == RunConfig.small_context:  # nor do runs made before excerpts
-            del keep["small_context"]
-        if self.prompt == FIGURE:  # nor runs of the figure prompt (the default until auto)
-            del keep["prompt"]
-        if self.drafts == RunConfig.drafts:  # nor do runs made before the pool's scores
-            del keep["drafts"]
-        calc = self.prompt in (CALC, AUTO)  # only these prompts ask for a calculation
-        if not calc or self.calc_max_tokens in (0, self.max_tokens):  # nor runs before its limit
-            del keep["calc_max_tokens"]
-        from experiment.evaluate.proposal_pool import RESULT
-
-        if self.derived_text == RESULT:  # nor runs made before the calculation form (the result)
-            del keep["derived_text"]
+        keep = {}
+        for f in fields(self):
+            said: Setting = f.metadata["setting"]
+            if said.run_id and not (said.older and said.older(self)):
+                keep[f.name] = str(getattr(self, f.name))
         if self.limit:  # a quick look is a spread sample now, no longer the first N
             keep["limit_rule"] = "spread"
         keep.update({k: content_digest(getattr(self, k)) for k in CONTENT})
@@ -378,6 +447,13 @@ class RunConfig:
 
     def as_dict(self) -> dict[str, Any]:
         return {k: str(v) if isinstance(v, Path) else v for k, v in asdict(self).items()}
+
+
+SETTINGS: dict[str, Setting] = {f.name: f.metadata["setting"] for f in fields(RunConfig)}
+# Every setting, in the order a recorded command names those that differ from their defaults
+# (`command` builds it from the effective configuration, so it reproduces the run id).
+COMMAND_OPTIONS = tuple(SETTINGS)
+TRANSPORT = tuple(name for name, said in SETTINGS.items() if not said.run_id)
 
 
 def _differs(value: Any, default: Any) -> bool:

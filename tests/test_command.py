@@ -10,6 +10,7 @@ import shlex
 from pathlib import Path
 
 import pytest
+import typer
 from typer.testing import CliRunner
 
 from experiment import cli
@@ -72,14 +73,69 @@ def test_a_value_with_spaces_is_quoted() -> None:
     assert shlex.split(cfg.command())[2:] == ["--label", "SQuAD v1.1 dev", "--run-id", "my-run"]
 
 
-def test_every_setting_is_recorded_in_the_command() -> None:
-    """A new RunConfig field must be named in COMMAND_OPTIONS, or its runs' recorded commands
-    would make another run id when pasted back."""
+def test_every_setting_is_declared_once_with_what_the_command_line_needs() -> None:
+    """A RunConfig field without its Setting (help, run id or not) is refused: `run`'s options,
+    the recorded command and the run id are all generated from it."""
     from dataclasses import fields
 
-    from experiment.config import COMMAND_OPTIONS, RunConfig
+    from experiment.config import COMMAND_OPTIONS, SETTINGS, RunConfig
 
-    assert [f.name for f in fields(RunConfig) if f.name not in COMMAND_OPTIONS] == []
+    unclassified = [f.name for f in fields(RunConfig) if "setting" not in f.metadata]
+    assert unclassified == []
+    assert [name for name, said in SETTINGS.items() if not said.help.strip()] == []
+    assert list(COMMAND_OPTIONS) == [f.name for f in fields(RunConfig)]
+    options = {p.name: p for p in typer.main.get_command(cli.app).commands["run"].params}
+    for name, said in SETTINGS.items():  # each setting is an option of `factqa run`, its help
+        assert options[name].help == said.help, name
+
+
+# Two configurations that differ from the defaults in every setting they can together
+# (`--speculative` needs the batched backend, so each case leaves one of the two at its default).
+EVERY_SETTING = {
+    "small": "fake-small", "large": "fake-large", "k": 3, "temperature": 0.3, "top_p": 0.9,
+    "top_k": 20, "max_tokens": 16, "calc_max_tokens": 48, "seed": 7, "limit": 2, "n_ctx": 2048,
+    "adaptive": "window", "rounds": "2,2", "small_context": "excerpt:3", "prompt": "calc",
+    "checks": "whole", "drafts": "small", "derived_text": "result", "label": "My set",
+    "max_failed": 0.25, "server_timeout": 5.0, "server_retries": 1, "server_concurrency": 2,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "case", [{"backend": "llama", "run_id": "my-run"}, {"speculative": "lookup"}]
+)
+def test_a_run_with_every_setting_changed_is_made_again_by_its_recorded_command(
+    monkeypatch: pytest.MonkeyPatch, corpus, tmp_path: Path, case: dict[str, str]
+) -> None:
+    from dataclasses import fields
+
+    from experiment import runner as run_module
+    from experiment.config import RunConfig
+
+    articles, questions = corpus
+    default = RunConfig()  # the bundled corpus's, before the working folder holds another
+    monkeypatch.chdir(tmp_path)
+    cfg = RunConfig(
+        articles=articles, questions=questions, out=tmp_path / "runs", **EVERY_SETTING, **case
+    )
+    same = [f.name for f in fields(cfg) if getattr(cfg, f.name) == getattr(default, f.name)]
+    assert set(same) <= {"backend", "speculative", "run_id"}
+    made: list[RunConfig] = []
+
+    def stop(given: RunConfig, **_: object) -> None:
+        made.append(given)
+        raise KeyboardInterrupt  # the configuration is all this test needs
+
+    monkeypatch.setattr(run_module, "run_experiment", stop)
+    runner.invoke(cli.app, shlex.split(cfg.command())[1:])
+    (again,) = made
+
+    def said(c: RunConfig) -> dict[str, object]:  # a path as given, or relative to the folder
+        return {k: Path(v).resolve() if k in ("articles", "questions", "out") else v
+                for k, v in c.as_dict().items()}  # fmt: skip
+
+    assert said(again) == said(cfg)
+    assert again.fingerprint() == cfg.fingerprint()
+    assert again.command() == cfg.command()
 
 
 def test_a_run_with_non_default_scoring_settings_is_made_again_by_its_command(

@@ -64,20 +64,66 @@ class BenchOptions:
     def part(self) -> Half | None:
         return self.half or PRESETS[self.preset].half
 
+    def default(self, name: str) -> object:
+        """What `bench run` leaves a variant setting at: the preset's prompt and part, else the
+        run's default (seed 0)."""
+        preset = PRESETS[self.preset]
+        return {"prompt": preset.prompt, "half": preset.half}.get(
+            name, getattr(RunConfig, name, None)
+        )
+
+    def value(self, name: str) -> object:
+        return {"prompt": self.prompt_setting, "half": self.part}.get(name, getattr(self, name))
+
+    def changed(self) -> list[tuple[Variant, object]]:
+        """The variant settings that differ from the preset's run, in VARIANTS' order."""
+        return [
+            (v, self.value(v.name)) for v in VARIANTS if self.value(v.name) != self.default(v.name)
+        ]
+
     @property
     def variant(self) -> bool:
         """A run other than the preset's default models' or another small model's (its section
         only: no README table, no results folder)."""
-        return (
-            self.adaptive != "off"
-            or self.small_context != ARTICLE
-            or self.prompt_setting != PRESETS[self.preset].prompt
-            or self.part != PRESETS[self.preset].half
-            or self.checks != RunConfig.checks
-            or self.drafts != RunConfig.drafts
-            or self.derived_text != RunConfig.derived_text
-            or bool(self.seed)
-        )
+        return bool(self.changed())
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A setting `bench run` may change from the preset's run: the run's name and title say it,
+    and its recorded command gives its flag (each written once, here)."""
+
+    name: str  # BenchOptions' field
+    suffix: Callable[[str], str]  # what the run's name adds
+    said: Callable[[str], str] = lambda _: ""  # what its title adds
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+VARIANTS = (
+    Variant(
+        "adaptive",
+        lambda v: f"-adaptive-{v.replace(':', '')}",
+        lambda v: f", adaptive sampling {v}",
+    ),
+    Variant(
+        "small_context", lambda v: f"-{v.replace(':', '')}", lambda v: f", small model reads {v}"
+    ),
+    Variant("prompt", lambda v: f"-{v}", lambda v: f", {v} prompt"),
+    Variant("half", lambda v: f"-{v}", lambda v: f", {v} part"),
+    Variant("checks", lambda v: "-nochecks" if v == "none" else f"-checks-{v}"),
+    Variant(
+        "drafts",
+        lambda v: "-nodrafts" if v == "none" else f"-drafts-{v.replace(',', '+')}",
+        lambda v: ", no pool scores" if v == "none" else f", pools scored by {v}",
+    ),
+    Variant(
+        "derived_text", lambda v: f"-derived-{v}", lambda v: f", calculations scored as their {v}"
+    ),
+    Variant("seed", lambda v: f"-seed{v}"),  # another sample of the data set and other seeds
+)
 
 
 def run_name(o: BenchOptions) -> tuple[str, str]:
@@ -87,28 +133,8 @@ def run_name(o: BenchOptions) -> tuple[str, str]:
     title += f", small model {o.small}" if o.small else ""
     if o.sealed:
         name, title = f"sealed-{name}", f"{title}, sealed sample"
-    if o.adaptive != "off":
-        name += f"-adaptive-{o.adaptive.replace(':', '')}"
-        title += f", adaptive sampling {o.adaptive}"
-    if o.small_context != ARTICLE:
-        name += f"-{o.small_context.replace(':', '')}"
-        title += f", small model reads {o.small_context}"
-    if o.prompt_setting != p.prompt:
-        name += f"-{o.prompt_setting}"
-        title += f", {o.prompt_setting} prompt"
-    if o.part != p.half:
-        name += f"-{o.part}"
-        title += f", {o.part} part"
-    if o.checks != RunConfig.checks:
-        name += "-nochecks" if o.checks == "none" else f"-checks-{o.checks}"
-    if o.drafts != RunConfig.drafts:
-        name += "-nodrafts" if o.drafts == "none" else f"-drafts-{o.drafts.replace(',', '+')}"
-        title += ", no pool scores" if o.drafts == "none" else f", pools scored by {o.drafts}"
-    if o.derived_text != RunConfig.derived_text:
-        name += f"-derived-{o.derived_text}"
-        title += f", calculations scored as their {o.derived_text}"
-    if o.seed:  # another sample of the data set and other seeds: another run
-        name += f"-seed{o.seed}"
+    for v, value in o.changed():
+        name, title = name + v.suffix(str(value)), title + v.said(str(value))
     return name, title
 
 
@@ -117,19 +143,10 @@ def command_of(o: BenchOptions) -> str:
     where = "" if o.preset == BUNDLED_PRESET or o.data is None else f" PATH/TO/{o.data.name}"
     if o.sealed:
         return f"factqa bench sealed {o.preset}{where}"
-    flags = [
-        ("--small", o.small, None),
-        ("--adaptive", o.adaptive, "off"),
-        ("--small-context", o.small_context, ARTICLE),
-        ("--prompt", o.prompt_setting, PRESETS[o.preset].prompt),
-        ("--half", o.half if o.part != PRESETS[o.preset].half else None, None),
-        ("--checks", o.checks, RunConfig.checks),
-        ("--drafts", o.drafts, RunConfig.drafts),
-        ("--derived-text", o.derived_text, RunConfig.derived_text),
-        ("--seed", o.seed or None, None),
-        ("--limit", o.limit or None, None),
-    ]
-    said = "".join(f" {flag} {value}" for flag, value, default in flags if value != default)
+    flags = [("--small", o.small)] if o.small else []
+    flags += [(v.flag, value) for v, value in o.changed()]
+    flags += [("--limit", o.limit)] if o.limit else []
+    said = "".join(f" {flag} {value}" for flag, value in flags)
     return f"factqa bench run {o.preset}{where}{said}"
 
 
