@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiment.bench.abstention import report
+from experiment.bench.analyse.abstention import report
 
 M = "small-selected@10"
 

@@ -10,8 +10,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from experiment.bench import verifier
-from experiment.bench.verifier import (
+from experiment.bench.analyse import verifier
+from experiment.bench.analyse.verifier import (
     CONVERSION,
     CUT,
     CUT_WORD,

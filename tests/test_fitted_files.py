@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from experiment.bench.fitted_files import build_wheel
+from experiment.bench.measure.fitted_files import build_wheel
 from experiment.evaluate import drafts, fitted, selector
 from experiment.evaluate.fitted import SHIPPED, FittedFileMissing, read_fitted
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from experiment.bench.scan import article, scan_seconds
+from experiment.bench.measure.scan import article, scan_seconds
 
 
 def test_scan_is_linear() -> None:

@@ -8,7 +8,7 @@ import math
 from pathlib import Path
 
 from experiment.base.types import Generation
-from experiment.bench.model_check import (
+from experiment.bench.measure.model_check import (
     CHOICE,
     YES_NO,
     Asked,

@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 
 from experiment.base.types import Article, Question
-from experiment.bench.pool_coverage import Row, SetResult, fit_n, fit_threshold, loss_kind, measure
+from experiment.bench.analyse.pool_coverage import (
+    Row,
+    SetResult,
+    fit_n,
+    fit_threshold,
+    loss_kind,
+    measure,
+)
 from experiment.evaluate.pool import pool
 
 TABLE = (

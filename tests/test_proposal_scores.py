@@ -377,7 +377,7 @@ def test_the_benchmark_reads_the_models_figures_and_issue_40s_keys_from_a_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     run = _auto_run(tmp_path, monkeypatch)
-    from experiment.bench import proposals as bench
+    from experiment.bench.analyse import proposals as bench
 
     got = bench.model_result(run)
     assert got.k == 4 and got.n == 1  # the computed column: alpha-4 only
@@ -406,7 +406,7 @@ def test_the_benchmark_reads_the_models_figures_and_issue_40s_keys_from_a_run(
 
 
 def test_the_benchmark_tests_small_text_derived_against_large_on_the_computed_questions() -> None:
-    from experiment.bench.proposals import _verdict
+    from experiment.bench.analyse.proposals import _verdict
 
     def frame(mine: list[bool], large: list[bool], computed: list[bool]) -> pd.DataFrame:
         return pd.DataFrame(

@@ -317,7 +317,7 @@ def test_a_dated_year_is_a_year_and_years_are_only_subtracted() -> None:
 
 
 def test_a_rule_left_out_for_its_measurement_comes_back() -> None:
-    from experiment.bench.proposals import left_out
+    from experiment.bench.analyse.proposals import left_out
 
     kiln = "The kiln was fired from about 1962 until it closed in March 1991. It had 6 potters."
     asked = "How many years was the kiln fired?"

@@ -4,7 +4,7 @@ share of computed golds (where the rule is unsure)."""
 from __future__ import annotations
 
 from experiment.base.types import Question
-from experiment.bench.routing import NO_CUE, SEVERAL, cue_of, cue_rows
+from experiment.bench.analyse.routing import NO_CUE, SEVERAL, cue_of, cue_rows
 
 
 def test_a_question_s_cue_is_named_in_one_form() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from experiment.bench.same_outputs import compare
+from experiment.bench.analyse.same_outputs import compare
 
 
 def _write(folder: Path, text: str) -> Path:

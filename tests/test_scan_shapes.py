@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from experiment import cli
-from experiment.bench.scan import SHAPES, shape_text
+from experiment.bench.measure.scan import SHAPES, shape_text
 from experiment.values import tables
 from experiment.values.canonical import Quantity
 from experiment.values.dates import scan_dates

@@ -86,15 +86,25 @@ _loaded = False
 
 
 CORE = "Run, score and report"  # the commands a user runs: `factqa bench --help` lists them first
-STUDIES = "Studies and measurements"
+STUDIES = "Checks of the repository"  # a study of no wing (the leakage guard)
+WINGS = {  # a study's panel in `factqa bench --help`, by its wing
+    "measure": "Measurements (run the models or time the machine)",
+    "analyse": "Analyses (finished runs and data files, no model)",
+}
 
 
 def command(name: str, *, fit: bool = False, core: bool = False) -> Callable[[F], F]:
     """Register the decorated function as `factqa bench NAME` (with `fit`: `bench fit NAME`);
-    its docstring is the subcommand's help. `core` lists it among the commands a user runs,
-    the rest under the studies."""
-    panel = CORE if core else STUDIES
-    return (fit_app if fit else bench_app).command(name, rich_help_panel=panel)
+    its docstring is the subcommand's help. `core` lists it among the commands a user runs, a
+    study of a wing (`bench/measure/`, `bench/analyse/`) under its wing, the rest under the
+    studies."""
+
+    def register(func: F) -> F:
+        wing = func.__module__.split(".")[2] if func.__module__.count(".") >= 3 else ""
+        panel = CORE if core else WINGS.get(wing, STUDIES)
+        return (fit_app if fit else bench_app).command(name, rich_help_panel=panel)(func)
+
+    return register
 
 
 def on_load(hook: Callable[[], None]) -> None:

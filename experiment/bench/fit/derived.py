@@ -47,9 +47,7 @@ import typer
 from experiment.base.errors import ConfigError
 from experiment.base.types import Article, Question
 from experiment.bench.app import command
-from experiment.bench.fit.sets import OUT
-from experiment.bench.harness import RESULTS_MD, ResultsMdOpt, every_nth, write_section
-from experiment.bench.ranking_fit import (
+from experiment.bench.fit.ranking_fit import (
     UNKNOWN_RULE,
     Item,
     Rankings,
@@ -59,6 +57,8 @@ from experiment.bench.ranking_fit import (
     print_ways,
     set_counts,
 )
+from experiment.bench.fit.sets import OUT
+from experiment.bench.harness import RESULTS_MD, ResultsMdOpt, every_nth, write_section
 from experiment.config import RunConfig
 from experiment.corpus import load_articles, load_questions
 from experiment.evaluate.drafts import (

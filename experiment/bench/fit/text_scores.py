@@ -36,11 +36,11 @@ from typing import Annotated
 import numpy as np
 import typer
 
-from experiment.bench import ranking_fit as rf
 from experiment.bench.app import command
+from experiment.bench.fit import ranking_fit as rf
+from experiment.bench.fit.ranking_fit import UNKNOWN_RULE, Item
 from experiment.bench.fit.sets import OUT, fitting_sets
 from experiment.bench.harness import SquadV1Arg, SquadV2Arg
-from experiment.bench.ranking_fit import UNKNOWN_RULE, Item
 from experiment.config import RunConfig
 from experiment.corpus import load_articles, load_questions
 from experiment.evaluate.drafts import (

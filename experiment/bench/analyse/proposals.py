@@ -62,10 +62,10 @@ import typer
 
 from experiment.base.errors import ConfigError
 from experiment.base.types import Article, Question
+from experiment.bench.analyse.pool_coverage import fit_n
 from experiment.bench.app import command
 from experiment.bench.harness import RESULTS_MD, ResultsMdOpt, WriteOpt, every_nth, write_section
 from experiment.bench.looks import evaluation_run
-from experiment.bench.pool_coverage import fit_n
 from experiment.corpus import load_articles, load_questions
 from experiment.evaluate import proposals as P
 from experiment.evaluate.judge import Gold, gold_of, judge
@@ -501,7 +501,7 @@ def section(body: str, note: str, line: str, models: bool = False) -> str:
 
 Command: `factqa bench proposals PATH/TO/tatqa_dataset_dev.json PATH/TO/drop_dev.jsonl.gz \
 --write{runs}` (no model runs). Every computed question of each part (TAT-QA: arithmetic; DROP: \
-computed, figure); the columns are described in experiment/bench/proposals.py. {note} {said}
+computed, figure); the columns are described in experiment/bench/analyse/proposals.py. {note} {said}
 
 {body}
 

@@ -32,6 +32,7 @@ import pandas as pd
 
 from experiment.base.errors import InputError
 from experiment.base.types import Article, Question
+from experiment.bench.analyse.pool_coverage import loss_kind
 from experiment.bench.app import command
 from experiment.bench.harness import (
     OUT,
@@ -43,7 +44,6 @@ from experiment.bench.harness import (
     write_section,
 )
 from experiment.bench.looks import evaluation_run
-from experiment.bench.pool_coverage import loss_kind
 from experiment.evaluate.drafts import SMALL, Drafts, rank_scored, text_selector
 from experiment.evaluate.judge import gold_of, judge
 from experiment.evaluate.pool import POOL_N, bounded, pool
