@@ -672,6 +672,7 @@ def evaluate(
             large_shape=shape,
             drafts=got.drafts.get(q.id) if got.drafts is not None else None,
             computed=computed,
+            prompt=cfg.prompt,
         )
         for q in referenced
     }

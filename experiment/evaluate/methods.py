@@ -55,6 +55,15 @@ from the same samples (nothing regenerated).
 - large-text-derived@1  the large model scores the same proposals after its large@1 prompt,
                      picked by small-text-derived@k's fitted pick (no samples, so no votes):
                      small and large on the same footing
+- small-pipeline@k    one answer for every question from the small model's side: small-text-
+                     derived@k's where the run routes the question to the calculation prompt,
+                     small-text@k's elsewhere (each abstains on the other's questions)
+- large-pipeline@1    the same with the large model's scores: large-text-derived@1 where routed,
+                     large-text@1 elsewhere
+- text-pipeline      the same with no model: text-derived where routed, text-only elsewhere;
+                     what the pipeline would answer if the model added nothing
+- cascade-pipeline@30%  small-pipeline@k, except that the 30 % of questions it is least sure of
+                     get large@1's answer instead
 
 An abstention (the model said "not stated", or the method declined) is wrong on an answerable
 question and right on an unanswerable one; a failure (empty or repetitive output, an error, no
@@ -88,7 +97,7 @@ from experiment.evaluate.features import ConfirmedAnswer
 from experiment.evaluate.judge import gold_of
 from experiment.evaluate.large_check import EVIDENCE, LARGE_EVIDENCE, WHOLE, Check, evidence_score
 from experiment.evaluate.pool import PoolCandidate, as_answer, bounded, pool, ranked, text_rank
-from experiment.evaluate.proposal_pool import ProposedCandidate, proposal_pool
+from experiment.evaluate.proposal_pool import ProposedCandidate, is_computed, proposal_pool
 from experiment.evaluate.proposals import as_answer as proposal_answer
 from experiment.evaluate.proposals import propose
 from experiment.evaluate.registry import (
@@ -105,6 +114,7 @@ from experiment.evaluate.registry import (
 from experiment.evaluate.selector import RULE, SelectorModel, learned, learned_checked, pick
 from experiment.evaluate.vote import majority
 from experiment.generate.models.cost import ModelShape
+from experiment.generate.prompts import FIGURE
 from experiment.verify.match import verify
 
 ROUTED_SHARES = (10, 20, 30)  # the B of the cascade@B methods in every table (percent)
@@ -480,6 +490,53 @@ LARGE_TEXT_DERIVED = REGISTRY.register(
 )
 
 
+def _routed_to_calculation(qs: QuestionSamples) -> bool:
+    """Whether the run gives this question the calculation prompt (`proposal_pool.is_computed`
+    under its prompt setting): the pipelines answer it from the computed pool."""
+    return is_computed(qs.question, qs.prompt)
+
+
+def _pipeline(computed: Method, stated: Method):  # type: ignore[no-untyped-def]
+    """One answer for every question: `computed`'s where the run routes the question to the
+    calculation prompt, `stated`'s elsewhere (each abstains on the other's questions)."""
+
+    def answer(qs: QuestionSamples) -> Choice:
+        return (computed if _routed_to_calculation(qs) else stated).answer(qs)
+
+    return answer
+
+
+SMALL_PIPELINE = REGISTRY.register(
+    Method(
+        "small-pipeline@{k}",
+        DRAFTING | SMALL,
+        _pipeline(SMALL_TEXT_DERIVED, SMALL_TEXT),
+        confident=True,
+    )
+)
+LARGE_PIPELINE = REGISTRY.register(
+    Method(
+        "large-pipeline@1",
+        TEXT | {"large-text"},
+        _pipeline(LARGE_TEXT_DERIVED, LARGE_TEXT),
+        confident=True,
+    )
+)
+TEXT_PIPELINE = REGISTRY.register(
+    Method("text-pipeline", TEXT, _pipeline(TEXT_DERIVED, TEXT_ONLY), confident=True)
+)
+# small-pipeline@k, except that the 30 % of questions it is least sure of go to large@1
+CASCADE_PIPELINE_30 = REGISTRY.register(
+    Method(
+        "cascade-pipeline@30%",
+        DRAFTING | BOTH | {"all-questions"},
+        route=_routed,
+        base=SMALL_PIPELINE,
+        share=0.3,
+    )
+)
+
+
 def method_names(k: int, selected: bool = True, checks: bool = False) -> list[str]:
     """Every registered method's name at k (without the selectors' when not `selected`, with
     the large model's checks when `checks`)."""
@@ -529,6 +586,7 @@ def answer_methods(
     large_shape: ModelShape | None = None,
     drafts: Mapping[str, Drafts] | None = None,
     computed: bool = False,
+    prompt: str = FIGURE,
 ) -> dict[str, MethodAnswer]:
     """Every per-question method's answer to one question from its first k small samples and
     the large one (the selectors' methods only when the `article` is given; `selector` replaces
@@ -538,8 +596,9 @@ def answer_methods(
     sampling stopped early has fewer than k samples; the methods are still named @k. The
     routed cascades need every question's answer: see `add_routed`; large@1's records the
     article prefix it read from the cache (`with_prefix`, FLOPs by the large model's
-    `large_shape`)."""
-    qs = QuestionSamples(q, list(small[:k]), large, k, article, selector, checks, drafts)
+    `large_shape`). `prompt` is the run's prompt setting: which questions it routes to the
+    calculation prompt (the pipelines' routing)."""
+    qs = QuestionSamples(q, list(small[:k]), large, k, article, selector, checks, drafts, prompt)
     has = inputs(
         article is not None,
         checks is not None and article is not None,

@@ -107,6 +107,7 @@ class QuestionSamples:
     selector: SelectorModel | None = None  # None: the shipped one
     checks: Mapping[str, Check] | None = None  # the large model's checks by mode; None: not run
     drafts: Mapping[str, Drafts] | None = None  # each model's scores of the pool; None: not run
+    prompt: str = "figure"  # the run's prompt setting: which questions it routes to calculation
 
     @cached_property
     def gold(self) -> tuple[Gold, ...]:
