@@ -259,8 +259,9 @@ def run(
         str | None,
         typer.Option(
             help="The methods the printed table shows, comma-separated ('small-verified@k': "
-            "k is the run's). Default: large@1, small-verified@k, small-selected@k, the most "
-            "accurate other method and the cascades. The files hold every method.",
+            "k is the run's). Default: large@1, small-verified@k, small-selected@k, "
+            "small-pipeline@k, the most accurate other method and the cascades. The files hold "
+            "every method.",
             show_default=False,
         ),
     ] = None,

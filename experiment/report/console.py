@@ -14,7 +14,7 @@ from rich import box
 from rich.table import Table
 
 from experiment.base.errors import ConfigError
-from experiment.evaluate.methods import PASS, REFERENCE, SELECTED, VERIFIED
+from experiment.evaluate.methods import PASS, REFERENCE, SELECTED, SMALL_PIPELINE, VERIFIED
 from experiment.evaluate.registry import REGISTRY
 from experiment.evaluate.summary import ALPHA, BEATS, LOSES, MIN_CLUSTERS, TIED, TOO_FEW
 from experiment.report.tables import COLUMNS, is_missing
@@ -60,9 +60,10 @@ def is_cascade(name: str) -> bool:
 
 def default_methods(names: Sequence[str], accuracy: dict[str, float], k: int) -> list[str]:
     """The methods shown by default, in table order: large@1, small-verified@k,
-    small-selected@k, the most accurate other single method (small-pass@k, an oracle, is not
+    small-selected@k, small-pipeline@k (where the run scored the pools), the most accurate other
+    single method (small-pass@k, an oracle, is not
     one) and every cascade."""
-    first = {REFERENCE, VERIFIED.name(k), SELECTED.name(k)}
+    first = {REFERENCE, VERIFIED.name(k), SELECTED.name(k), SMALL_PIPELINE.name(k)}
     others = [n for n in names if n not in first and not is_cascade(n) and n != PASS.name(k)]
     best = max(others, key=lambda n: accuracy[n], default=None)  # first of equals wins
     keep = first | {best} | {n for n in names if is_cascade(n)}

@@ -1,6 +1,7 @@
 """The README's first screen: one small table that answers the question the tool asks, data set
-by data set: large@1, small-verified@k (the method under test), the best method that uses the
-small model alone and the best cascade, each with its verdict against large@1 and its model
+by data set: large@1, small-verified@k (the method under test), small-pipeline@k (one answer for
+every question from the small model's side), the best method that uses the small model alone
+and the best cascade, each with its verdict against large@1 and its model
 FLOPs over large@1's.
 
 Written between the README's `<!-- answer:start -->` and `<!-- answer:end -->` markers, a
@@ -18,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from experiment.evaluate.methods import PASS, REFERENCE, VERIFIED
+from experiment.evaluate.methods import PASS, REFERENCE, SMALL_PIPELINE, VERIFIED
 from experiment.evaluate.stats import holm
 from experiment.evaluate.summary import ALPHA, BEATS, LOSES, MIN_CLUSTERS
 from experiment.report.console import SHORT_VERDICT, is_cascade
@@ -101,18 +102,21 @@ def answer_rows(runs: dict[str, Path], chosen_on: dict[str, Path] | None = None)
         other = (chosen_on or {}).get(label)
         chooser = load_any(other).summary if other and (other / "summary.csv").exists() else None
         tried = chosen_rows(run.summary, chooser, run.k)
+        pipeline = by.get(SMALL_PIPELINE.name(run.k))  # None in a run made before it
         if tried is not None:  # else a chosen method is not in this run
-            picked.append((label, run, by[REFERENCE], [by[run.verified], *tried]))
-    tested = [r for *_, rs in picked for r in rs]
+            shown = [by[run.verified], pipeline, *tried]
+            picked.append((label, run, by[REFERENCE], shown))
+    tested = [r for *_, rs in picked for r in rs if r is not None]
     survive = holm_kept(tested)
     kept = iter(survive)
     rows = []
-    for label, run, ref, (verified, alone, cascade) in picked:
+    for label, run, ref, (verified, pipeline, alone, cascade) in picked:
         rows.append(
             [
                 f"{label} ({run.manifest.questions})",
                 f"{ref.accuracy:.3f}",
                 _cell(verified, kept=next(kept)),
+                "—" if pipeline is None else _cell(pipeline, kept=next(kept)),
                 _cell(alone, named=True, kept=next(kept)),
                 _cell(cascade, named=True, kept=next(kept)),
             ]
@@ -127,8 +131,8 @@ def kept_rows(block: str) -> list[list[str]]:
     for line in block.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
         header = cells[0] == "data set (questions)" or set(cells[0]) <= set("- ")
-        if line.startswith("| ") and len(cells) == 5 and not header:
-            rows.append(cells)
+        if line.startswith("| ") and len(cells) in (5, 6) and not header:
+            rows.append(cells if len(cells) == 6 else [*cells[:3], "—", *cells[3:]])
     return rows
 
 
@@ -170,6 +174,7 @@ def answer_section(
         "data set (questions)",
         REFERENCE,
         VERIFIED.name(k),
+        SMALL_PIPELINE.name(k),
         "best small-model method",
         "best cascade",
     ]

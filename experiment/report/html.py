@@ -8,12 +8,12 @@ Jinja2 template with autoescaping, so text from articles, questions and models s
 (a `<script>` in a question is never run). Every card is in the page; the script shows 50 at a
 time for the chosen filter, so a page of thousands of questions stays usable.
 
-Filters (counts beside each): all, wrong, confirmed but wrong, small and large disagree,
-abstained, failed; all of them for small-verified@k (the method as the user stated it), and a
-text search over the questions. A card shows the claim's methods' answers (large@1,
-small-verified@k, small-selected@k), the others on demand. The method table sorts by any
-column (click its header) and a method filter narrows it and the cards' answers; its numbers
-never wrap inside a cell.
+Filters (counts beside each): all, wrong, confirmed but wrong, small and large disagree, abstained,
+failed; all of them for small-verified@k (the method as the user stated it), and a text search over
+the questions. A card shows the claim's methods' answers (large@1, small-verified@k,
+small-pipeline@k, small-selected@k), the others on demand. The method table sorts by any column
+(click its header) and a method filter narrows it and the cards' answers; its numbers never wrap
+inside a cell.
 """
 
 from __future__ import annotations
@@ -216,9 +216,10 @@ def _cards(run: Run, kept: str, articles: dict[str, Any]) -> list[Card]:
 
 
 def claim_methods(run: Run) -> list[str]:
-    """The methods a card shows first: large@1, the method as the user stated it, and the
-    learned selector's pick (the rest are one click away)."""
-    return [m for m in (REFERENCE, run.verified, run.selected) if m is not None and run.has(m)]
+    """The methods a card shows first: large@1, the method as the user stated it, the small
+    pipeline's answer and the learned selector's pick (the rest are one click away)."""
+    shown = (REFERENCE, run.verified, run.pipeline, run.selected)
+    return [m for m in shown if m is not None and run.has(m)]
 
 
 def _plots(run: Run) -> list[tuple[str, str]]:

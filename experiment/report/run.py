@@ -22,7 +22,7 @@ import pandas as pd
 from experiment.base.errors import InputError
 from experiment.base.files import file_record
 from experiment.base.types import Span
-from experiment.evaluate.methods import SELECTED, VERIFIED
+from experiment.evaluate.methods import SELECTED, SMALL_PIPELINE, VERIFIED
 from experiment.record.columns import (
     ATTEMPTS,
     CHECKS,
@@ -107,6 +107,12 @@ class Run:
     def selected(self) -> str | None:
         """The learned selector's method, in runs that have it."""
         name = SELECTED.name(self.k)
+        return name if self.has(name) else None
+
+    @property
+    def pipeline(self) -> str | None:
+        """small-pipeline@k, in runs that scored the pools."""
+        name = SMALL_PIPELINE.name(self.k)
         return name if self.has(name) else None
 
 
