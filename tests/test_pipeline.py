@@ -4,6 +4,12 @@ model's scores, the large model's, or no model."""
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
 from experiment.evaluate.drafts import (
     COMPUTED,
     LARGE,
@@ -29,6 +35,7 @@ from experiment.evaluate.proposal_pool import CALCULATION
 from experiment.generate.models.base import CandidateScores
 from experiment.generate.prompts import AUTO, FIGURE
 
+from .conftest import run_args
 from .test_pool import article, question, sample
 
 # A sentence with two figures the questions below ask about, stated or computed from them.
@@ -101,3 +108,38 @@ def test_under_the_figure_prompt_nothing_is_routed_and_the_pipeline_is_the_state
     for pipeline, stated in ((SMALL_PIPELINE, SMALL_TEXT), (TEXT_PIPELINE, TEXT_ONLY)):
         assert _value(out[pipeline.name(K)]) == _value(out[stated.name(K)])
     assert not out[SMALL_PIPELINE.name(K)].correct  # a stated figure cannot be the difference
+
+
+def test_the_pipeline_section_is_read_from_a_committed_run(fake_run: Path, tmp_path: Path) -> None:
+    from experiment.bench.analyse.pipeline import figures, machine_line, pipeline_section
+    from experiment.report.results import load_any
+
+    results = tmp_path / "results"
+    shutil.copytree(fake_run, results / "bundled")
+    (got,) = figures(results)
+    q = load_any(fake_run).questions
+    right = q["small-pipeline@4.correct"].astype(bool)
+    assert got.versus_large.a == right.mean()
+    assert got.versus_large.wins == int((right & ~q["large@1.correct"].astype(bool)).sum())
+    assert got.versus_text.b == q["text-pipeline.correct"].astype(bool).mean()
+    line = machine_line([got])
+    assert line.startswith(f"pipeline_bundled={right.mean():.3f} large_bundled=")
+    assert "judge_gap_large_min=" in line and "pipeline_minus_nomodel_min=" in line
+    section = pipeline_section(results)
+    assert section.startswith("## The small pipeline") and f"`{line}`" in section
+
+
+def test_a_run_without_the_pools_scores_has_no_pipeline_section(
+    monkeypatch: pytest.MonkeyPatch,
+    fake_factory,
+    corpus,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
+) -> None:
+    from experiment import cli
+    from experiment.bench.analyse.pipeline import pipeline_section
+
+    monkeypatch.setattr(cli, "_factory", lambda: fake_factory)
+    args = run_args(*corpus, "fake-small", "fake-large", 2, tmp_path / "results", "bundled")
+    res = CliRunner().invoke(cli.app, [*args, "--drafts", "none"])
+    assert res.exit_code == 0, res.output
+    assert pipeline_section(tmp_path / "results") == ""

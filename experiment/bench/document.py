@@ -18,6 +18,8 @@ from pathlib import Path
 
 from experiment.base.errors import InputError
 from experiment.base.files import atomic_write
+from experiment.bench.analyse.pipeline import SECTION as PIPELINE
+from experiment.bench.analyse.pipeline import pipeline_section
 from experiment.bench.app import load, subcommands
 from experiment.bench.clean_test import CLEAN, READ_BY_CLEAN, clean_test
 from experiment.bench.presets import PRESETS
@@ -84,7 +86,7 @@ PARTS = (
         "What closes the gap to large@1: the article's own candidates scored by a model, the "
         "learned selector with the large model's evidence check, and computed answers drafted "
         "from the text.",
-        ("drafts", "pool-coverage", "selector-checked", "proposals", "large-check"),
+        ("pipeline", "drafts", "pool-coverage", "selector-checked", "proposals", "large-check"),
     ),
     Part(
         "cost",
@@ -286,7 +288,8 @@ def _placed(records: dict[str, Record]) -> dict[str, list[str]]:
     """Each part's section names in order: those it lists, then registered ones, then records
     of no part (in "other")."""
     listed = {n for p in PARTS for n in p.names}
-    out = {p.key: [n for n in p.names if n in records or n in (SUMMARY, CLEAN)] for p in PARTS}
+    computed = (SUMMARY, CLEAN, PIPELINE)  # read from the results at report time, no record
+    out = {p.key: [n for n in p.names if n in records or n in computed] for p in PARTS}
     for name, sec in sorted(SECTIONS.items()):
         if name not in listed and name in records:
             out.setdefault(sec.part, []).append(name)
@@ -308,6 +311,9 @@ def results_document(layout: Layout, records: dict[str, Record], sets: list[Data
                 bodies.append((name, summary(layout, records)))
             elif name == CLEAN:
                 bodies.append((name, clean_section(layout, records)))
+            elif name == PIPELINE:
+                said = pipeline_section(layout.results)
+                bodies += [(name, said)] if said else []
             elif name == SELECTOR_CHECKED:
                 bodies.append((name, selector_checked(layout, records[name])))
             else:
