@@ -33,14 +33,7 @@ from experiment.config import SETTINGS, RunConfig, build_config
 from experiment.evaluate.summary import MethodSummary
 
 if TYPE_CHECKING:
-    from rich.text import Text
-
-    from experiment.base.types import Article, Question, Span
-    from experiment.evaluate.answer import Answer
-    from experiment.evaluate.registry import QuestionSamples
-    from experiment.generate.models.base import Backend, SamplingParams
-    from experiment.generate.sampling import Sample
-    from experiment.runner import RunResult
+    from experiment.runner import Backend, BackendFactory, RunResult, Sample
     from experiment.verify.derive import Derivation
 
 app = typer.Typer(
@@ -445,21 +438,22 @@ def ask(
         bool,
         typer.Option(
             "--pool/--no-pool",
-            help="With --all: show the article's own candidates (and calculations) as the "
-            "model scores them.",
+            help="Have the small model score the article's own candidates (a computed question: "
+            "the calculations the article drafts), as a run does, so that the small pipeline's "
+            "answer leads (--all shows the scores); --no-pool leads with small-verified@k.",
         ),
     ] = True,
 ) -> None:
-    """Answer one question as `factqa run` does: the small model answers k times and the answer
-    the article confirms most often is shown first, with its evidence, then the large model's
-    one answer. --all shows how each answer was reached."""
+    """Answer one question as `factqa run` does: the small model answers k times, the article
+    drafts its own candidates and the small model scores them; the small pipeline's answer is
+    shown first, with its evidence, then the large model's one answer. --all shows every
+    method's answer and how each was reached."""
+    import tempfile
+
     from experiment.base.types import Question
     from experiment.corpus import read_given_article
-    from experiment.evaluate.confirm import confirm_samples
-    from experiment.evaluate.methods import VERIFIED
-    from experiment.evaluate.registry import QuestionSamples
-    from experiment.generate.prompts import CALC, prompt_for
-    from experiment.generate.windows import WHOLE_NOTE
+    from experiment.report import ask as shown
+    from experiment.runner import ask_question
     from experiment.values.question_kind import wording_kind
 
     with _errors():
@@ -468,313 +462,59 @@ def ask(
         kind = kind or wording_kind(question) or "figure"
         if kind not in ("figure", "date"):
             raise ConfigError(f"kind must be 'figure' or 'date', got '{kind}'", field="kind")
-        # k, temperature and --small-context checked as a run checks them, before the model loads
-        cfg = RunConfig(
-            small=model,
-            large=large if large != "none" else RunConfig.large,
-            k=k,
-            temperature=temperature,
-            seed=seed,
-            small_context=small_context,
-            prompt=prompt,
-            derived_text=derived_text,
-        )
         art = read_given_article(article)
         q = Question("ask", art.id, question, ("unanswerable",), kind)  # type: ignore[arg-type]
-        backend = _factory()(model, cfg)
-        samples = _ask_model(backend, cfg, art, q, small=True)
-        _refuse_all_failed(samples, backend)
-        if samples and samples[0].context != WHOLE_NOTE:
-            _out().print(f"the small model read: {samples[0].context}")
-        small = confirm_samples(samples, art, "small", backend.name, temperature)
-        qs = QuestionSamples(q, small, None, k, art)
-        vote = VERIFIED.run(qs)
-        if vote.chosen is None:
-            _out().print(
-                f"answer: none. The article confirms none of {backend.name}'s {k} answers, "
-                f"so {VERIFIED.name(k)} abstains."
+        out = _out()
+        with tempfile.TemporaryDirectory() as scratch:  # the cache of this question alone
+            cfg = RunConfig(  # checked as a run checks it, before a model loads
+                small=model,
+                large=large if large != "none" else RunConfig.large,
+                k=k,
+                temperature=temperature,
+                seed=seed,
+                small_context=small_context,
+                prompt=prompt,
+                derived_text=derived_text,
+                drafts="small",
+                out=Path(scratch),
             )
-        else:
-            a = vote.chosen.attempt
-            votes = round(vote.agreement * len(small))
-            _out().print(
-                f"answer: {a.answer} ({VERIFIED.name(k)}: the article confirms it; {votes} of "
-                f"{backend.name}'s {k} answers say it)"
-            )
-            if a.span:  # its evidence: the sentence of the article's own index that holds it
-                from experiment.evaluate.evidence import index
-
-                found = index(art.text)
-                sentence = found.sentences[found.sentence_at(a.span.start)]
-                _out().print(_marked(art.text, (sentence.start, sentence.end), a.span, 300))
-        if large != "none":
-            _ask_large(cfg, art, q)
+            asked = ask_question(cfg, art, q, _kept(_factory()), large != "none", pool_scores)
+        _refuse_all_failed(asked.drawn.small[q.id], asked.drawn.models["small"].fingerprint)
+        qs = asked.samples
+        shown.say_reading(out, asked.drawn.small[q.id])
+        shown.say_answer(out, qs, asked.answers)
+        shown.say_large(out, qs)
         if not show_all:
-            _out().print(
-                "(--all shows each answer with its evidence and how the others were ranked)",
-                style="dim",
-            )
+            out.print("(--all shows every method's answer and how each was reached)", style="dim")
             return
-        _print_samples(small, art, backend.name, k)
-        _print_ranked(qs)
+        shown.say_methods(out, asked.answers)
+        shown.say_samples(out, qs.small, art, asked.drawn.models["small"].name, k)
+        shown.say_ranked(out, qs)
         if pool_scores:
-            from experiment.runner import answering
-
-            params = answering(cfg, small=True)[0]
-            _print_pool(qs, backend, params, cfg)
-            if prompt_for(q, cfg.prompt) == CALC:  # only a question that asks for a computation
-                _print_proposals(qs, backend, params, cfg)
+            shown.say_scored(out, qs, derived_text)
 
 
-def _ask_model(
-    backend: Backend, cfg: RunConfig, art: Article, q: Question, small: bool
-) -> list[Sample]:
-    """One model's answers to one question, with a run's settings and prompt (no cache)."""
-    from experiment.generate.sampling import sample_question
-    from experiment.runner import answering
+def _kept(factory: BackendFactory) -> BackendFactory:
+    """`factory`, each model made once: `ask` samples and scores with the same loaded model."""
+    made: dict[str, Backend] = {}
 
-    params, k, reading = answering(cfg, small)
-    return sample_question(
-        backend, art, q, k, params, cfg.seed, None, reading=reading, prompt=cfg.prompt,
-        calc_max_tokens=cfg.calc_max_tokens,
-    )  # fmt: skip
+    def get(spec: str, cfg: RunConfig) -> Backend:
+        if spec not in made:
+            made[spec] = factory(spec, cfg)
+        return made[spec]
+
+    return get
 
 
-def _ask_large(cfg: RunConfig, art: Article, q: Question) -> None:
-    """The large model's one answer (large@1), and whether the article states it."""
-    from experiment.evaluate.confirm import confirm_samples
-
-    backend = _factory()(cfg.large, cfg)
-    said = _ask_model(backend, cfg, art, q, small=False)
-    _refuse_all_failed(said, backend)
-    got = confirm_samples(said, art, "large", backend.name, 0.0)
-    a = got[0].attempt
-    said = "the article states it" if a.confirmed else "the article does not state it"
-    _out().print(f"large model ({backend.name}): {a.answer or a.raw_text.strip()[:60]} ({said})")
-
-
-def _print_samples(small: list[Answer], art: Article, name: str, k: int) -> None:
-    """Each of the small model's k answers: as written, as read, confirmed or not, and where."""
-    table = Table(title=f"the {k} answers of {name}")
-    for col in ("#", "answer", "read as", "confirmed", "evidence"):
-        table.add_column(col)
-    for a in (s.attempt for s in small):
-        if a.span:
-            context = art.text[max(0, a.span.start - 30) : a.span.end + 30]
-            ev = f"[{a.span.start}:{a.span.end}] …{context}…"
-        else:
-            ev = a.reason
-        table.add_row(
-            str(a.sample_index),
-            a.raw_text.strip()[:60],
-            shown_value(a.value) if a.value else "—",
-            "yes" if a.confirmed else "no",
-            ev.replace("\n", " "),
-        )
-    _out().print(table)
-
-
-def _refuse_all_failed(samples: Sequence[Sample], backend: Backend) -> None:
+def _refuse_all_failed(samples: Sequence[Sample], where: str) -> None:
     """`ask` fails (exit 1) where the model raised on every sample (a server down, a model that
-    cannot load): the first error names the model or server and the fix."""
+    cannot load): the first error names the model or server (`where`) and the fix."""
     failed = [s.generation.finish_reason for s in samples if s.generation.errored]
     if not samples or len(failed) < len(samples):
         return
     why = failed[0].split(": ", 2)[-1]  # "error: ModelError: ..." -> the error's own message
-    where = getattr(backend, "fingerprint", backend.name)
     fix = "" if "Fix:" in why else " Fix: check that the model or its server works, then ask again"
     raise ModelError(f"every one of the {len(samples)} samples of {where} failed: {why}.{fix}")
-
-
-def _print_pool(
-    qs: QuestionSamples, backend: Backend, params: SamplingParams, cfg: RunConfig
-) -> None:
-    """The pool (the article's own candidates, bounded, merged with the confirmed samples) as
-    the small model scores it after its sampling prompt, each candidate with its origin, its
-    score and its evidence; then small-text@0's and small-text@k's answers."""
-
-    from experiment.evaluate.drafts import (
-        SMALL,
-        drafts_of,
-        question_pools,
-        rank_scored,
-        score_features,
-        text_selector,
-        text_selector_k,
-        texts_to_score,
-    )
-    from experiment.generate.sampling import prompt_of
-
-    assert qs.article is not None
-    art, q = qs.article, qs.question
-    own, merged = question_pools(q, art, qs.small)  # the stated pool, whatever the prompt
-    texts = texts_to_score(own, merged)
-    messages = prompt_of(backend, art, q, qs.k, params, cfg.reading, cfg.prompt)[0]
-    try:
-        drafts = drafts_of(SMALL, texts, backend.score(messages, texts), backend.shape)
-    except ModelError as e:
-        _out().print(f"the pool is not scored: {e}")
-        return
-    got = rank_scored(merged, drafts, text_selector_k())
-    feats = dict(zip((c.text for c in merged), score_features(merged, drafts), strict=True))
-    table = Table(title=f"the pool ({len(merged)} candidates), scored by {backend.name}")
-    for col in ("rank", "answer", "origin", "log-prob", "vs unknown", "score", "evidence"):
-        table.add_column(col)
-    for rank, (c, score) in enumerate(got.ranked, start=1):
-        marked = _marked(art.text, c.sentence, c.span, 200)
-        lp, margin = drafts.logprob(c.text), feats[c.text]["score_margin"]
-        table.add_row(
-            str(rank),
-            c.text,
-            c.origin,
-            "—" if lp is None else f"{lp:.2f}",
-            "—" if margin is None else f"{margin:+.2f}",
-            f"{score:.2f}",
-            marked,
-        )
-    _out().print(table)
-    _out().print(f'"unknown" scores {drafts.unknown:.2f}')
-    for name, cands, model in (
-        ("small-text@0", own, text_selector()),
-        (f"small-text@{qs.k}", merged, text_selector_k()),
-    ):
-        pick = rank_scored(cands, drafts, model)
-        said = (
-            'abstain ("unknown" is more probable)'
-            if pick.unknown_won
-            else "abstain (under the threshold)"
-            if pick.chosen is None
-            else f"{pick.chosen.text} (score {pick.confidence:.2f})"
-        )
-        _out().print(f"{name}: {said}")
-
-
-def _print_proposals(
-    qs: QuestionSamples, backend: Backend, params: SamplingParams, cfg: RunConfig
-) -> None:
-    """For a question that asks for a computation: the calculations the article drafts (the
-    kept proposals, merged with the small model's confirmed calculations), each with its working,
-    its model-free score and its score by the small model after the question's prompt (the
-    calculation prompt under `auto`), ranked by small-text-derived@k's pick; then its answer."""
-    from experiment.evaluate.drafts import (
-        COMPUTED,
-        SMALL,
-        derived_pick,
-        derived_selector,
-        drafts_of,
-        texts_to_score,
-    )
-    from experiment.evaluate.methods import SMALL_TEXT_DERIVED
-    from experiment.evaluate.proposal_pool import ProposedCandidate, proposal_pool
-    from experiment.generate.prompts import prompt_for
-    from experiment.generate.sampling import prompt_of
-
-    assert qs.article is not None
-    art, q = qs.article, qs.question
-    merged = proposal_pool(q, art, qs.small, form=cfg.derived_text)
-    if not merged:
-        return
-    texts = texts_to_score(merged)
-    messages = prompt_of(backend, art, q, qs.k, params, cfg.reading, cfg.prompt)[0]
-    try:
-        got = backend.score(messages, texts)
-    except ModelError as e:
-        _out().print(f"the proposals are not scored: {e}")
-        return
-    drafts = drafts_of(SMALL, texts, got, backend.shape, COMPUTED, cfg.derived_text)
-    pick = derived_pick(merged, drafts, derived_selector(drafts.form))
-    title = (
-        f"the calculations the article drafts ({len(merged)}), scored by {backend.name} "
-        f"after the {prompt_for(q, cfg.prompt)} prompt"
-    )
-    table = Table(title=title)
-    for col in ("rank", "scored text", "working", "origin", "model-free", "votes", "log-prob",
-                "vs unknown", "pick score"):  # fmt: skip
-        table.add_column(col)
-
-    def working(c: ProposedCandidate) -> str:
-        if c.proposal is not None:
-            return c.proposal.derivation
-        return qs.small[c.index].attempt.working if c.index is not None else ""
-
-    for rank, (c, score) in enumerate(pick.ranked, start=1):
-        lp = drafts.logprob(c.text)
-        table.add_row(
-            str(rank),
-            c.text,
-            working(c),
-            c.origin,
-            "—" if c.proposal is None else f"{c.proposal.score:.2f}",
-            str(len(c.samples)),
-            "—" if lp is None else f"{lp:.2f}",
-            "—" if lp is None else f"{lp - drafts.unknown:+.2f}",
-            f"{score:.2f}",
-        )
-    _out().print(table)
-    _out().print(f'"unknown" scores {drafts.unknown:.2f}')
-    said = (
-        'abstain ("unknown" is more probable)'
-        if pick.unknown_won
-        else "abstain (nothing scored)"
-        if pick.chosen is None
-        else f"{working(pick.chosen) or pick.chosen.text} (confidence {pick.confidence:.2f})"
-    )
-    _out().print(f"{SMALL_TEXT_DERIVED.name(qs.k)}: {said}")
-
-
-def shown_value(value: str) -> str:
-    """A value as read, in words a reader knows: '3 ord' is '3rd'."""
-    if value.endswith(" ord") and value[:-4].isdigit():
-        n = int(value[:-4])
-        suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-        return f"{n}{suffix}"
-    return value
-
-
-def _marked(text: str, sentence: tuple[int, int], span: Span, width: int) -> Text:
-    """The evidence sentence, its first `width` characters, with the span in bold."""
-    from rich.text import Text
-
-    start, end = sentence
-    marked = Text(text[start:end].replace("\n", " ")[:width])
-    local = span.start - start
-    marked.stylize("bold", local, local + len(span.text))
-    return marked
-
-
-def _print_ranked(qs: QuestionSamples) -> None:
-    """The confirmed candidates as the learned selector ranks them, with their evidence."""
-
-    from experiment.evaluate.selector import learned, pick
-
-    assert qs.article is not None
-    art = qs.article
-    model = learned()
-    sel = pick(qs.candidates, model)
-    if not sel.ranked:
-        _out().print("selected answer: no confirmed candidate, abstain")
-        return
-    table = Table(title="confirmed candidates, ranked by the selector")
-    for col in ("rank", "answer", "confidence", "votes", "type fit", "evidence sentence"):
-        table.add_column(col)
-    for rank, (c, score) in enumerate(sel.ranked, start=1):
-        marked = _marked(art.text, c.sentence, c.span, 300)
-        table.add_row(
-            str(rank),
-            c.canonical,
-            f"{score:.2f}",
-            str(len(c.samples)),
-            f"{c.features['type_fit']:.1f}",
-            marked,
-        )
-    _out().print(table)
-    if sel.chosen is None:
-        _out().print(
-            f"selected answer: abstain (best confidence {sel.confidence:.2f} is under the "
-            f"threshold {model.threshold:.2f})"
-        )
-    else:
-        _out().print(f"selected answer: {sel.chosen.canonical} (confidence {sel.confidence:.2f})")
 
 
 REPORT_MD = "report.md"  # `factqa report`'s whole report, beside the run's files

@@ -60,6 +60,7 @@ from experiment.evaluate.fitted import fitted_read
 from experiment.evaluate.large_check import WHOLE, Check, Probe, decide, failed_check, probes
 from experiment.evaluate.methods import (
     CURVE_COLUMNS,
+    LARGE,
     RULE_PICK,
     SELECTED,
     VERIFIED,
@@ -70,7 +71,13 @@ from experiment.evaluate.methods import (
     question_facts,
     routing_curve,
 )
-from experiment.evaluate.registry import REGISTRY, MethodAnswers, known_sum
+from experiment.evaluate.registry import (
+    REGISTRY,
+    MethodAnswer,
+    MethodAnswers,
+    QuestionSamples,
+    known_sum,
+)
 from experiment.evaluate.stopping import adaptive_facts, sample_stopper
 from experiment.evaluate.summary import MethodSummary, summarize
 from experiment.generate.cache import GenerationCache, score_key
@@ -646,6 +653,51 @@ def small_samples(
     articles, questions = load_corpus(cfg)
     drawn = sample(cfg, articles, questions, factory, progress, roles=("small",))
     return articles, questions, confirm(cfg, articles, questions, drawn).small
+
+
+@dataclass(frozen=True)
+class Asked:
+    """One question answered as a run answers it (`factqa ask`): its raw samples, its confirmed
+    samples and pool scores, and every per-question method's answer its inputs allow."""
+
+    drawn: Sampled
+    got: Confirmed
+    samples: QuestionSamples
+    answers: dict[str, MethodAnswer]
+
+
+def ask_question(
+    cfg: RunConfig,
+    article: Article,
+    question: Question,
+    factory: BackendFactory = llama_factory,
+    large: bool = True,
+    pools: bool = True,
+) -> Asked:
+    """One question through a run's own steps (`sample`, `confirm`, `pool_scores`) and methods:
+    the small model's k samples, the large model's answer (unless not `large`), the models of
+    `cfg.drafts` scoring the question's pool (unless not `pools`), through the cache under
+    `cfg.out`. No run folder's files are written."""
+    articles, questions = {article.id: article}, [question]
+    roles = ("small", "large") if large else ("small",)
+    drawn = sample(cfg, articles, questions, factory, roles=roles)
+    got = confirm(cfg, articles, questions, drawn)
+    failed = all(s.generation.errored for s in drawn.small.get(question.id, []))
+    if pools and not failed:  # a model whose every sample failed scores nothing either
+        got = pool_scores(cfg, articles, questions, got, factory)
+    drafts = got.drafts.get(question.id) if got.drafts is not None else None
+    qs = QuestionSamples(
+        question,
+        got.small[question.id][: cfg.k],
+        got.large.get(question.id),
+        cfg.k,
+        article,
+        drafts=drafts,
+        prompt=cfg.prompt,
+    )
+    has = got.has if large else got.has - LARGE
+    answers = {m.name(cfg.k): m.run(qs) for m in REGISTRY.per_question(has)}
+    return Asked(drawn, got, qs, answers)
 
 
 def evaluate(

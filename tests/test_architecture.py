@@ -197,6 +197,16 @@ def test_the_architecture_gives_every_module_of_a_stage_its_place() -> None:
 TOP_MODULES = 12  # issue 54: the package's top level stays small
 
 
+def test_the_command_line_generates_and_scores_nothing_itself() -> None:
+    """cli.py parses, calls the runner and prints: it imports no sampling, prompt or scoring
+    module (`ask` goes through `runner.ask_question`); only the model files' catalog and store
+    (`factqa models`)."""
+    model_files = {"experiment.generate.models.catalog", "experiment.generate.models.store"}
+    reached = {m for m in GRAPH["experiment.cli"] if m.startswith("experiment.generate")}
+    assert reached <= model_files, sorted(reached - model_files)
+    assert "experiment.evaluate.drafts" not in GRAPH["experiment.cli"]
+
+
 def test_the_top_level_holds_few_modules() -> None:
     top = sorted(p.name for p in PACKAGE.glob("*.py"))
     assert len(top) <= TOP_MODULES, f"experiment/ holds {len(top)} modules: {top}"

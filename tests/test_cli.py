@@ -154,9 +154,10 @@ def test_ask_leads_with_one_answer_then_the_large_models(patched, corpus) -> Non
     res = _ask(arts, 4)
     assert res.exit_code == 0, res.output
     lines = res.output.splitlines()
+    # the small pipeline's answer leads: the article's candidate the small model scores highest
     assert lines[0] == (
-        "answer: 13,200 (small-verified@4: the article confirms it; 2 of fake-small's 4 "
-        "answers say it)"
+        "answer: 13,200 (small-pipeline@4: the article's candidate fake-small scores highest, "
+        "2 of its 4 answers say it)"
     )
     assert "13,200" in lines[1]  # its evidence sentence
     assert lines[2] == "large model (fake-large): 10,000 (the article states it)"
@@ -165,6 +166,32 @@ def test_ask_leads_with_one_answer_then_the_large_models(patched, corpus) -> Non
     assert "--all" in res.output
     alone = _ask(arts, 4, "--large", "none")
     assert alone.exit_code == 0 and "large model" not in alone.output
+    unscored = _ask(arts, 4, "--no-pool").output.splitlines()  # nothing scored: the vote leads
+    assert unscored[0] == (
+        "answer: 13,200 (small-verified@4: the article confirms it; 2 of fake-small's 4 "
+        "answers say it)"
+    )
+
+
+def test_ask_gives_each_method_the_answer_run_gives(patched, corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """`ask` goes through the runner: each method's answer to a question of the corpus is the
+    one `factqa run` gives it with the same settings."""
+    arts, _ = corpus
+    assert run_cli(corpus, tmp_path / "out").exit_code == 0
+    answers = pd.read_csv(tmp_path / "out" / "t" / "answers.csv", dtype=str).fillna("")
+    ran = answers[answers.question_id == "alpha-1"].set_index("method")["answer"].to_dict()
+    args = ["ask", str(arts / "alpha.md"), "How many units were sold in the first month?",
+            "--model", "fake-small", "--large", "fake-large", "-k", "4", "--all"]  # fmt: skip
+    res = CliRunner().invoke(cli.app, args, terminal_width=250)
+    assert res.exit_code == 0, res.output
+    table = res.output.split("each method's answer", 1)[1].split("the 4 answers of", 1)[0]
+    shown = {}
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip("│┃ ").split("│")]
+        if len(cells) == 4 and cells[0] in ran:
+            shown[cells[0]] = "" if cells[1] == "—" else cells[1]
+    compared = {m: ran[m] for m in shown}
+    assert len(shown) >= 10 and shown == compared
 
 
 def test_ask_all(patched, corpus) -> None:  # type: ignore[no-untyped-def]
@@ -190,7 +217,9 @@ def test_ask_all(patched, corpus) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_ask_shows_a_value_in_words_a_reader_knows() -> None:
-    assert [cli.shown_value(v) for v in ("3 ord", "11 ord", "22 ord", "45 %")] == [
+    from experiment.report.ask import shown_value
+
+    assert [shown_value(v) for v in ("3 ord", "11 ord", "22 ord", "45 %")] == [
         "3rd",
         "11th",
         "22nd",

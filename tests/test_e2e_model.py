@@ -241,3 +241,18 @@ def test_real_model_adaptive_sampling_takes_the_first_samples_and_resumes(
     measured = ["seconds", "evaluated_tokens", "flops"]
     assert again.drop(columns=measured).equals(whole.drop(columns=measured))
     assert (pd.to_numeric(again.flops) > 0).any()
+
+
+def test_real_model_ask_goes_through_the_runner(tiny_model: Path) -> None:
+    """`factqa ask` with the real tiny model: it samples, scores the article's candidates and
+    leads with the small pipeline's answer (or says why there is none), then the large model's,
+    and --all lists each method's answer."""
+    article = PROJECT_ROOT / "articles" / f"{ARTICLES[0]}.md"
+    args = ["ask", str(article), "How many people did the company employ?", "--model",
+            TEST_MODEL, "--large", TEST_MODEL, "-k", "2", "--all"]  # fmt: skip
+    res = CliRunner().invoke(cli.app, args, terminal_width=200)
+    assert res.exit_code == 0, res.output
+    first = res.output.splitlines()[0]
+    assert first.startswith("answer: ") and "small-pipeline@2" in first
+    assert "large model (" in res.output and "each method's answer" in res.output
+    assert "the pool (" in res.output and '"unknown" scores' in res.output

@@ -355,7 +355,10 @@ def test_ask_lists_the_proposals_with_their_working_and_scores(
     assert "after the calc prompt" in drafted and "3200 = 13,200 - 10,000" in drafted
     assert "both" in drafted and "-0.50" in drafted  # the sampled "3200" joins its proposal
     assert "small-text-derived@2: 3200" in drafted
-    assert "the pool (" in res.output  # the stated pool's table too
+    # as a run: a question routed to the calculation prompt has its calculations scored, and
+    # the lead answer is the small pipeline's, from them
+    assert "the pool (" not in res.output
+    assert res.output.startswith("answer: 3200 (small-pipeline@2: the calculation the article ")
     hidden = CliRunner().invoke(cli.app, [*base, "--prompt", "auto", "--no-pool"])
     assert "the calculations the article drafts" not in hidden.output
     assert "the pool (" not in hidden.output
