@@ -78,6 +78,7 @@ from experiment.evaluate.registry import (
     QuestionSamples,
     known_sum,
 )
+from experiment.evaluate.scoring import Scoring, T
 from experiment.evaluate.stopping import adaptive_facts, sample_stopper
 from experiment.evaluate.summary import MethodSummary, summarize
 from experiment.generate.cache import GenerationCache, score_key
@@ -468,6 +469,79 @@ def cached_scores(backend: Backend, cache: GenerationCache, probe: Probe) -> Can
     return found
 
 
+def score_all(
+    scoring: Scoring[T],
+    backend: Backend,
+    cache: GenerationCache,
+    order: Sequence[Question],
+    progress: Progress | None = None,
+) -> tuple[dict[str, T], str]:
+    """The run's one scoring step: `scoring`'s calls for each question of `order` (in article
+    order, so the model's prefix cache serves a question after its article's first), through
+    the cache, decided into each question's result. A call that raises is that question's
+    failed result; a backend that cannot score (`cannot_score`: it declares so, or the first
+    call fails) makes none and says why ("" when it scored)."""
+    calls = {q.id: list(scoring.probes(backend, q)) for q in order}
+    todo = [q for q in order if calls[q.id]]
+    if not todo:
+        return {}, ""
+    why = cannot_score(backend, cache, calls[todo[0].id][0])
+    if why:
+        return {}, why
+    made: dict[str, T] = {}
+    failed: Counter[str] = Counter()
+    if progress:
+        progress(scoring.label, 0, len(todo))
+    for done, q in enumerate(todo, 1):
+        try:
+            scores = [cached_scores(backend, cache, c) for c in calls[q.id]]
+            made[q.id] = scoring.decide(backend, q, calls[q.id], scores)
+        except ModelError as e:
+            failed[str(e)] += 1
+            made[q.id] = scoring.failed(q, str(e))
+        if progress:
+            progress(scoring.label, done, len(todo))
+    _tell_failed(failed, f"{scoring.label} failed on {failed.total()} of {len(todo)} questions")
+    return made, ""
+
+
+def check_scoring(
+    cfg: RunConfig,
+    articles: Mapping[str, Article],
+    small: Mapping[str, Sequence[Answer]],
+    found: Mapping[str, Sequence[ConfirmedAnswer]],
+    mode: str,
+) -> Scoring[Check]:
+    """The large model's check of each question's confirmed candidates (`found`, from its
+    `small` samples), `mode`'s way (`evaluate/large_check`): the whole-prompt check reads the
+    large@1 prompt."""
+    params = answering(cfg, small=False)[0]
+
+    def calls(backend: Backend, q: Question) -> list[Probe]:
+        if not found.get(q.id):
+            return []
+        article = articles[q.article_id]
+        whole = (  # the large@1 prompt, which only the whole-prompt check reads
+            prompt_of(backend, article, q, 1, params, WHOLE_ARTICLE, cfg.prompt)[0]
+            if mode == WHOLE
+            else []
+        )
+        return probes(mode, q, article, found[q.id], small[q.id][: cfg.k], whole, cfg.prompt)
+
+    def decided(
+        _: Backend, q: Question, made: Sequence[Probe], scores: Sequence[CandidateScores]
+    ) -> Check:
+        return decide(mode, found[q.id], small[q.id][: cfg.k], list(made), list(scores))
+
+    return Scoring(
+        f"check ({mode})",
+        LARGE_ROLE,
+        calls,
+        decided,
+        lambda q, error: failed_check(mode, found[q.id], error),
+    )
+
+
 def large_checks(
     cfg: RunConfig,
     articles: dict[str, Article],
@@ -478,68 +552,67 @@ def large_checks(
 ) -> Confirmed:
     """Step 2b: the large model checks each question's confirmed candidates, every way of
     `cfg.check_modes`, one way after another over the questions in article order (so the whole
-    prompt's prefix cache is used as large@1 uses it), through the cache. A model error on a
-    question is that question's failed check; a backend that cannot score makes no checks."""
+    prompt's prefix cache is used as large@1 uses it), one model loaded for all of them
+    (`score_all`). A backend that cannot score makes no checks."""
     modes = cfg.check_modes
     if not modes or not got.large:
         return got
-    todo = {}
-    for q in article_order(questions):
-        found = candidates(q, articles[q.article_id], got.small[q.id][: cfg.k])
-        if found:
-            todo[q.id] = (q, found)
+    order = article_order(questions)
+    found = {q.id: candidates(q, articles[q.article_id], got.small[q.id][: cfg.k]) for q in order}
     checks: dict[str, dict[str, Check]] = {q.id: {} for q in questions}
-    if not todo:
+    if not any(found.values()):
         return replace(got, checks=checks)
     backend = factory(cfg.large, cfg)
     cache = _cache(cfg)
-    params = answering(cfg, small=False)[0]
-    failed: Counter[str] = Counter()
-
-    def calls_of(
-        backend: Backend, mode: str, q: Question, found: list[ConfirmedAnswer]
-    ) -> list[Probe]:
-        article, small = articles[q.article_id], got.small[q.id][: cfg.k]
-        whole = (  # the large@1 prompt, which only the whole-prompt check reads
-            prompt_of(backend, article, q, 1, params, WHOLE_ARTICLE, cfg.prompt)[0]
-            if mode == WHOLE
-            else []
-        )
-        return probes(mode, q, article, found, small, whole, cfg.prompt)
-
     try:
-        first_q, first_found = next(iter(todo.values()))
-        probe = calls_of(backend, modes[0], first_q, first_found)[0]
-        why = cannot_score(backend, cache, probe)
-        if why:
-            log.warning("the large model's checks are left out: %s", why)
-            return replace(got, checks_left_out=why)
         for mode in modes:
-            role = f"check ({mode})"
-            if progress:
-                progress(role, 0, len(todo))
-            for done, (q, found) in enumerate(todo.values(), 1):
-                calls = calls_of(backend, mode, q, found)
-                try:
-                    scores = [cached_scores(backend, cache, c) for c in calls]
-                    checks[q.id][mode] = decide(
-                        mode, found, got.small[q.id][: cfg.k], calls, scores
-                    )
-                except ModelError as e:
-                    failed[str(e)] += 1
-                    checks[q.id][mode] = failed_check(mode, found, str(e))
-                if progress:
-                    progress(role, done, len(todo))
+            made, why = score_all(
+                check_scoring(cfg, articles, got.small, found, mode),
+                backend,
+                cache,
+                order,
+                progress,
+            )
+            if why:
+                log.warning("the large model's checks are left out: %s", why)
+                return replace(got, checks_left_out=why)
+            for qid, check in made.items():
+                checks[qid][mode] = check
     finally:
         cache.close()
         del backend
         gc.collect()
-    _tell_failed(
-        failed,
-        f"the large model's checks failed on {failed.total()} of {len(todo) * len(modes)} "
-        "checks (each one a failed answer)",
-    )
     return replace(got, checks=checks)
+
+
+def pool_scoring(
+    cfg: RunConfig,
+    articles: dict[str, Article],
+    texts: Mapping[str, Mapping[str, tuple[str, ...]]],
+    role: str,
+) -> Scoring[Drafts]:
+    """`role`'s scores of each question's pool (`evaluate/drafts`), after the prompt the model
+    answers with: the small model's sampling prompt, the large model's large@1 prompt."""
+    params, k, reading = answering(cfg, role == SMALL_ROLE)
+
+    def calls(backend: Backend, q: Question) -> list[Probe]:
+        messages = prompt_of(backend, articles[q.article_id], q, k, params, reading, cfg.prompt)
+        said = texts[q.id][role]
+        return [Probe(messages[0], said, tuple(range(len(said) - 1)))]
+
+    def decided(
+        backend: Backend, q: Question, made: Sequence[Probe], scores: Sequence[CandidateScores]
+    ) -> Drafts:
+        of = pool_of(q, cfg.prompt)
+        return drafts_of(role, made[0].texts, scores[0], backend.shape, of, cfg.derived_text)
+
+    return Scoring(
+        f"pool scores ({role})",
+        role,
+        calls,
+        decided,
+        lambda q, error: failed_drafts(role, error, pool_of(q, cfg.prompt)),
+    )
 
 
 def pool_scores(
@@ -551,12 +624,12 @@ def pool_scores(
     progress: Progress | None = None,
 ) -> Confirmed:
     """Step 2c: each model of `cfg.draft_roles` scores each question's bounded pool
-    (`evaluate.drafts`), in article order, through the cache: the small model after its
-    sampling prompt (the bounded text pool and the pool merged with its k samples, one call),
-    the large model after its large@1 prompt (the bounded text pool). A question routed to the
-    calculation prompt has its kept proposals scored instead (`drafts.question_pools`; with
-    the small model's calculations for the small model). A model error on a question is that
-    question's failed scores; a backend that cannot score makes none."""
+    (`evaluate.drafts`), in article order, through the cache (`score_all`): the small model
+    after its sampling prompt (the bounded text pool and the pool merged with its k samples,
+    one call), the large model after its large@1 prompt (the bounded text pool). A question
+    routed to the calculation prompt has its kept proposals scored instead
+    (`drafts.question_pools`; with the small model's calculations for the small model). A
+    backend that cannot score makes none."""
     if not cfg.draft_roles or not questions:
         return got
     order = article_order(questions)
@@ -572,65 +645,20 @@ def pool_scores(
         for role in cfg.draft_roles:
             backend = factory(cfg.small if role == SMALL_ROLE else cfg.large, cfg)
             try:
-                why = _score_pools(
-                    cfg, articles, order, texts, role, backend, cache, drafts, progress
-                )
+                scoring = pool_scoring(cfg, articles, texts, role)
+                made, why = score_all(scoring, backend, cache, order, progress)
             finally:
                 del backend
                 gc.collect()
             if why:
                 log.warning("the %s model's pool scores are left out: %s", role, why)
                 left_out.append(f"{role}: {why}")
-                for per_question in drafts.values():
-                    per_question.pop(role, None)
+            for qid, scored in made.items():
+                drafts[qid][role] = scored
     finally:
         cache.close()
-    made = any(drafts[q.id] for q in questions)
-    return replace(got, drafts=drafts if made else None, drafts_left_out="; ".join(left_out))
-
-
-def _score_pools(
-    cfg: RunConfig,
-    articles: dict[str, Article],
-    order: list[Question],
-    texts: dict[str, dict[str, tuple[str, ...]]],
-    role: str,
-    backend: Backend,
-    cache: GenerationCache,
-    drafts: dict[str, dict[str, Drafts]],
-    progress: Progress | None,
-) -> str:
-    """One model's scores of every question's pool into `drafts`; why it cannot score ("" when
-    it did)."""
-    params, k, reading = answering(cfg, role == SMALL_ROLE)
-
-    def probe_of(q: Question) -> Probe:
-        messages = prompt_of(backend, articles[q.article_id], q, k, params, reading, cfg.prompt)
-        said = texts[q.id][role]
-        return Probe(messages[0], said, tuple(range(len(said) - 1)))
-
-    why = cannot_score(backend, cache, probe_of(order[0]))
-    if why:
-        return why
-    label = f"pool scores ({role})"
-    failed: Counter[str] = Counter()
-    if progress:
-        progress(label, 0, len(order))
-    for done, q in enumerate(order, 1):
-        probe = probe_of(q)
-        of = pool_of(q, cfg.prompt)
-        try:
-            found = cached_scores(backend, cache, probe)
-            drafts[q.id][role] = drafts_of(
-                role, probe.texts, found, backend.shape, of, cfg.derived_text
-            )
-        except ModelError as e:
-            failed[str(e)] += 1
-            drafts[q.id][role] = failed_drafts(role, str(e), of)
-        if progress:
-            progress(label, done, len(order))
-    _tell_failed(failed, f"the {role} model failed to score {failed.total()} of {len(order)} pools")
-    return ""
+    made_any = any(drafts[q.id] for q in questions)
+    return replace(got, drafts=drafts if made_any else None, drafts_left_out="; ".join(left_out))
 
 
 def cannot_score(backend: Backend, cache: GenerationCache, probe: Probe) -> str:

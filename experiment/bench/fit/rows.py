@@ -10,15 +10,16 @@ from pathlib import Path
 
 import numpy as np
 
+from experiment.base.errors import ModelError
 from experiment.base.types import Article, Question
 from experiment.bench.fit.sets import OUT, fitting_samples, fitting_sets
 from experiment.config import RunConfig
 from experiment.evaluate.answer import Answer
 from experiment.evaluate.features import FEATURES, ConfirmedAnswer, candidates
 from experiment.evaluate.judge import gold_of, sample_right
-from experiment.evaluate.large_check import EVIDENCE, LARGE_EVIDENCE, decide, evidence_score, probes
+from experiment.evaluate.large_check import EVIDENCE, LARGE_EVIDENCE, evidence_score
 from experiment.generate.cache import GenerationCache
-from experiment.runner import cached_scores, llama_factory
+from experiment.runner import check_scoring, llama_factory, score_all
 
 
 @dataclass
@@ -58,11 +59,14 @@ class LargeEvidence:
             return []
         if self.backend is None:
             self.backend = llama_factory(self.cfg.large, self.cfg)
-        calls = probes(EVIDENCE, q, article, found, small, [], self.cfg.prompt)
-        scores = [cached_scores(self.backend, self.cache, c) for c in calls]
-        self.calls += len(calls)
-        check = decide(EVIDENCE, found, small, calls, scores)
-        return [{LARGE_EVIDENCE: evidence_score(m)} for m in check.margins]
+        scoring = check_scoring(
+            self.cfg, {article.id: article}, {q.id: small}, {q.id: found}, EVIDENCE
+        )
+        made, why = score_all(scoring, self.backend, self.cache, [q])
+        if why:
+            raise ModelError(f"the large model cannot check the candidates: {why}")
+        self.calls += len(scoring.probes(self.backend, q))
+        return [{LARGE_EVIDENCE: evidence_score(m)} for m in made[q.id].margins]
 
 
 def fitting_rows(

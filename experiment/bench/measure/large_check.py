@@ -37,7 +37,7 @@ from experiment.bench.harness import RESULTS_MD, NoWriteOpt, ResultsMdOpt, write
 from experiment.bench.looks import evaluation_run
 from experiment.config import build_config
 from experiment.evaluate.features import candidates
-from experiment.evaluate.large_check import EVIDENCE, MODES, WHOLE, probes
+from experiment.evaluate.large_check import EVIDENCE, MODES, WHOLE
 from experiment.evaluate.methods import (
     CASCADE_20,
     CASCADE_CHECK_20,
@@ -50,7 +50,7 @@ from experiment.generate.sampling import article_order, prompt_of
 from experiment.generate.windows import WHOLE_ARTICLE
 from experiment.report.machine import load_average
 from experiment.report.tables import markdown_table
-from experiment.runner import llama_factory, small_samples
+from experiment.runner import check_scoring, llama_factory, small_samples
 
 PASSES = ("large@1", *MODES)
 
@@ -70,18 +70,15 @@ def _run(args: SimpleNamespace) -> None:
         cost = spent[name]
         for q in ordered:
             article = articles[q.article_id]
-            whole = (  # the large@1 prompt: large@1 and the whole-prompt check read it
-                prompt_of(backend, article, q, 1, params, WHOLE_ARTICLE, cfg.prompt)[0]
-                if name != EVIDENCE
-                else []
-            )
-            t0 = time.perf_counter()
             if name == "large@1":
+                whole = prompt_of(backend, article, q, 1, params, WHOLE_ARTICLE, cfg.prompt)[0]
+                t0 = time.perf_counter()
                 made = backend.generate(whole, params, [0])
                 got = [(g.evaluated_tokens, g.flops) for g in made]
-            else:
-                found = candidates(q, article, small[q.id][: cfg.k])
-                calls = probes(name, q, article, found, small[q.id][: cfg.k], whole, cfg.prompt)
+            else:  # the run's own calls (`runner.check_scoring`), timed without the cache
+                found = {q.id: candidates(q, article, small[q.id][: cfg.k])}
+                calls = check_scoring(cfg, articles, small, found, name).probes(backend, q)
+                t0 = time.perf_counter()
                 scored = [backend.score(c.messages, c.texts) for c in calls]
                 got = [(s.evaluated_tokens, s.flops) for s in scored]
             cost["seconds"] += time.perf_counter() - t0
