@@ -179,11 +179,11 @@ class RunConfig:
     top_p: float = setting(0.95, help="Small model nucleus (top-p).")
     top_k: int = setting(40, help="Small model top-k (0: off).")
     max_tokens: int = setting(32, help="Token limit per answer.")
-    # set so that no more than 1 % of large@1's calculations on the fitting parts reach it
+    # set so that no more than 1 % of large@1's calculations on the fitting halves reach it
     calc_max_tokens: int = setting(
         CALC_MAX_TOKENS,
         help="Token limit of an answer to the calculation prompt (0: --max-tokens); the default "
-        "lets no more than 1 % of large@1's calculations on the fitting parts reach it "
+        "lets no more than 1 % of large@1's calculations on the fitting halves reach it "
         "(factqa bench fit calc-limit).",
         older=_no_calc_limit,
     )
@@ -232,7 +232,7 @@ class RunConfig:
         AUTO,
         help="The prompt both models get: 'figure' (the figure or date alone), 'derive' (a "
         "computed answer may come with its working over the article's figures, '7 = 9 - 2', "
-        "which the derivation checker confirms; method small-derived@k), 'calc' (the "
+        "which the derivation rule confirms; method small-derived@k), 'calc' (the "
         "calculation alone, '9 - 2'; the calculator computes the result) or 'auto' (calc for "
         "questions whose wording asks for a computation, figure else; the default, because "
         "under 'figure' no small method answers a computed question).",
@@ -256,7 +256,7 @@ class RunConfig:
         "small-text-derived@k, large-text-derived@1.",
         older=lambda c: c.drafts == "small,large",  # runs made before the pool's scores
     )
-    # experiment/evaluate/proposal_pool.py; "calculation" is best on the fitting parts by
+    # experiment/evaluate/proposal_pool.py; "calculation" is best on the fitting halves by
     # `factqa bench fit derived`
     derived_text: str = setting(
         "calculation",

@@ -1,4 +1,4 @@
-"""The calculation prompt's own token limit: fitted on the fitting parts, given to calculation
+"""The calculation prompt's own token limit: fitted on the fitting halves, given to calculation
 answers only, and old runs keep their ids."""
 
 from __future__ import annotations

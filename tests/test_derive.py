@@ -1,4 +1,4 @@
-"""The derivation checker: `RESULT = EXPRESSION` confirmed by operands in the text and right
+"""The derivation rule: `RESULT = EXPRESSION` confirmed by operands in the text and right
 arithmetic (docs/NORMALIZER.md, "Derivations")."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Answers with their working (`7 = 9 - 2`): read, checked by the derivation checker, voted by
+"""Answers with their working (`7 = 9 - 2`): read, checked by the derivation rule, voted by
 small-derived@k, written to attempts.csv and read back; the derive prompt asks for them."""
 
 from __future__ import annotations

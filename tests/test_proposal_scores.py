@@ -158,7 +158,7 @@ def test_a_sampled_calculation_joins_the_proposal_of_its_value() -> None:
     last = merged[-1]
     assert last.origin == "sampled" and last.samples == (2,) and last.proposal is None
     assert last.text == "$54.4 million" and last.features["proposal_score"] is None
-    # a sample the derivation checker refuses (a sum where a change is asked) is no candidate
+    # a sample the derivation rule refuses (a sum where a change is asked) is no candidate
     refused = calc(q, art, "142.9 + 101.0", 0)
     assert not refused.attempt.derived
     assert all(c.origin == "text" for c in proposal_pool(q, art, [refused]))

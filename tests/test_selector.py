@@ -1,4 +1,4 @@
-"""The question-aware checker: answer types, evidence alignment, candidate features, the
+"""The question-aware selector: answer types, evidence alignment, candidate features, the
 selectors, the routed cascade, and the split that keeps fitting and evaluation apart."""
 
 from __future__ import annotations

@@ -85,7 +85,7 @@ def every_nth(items: Sequence[T], n: int | None) -> list[T]:
 SquadV1Arg = Annotated[Path, typer.Argument(help="SQuAD v1.1 dev (dev-v1.1.json).")]
 SquadV2Arg = Annotated[Path, typer.Argument(help="SQuAD v2.0 dev (dev-v2.0.json).")]
 TatqaOpt = Annotated[
-    Path | None, typer.Option(help="TAT-QA dev (tatqa_dataset_dev.json): add its fitting part.")
+    Path | None, typer.Option(help="TAT-QA dev (tatqa_dataset_dev.json): add its fitting half.")
 ]
 DataFileOpt = Annotated[
     Path | None, typer.Option(exists=True, dir_okay=False, help="The data set's file.")

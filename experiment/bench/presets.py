@@ -133,7 +133,7 @@ def figures_line(preset: str, run: Run) -> str:
     """The preset's figures on one line, `name=value` pairs: each method's accuracy on stated
     questions (`PREFIX_dev_METHOD` for TAT-QA, as issue 26 names them; `PREFIX_stated_METHOD`
     elsewhere), on computed ones (`PREFIX_computed_METHOD`; TAT-QA `tatqa_arith_METHOD`), and
-    the derivation checker's precision over the small model's samples (where the run has gold)."""
+    the derivation rule's precision over the small model's samples (where the run has gold)."""
     k = run.k
     short = {
         "large": LARGE_1.name(k),

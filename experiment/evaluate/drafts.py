@@ -27,7 +27,7 @@ candidate, abstaining where "unknown" is more probable (as `large-checks@k` does
 proposals, and the proposals merged with the small model's calculations), so its `Drafts` are
 of the `COMPUTED` pool and the stated methods abstain on it, paying nothing (and the computed
 ones on a question of the `STATED` pool). `small-text-derived@k` picks by `derived_pick`: the
-selector `factqa bench fit derived` fitted on the fitting parts of TAT-QA and DROP over
+selector `factqa bench fit derived` fitted on the fitting halves of TAT-QA and DROP over
 `DERIVED_FEATURES` (`derived_selector.json`), or, where that fit kept it, none is shipped or
 it was fitted on the other scored-text form, a hand-set rule; `large-text-derived@1` takes
 the large model's most probable proposal (`most_probable`).
@@ -335,7 +335,7 @@ def derived_pick(
     (the samples that reached the value), then by their best proposal's model-free rank (a
     value no proposal gives last), then by the score; the rest by the score. The first is
     chosen unless "unknown" is more probable than every candidate. A `model` (a later fit on
-    the fitting parts, over `derived_features`) replaces the rule (`rank_scored`)."""
+    the fitting halves, over `derived_features`) replaces the rule (`rank_scored`)."""
     if model is not None:
         return rank_scored(cands, drafts, model)
     scored = _with_logprobs(cands, drafts)

@@ -7,9 +7,9 @@ from the same samples (nothing regenerated).
 - small-maj@k        majority of k samples, unchecked ("unknown" answers vote too)
 - small-verified@k   majority among samples the article confirms; abstain when none (the claim)
 - small-derived@k    majority among samples whose working (`7 = 9 - 2` under the derive prompt,
-                     `9 - 2` under calc) the derivation checker confirms, where any is; else
+                     `9 - 2` under calc) the derivation rule confirms, where any is; else
                      among those the article confirms; abstain when none
-- small-pass@k       right if any sample is right: the ceiling a perfect checker would reach
+- small-pass@k       right if any sample is right: the ceiling an oracle would reach
 - small-rule@k       the hand-set selector's pick among the confirmed candidates (`selector`)
 - small-selected@k   the learned selector's pick; abstains when no candidate is likely enough
 - cascade            small-verified@k, falling back to large@1 only when nothing was confirmed
@@ -47,7 +47,7 @@ from the same samples (nothing regenerated).
 - small-text-derived@k  for a question the run routes to the calculation prompt (`auto`,
                      `calc`): the small model scores the kept proposals' results after its
                      sampling prompt; over them merged with its own confirmed calculations, the
-                     pick of the selector fitted on the fitting parts (`drafts.derived_pick`,
+                     pick of the selector fitted on the fitting halves (`drafts.derived_pick`,
                      `factqa bench fit derived`; without one, the most probable, near ties by
                      votes then the model-free rank); "unknown" abstains where the fit says so.
                      The stated pool's three methods abstain on such a question, and these two
@@ -140,9 +140,9 @@ def _first(qs: QuestionSamples) -> Choice:
 
 def _vote(qs: QuestionSamples, confirmed: bool, derived: bool = False) -> Choice:
     """The majority of the small model's samples: all of them, or (`confirmed`) those the article
-    confirms; with `derived`, those whose working the derivation checker confirms where there
+    confirms; with `derived`, those whose working the derivation rule confirms where there
     are any (a question whose samples show a confirmed calculation is answered by calculation,
-    not by the stated figure beside it: +5 of 80 on DROP dev's fitting part, docs/RESULTS.md
+    not by the stated figure beside it: +5 of 80 on DROP dev's fitting half, docs/RESULTS.md
     "calculator"), else the confirmed ones."""
     values = [s.value for s in qs.small]
     abstentions = [s.abstained for s in qs.small]

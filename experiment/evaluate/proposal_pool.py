@@ -10,7 +10,7 @@ models score the calculations the article drafts (`proposals.propose`, the top
 - **text**: each kept proposal's result, as written with its scale (`result_text`: "22.4" over
   cells under "$ in millions" is "$22.4 million"), the text a model would answer;
 - **sampled**: the small model's samples that `small-derived@k` votes among (those whose
-  working the derivation checker confirms where any is, else those the article confirms);
+  working the derivation rule confirms where any is, else those the article confirms);
 - merged as the vote clusters answers (`vote.clusters` over both at once): one candidate per
   value, with its `origin` (`sampled`, `text`, `both`), the best-ranked proposal of its cluster
   (its working shown, its text the one scored) and its features: `votes` and `share` (the

@@ -38,7 +38,7 @@ or average of table cells is read in their table's scale, else in the one scale 
 states for its figures ("All figures shown in thousands"), the figure as computed kept as
 the written form (`result_scale`; the judge accepts either, as for a stated cell).
 
-**The model-free rank** (`score`) adds hand-set terms, set on the fitting parts only
+**The model-free rank** (`score`) adds hand-set terms, set on the fitting halves only
 (`factqa bench proposals`):
 - `W_LINE` x the share of the question's measure terms (`context.measure_terms`) in the line's
   label;
@@ -58,14 +58,14 @@ the written form (`result_scale`; the judge accepts either, as for a stated cell
   "How many more seedlings died than were sold?").
 Three prose rules (the counted noun's `W_NOUN`, a qualified figure as an operand, a date's
 year as an operand) were first written from evaluation-half examples (issue 52); each was then
-measured on the fitting parts alone, left out in turn (`factqa bench proposals
+measured on the fitting halves alone, left out in turn (`factqa bench proposals
 PATH/TO/tatqa_dataset_dev.json PATH/TO/drop_dev.jsonl.gz --fit-only --without RULE`), and each
 holds there. DROP fit, gold among
 all proposals / kept / first, shipped 60.0 / 53.0 / 29.1 %: without the noun 60.0 / 52.4 / 27.4
 (TAT-QA fit first 51.3 against 50.8), without qualified figures 58.5 / 52.1 / 27.6, without
 dated years 58.0 / 50.6 / 28.5 (TAT-QA fit within 0.3 points either way).
 `text-derived` (evaluate/methods.py) answers with the first; `KEEP_N` is the bound a model's
-scoring uses. It is set by hand for the scoring cost: the fitting parts' coverage-against-N
+scoring uses. It is set by hand for the scoring cost: the fitting halves' coverage-against-N
 curves (`factqa bench proposals`) flatten past 10 on TAT-QA (0.750 at 10, 0.786 at 40) and
 less on DROP (0.530 at 10, 0.579 at 40), and the rule that fits the stated pool's N (95 % of
 what every proposal covers) would score 29.

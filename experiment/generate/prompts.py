@@ -46,8 +46,8 @@ FIGURE, DERIVE, CALC, AUTO = "figure", "derive", "calc", "auto"
 PROMPTS = {FIGURE: SYSTEM, DERIVE: DERIVE_SYSTEM, CALC: CALC_SYSTEM}
 SETTINGS = (FIGURE, DERIVE, CALC, AUTO)  # what the `prompt` setting may be
 # The calculation prompt's token limit (RunConfig.calc_max_tokens): the smallest of
-# `bench/fit/calc_limit.LIMITS` that no more than 1 % of large@1's calculations on the fitting parts
-# reach (`factqa bench fit calc-limit`, docs/RESULTS.md "calc-limit"); 0: `max_tokens`.
+# `bench/fit/calc_limit.LIMITS` that no more than 1 % of large@1's calculations on the fitting
+# halves reach (`factqa bench fit calc-limit`, docs/RESULTS.md "calc-limit"); 0: `max_tokens`.
 CALC_MAX_TOKENS = 64
 
 

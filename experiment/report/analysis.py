@@ -11,7 +11,7 @@ share, all computed from the run's CSVs (nothing is regenerated).
 - calibration of a confidence: a reliability table and the Brier score;
 - the selector against the vote: how much of the gap to pass@k it closes;
 - accuracy split into questions whose gold is stated in the text and those where it is computed;
-- the derivation checker's record: working written, confirmed, and right when confirmed.
+- the derivation rule's record: working written, confirmed, and right when confirmed.
 """
 
 from __future__ import annotations
@@ -173,7 +173,7 @@ def calibration(q: pd.DataFrame, method: str, bins: int = 10) -> tuple[pd.DataFr
 
 def gap_closed(summary: pd.DataFrame, method: str, k: int) -> float:
     """(method - small-verified@k) / (small-pass@k - small-verified@k): the share of the gap
-    between the vote and a perfect checker that `method` closes (NaN when there is no gap)."""
+    between the vote and an oracle that `method` closes (NaN when there is no gap)."""
     acc = summary.set_index("method").accuracy
     verified = acc[VERIFIED.name(k)]
     gap = acc[PASS.name(k)] - verified
@@ -213,7 +213,7 @@ def stated_computed(q: pd.DataFrame, methods: list[str]) -> pd.DataFrame:
 
 
 def derivation_record(attempts: pd.DataFrame, questions: Mapping[str, Question]) -> dict[str, int]:
-    """The derivation checker's own record over a run's samples (issue 27): how many answers
+    """The derivation rule's own record over a run's samples (issue 27): how many answers
     came with their working, how many of those the checker confirmed, how many of the confirmed
     are right by the gold (its precision is right / derived), and the refusals by reason (the
     reason's words before its first quote, parenthesis, comma or colon, so "the operand '7' ..."

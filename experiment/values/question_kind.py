@@ -71,7 +71,7 @@ A_OR_B = (
 )
 
 # Wording that asks for a computation over stated figures (a difference, a sum, a change, an
-# average, a ratio, a complement). Written from the fitting parts of DROP dev and TAT-QA dev only
+# average, a ratio, a complement). Written from the fitting halves of DROP dev and TAT-QA dev only
 # (importers/split.py); `factqa bench routing` measures it on both parts.
 COMPUTE_Q = re.compile(
     rf"\bhow (many|much) {COMPARATIVE}\b"

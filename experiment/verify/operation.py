@@ -4,7 +4,7 @@ A calculation whose every operand the article writes can still answer another qu
 where the question asks "how many more", a chain of five figures where it asks for a change. The
 question's wording names the operation; the calculation's top-level shape
 (`experiment.verify.derive.shape`) must be one the wording allows. Wording that names no operation
-allows every shape. The cues were written from the fitting parts of DROP dev and TAT-QA dev only
+allows every shape. The cues were written from the fitting halves of DROP dev and TAT-QA dev only
 (importers/split.py), and are checked in that order, the first that matches deciding:
 
 - "percentage change/increase/decrease/growth", "percent change": a percent change;

@@ -13,7 +13,7 @@ derivation precision on DROP, and each stated-question delta of the auto prompt 
 figure prompt: the largest loss among large@1, small-verified@10 and small-derived@10.
 
 Each RUN is a finished run folder of `factqa bench run` (its manifest names its questions and
-articles); `--prompt auto` runs are the calculator's, and `--half fit` runs are the fitting parts.
+articles); `--prompt auto` runs are the calculator's, and `--half fit` runs are the fitting halves.
 """
 
 from __future__ import annotations

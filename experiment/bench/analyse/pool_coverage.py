@@ -8,7 +8,7 @@ what the article alone answers (`text-only`). No model runs.
 Data sets are read where they are (imported into a temporary folder, never copied into the
 project) the way `factqa bench run` and experiment/bench/fit/sets.py import them (seed 0):
 - **fitting halves** (every choice is made here): SQuAD v1.1 dev, 400 questions, and SQuAD v2.0
-  dev, 50 answerable + 100 unanswerable, of the fitting titles; TAT-QA dev's fitting part, 120
+  dev, 50 answerable + 100 unanswerable, of the fitting titles; TAT-QA dev's fitting half, 120
   stated + 40 unanswerable (`experiment.bench.fit.sets`);
 - **evaluation halves** (reported, nothing refitted): `factqa bench run`'s presets (SQuAD v1.1
   300, SQuAD v2.0 100 + 100, DROP 200, TAT-QA 200, of the evaluation titles or part) and the
@@ -427,7 +427,7 @@ stated); the mean pool size; and, where the gold was in the pool but not first, 
 first instead (`factqa bench pool-coverage --help`: the same figure at another scale, another \
 period, another row of the gold's table column, another entity).
 
-Fitted on the fitting halves only (SQuAD v1.1 and v2.0 fitting titles, TAT-QA's fitting part, \
+Fitted on the fitting halves only (SQuAD v1.1 and v2.0 fitting titles, TAT-QA's fitting half, \
 the sizes of `experiment/bench/fit/sets.py`), nothing refitted on the sets below: N={n}, \
 the smallest \
 at which every fitting set's bounded pool keeps the gold for 98 % of the stated questions its \

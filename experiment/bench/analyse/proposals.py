@@ -8,7 +8,7 @@ run folders, what the models that score the proposals answer. No model runs.
 
 Data sets are read where they are (imported into a temporary folder, never into the project),
 every question of each part:
-- **fitting parts** (every choice is made here): TAT-QA dev's fitting part and DROP dev's
+- **fitting halves** (every choice is made here): TAT-QA dev's fitting half and DROP dev's
   fitting half (`importers/split.py`);
 - **evaluation parts** (reported, nothing refitted): TAT-QA dev's evaluation part, all of its
   arithmetic questions, and DROP dev's evaluation half.
@@ -27,7 +27,7 @@ the other order). Where nothing proposed holds the gold: `scale` (a proposal hol
 factor of 1000 or a million: the data set's own scale beside a table that states none),
 `unasked` (the wording asks for no computation), `missed` (the rest).
 
-N is fitted on the fitting parts: the smallest N at which every fitting part keeps the gold for
+N is fitted on the fitting halves: the smallest N at which every fitting half keeps the gold for
 `COVERAGE_SHARE` of the computed questions all its proposals do (the curves are printed).
 
 **The models** (`--run PART=RUN`, a run folder made with `factqa bench run PRESET DATA
@@ -353,7 +353,7 @@ def proposals(
     drop_sample: Annotated[
         int | None, typer.Option(help="Every n-th DROP computed question, this many.", min=1)
     ] = None,
-    fit_only: Annotated[bool, typer.Option("--fit-only", help="The fitting parts only.")] = False,
+    fit_only: Annotated[bool, typer.Option("--fit-only", help="The fitting halves only.")] = False,
     run: Annotated[
         list[str] | None,
         typer.Option(
@@ -368,7 +368,7 @@ def proposals(
         str | None,
         typer.Option(
             help=f"Leave one prose rule out, to measure what it adds ({', '.join(RULES)}); "
-            "with --fit-only: the rule's own evidence on the fitting parts."
+            "with --fit-only: the rule's own evidence on the fitting halves."
         ),
     ] = None,
 ) -> None:
@@ -397,7 +397,7 @@ def proposals(
             measured.append(measure(name, *load_part(fmt, half, sources[fmt], Path(tmp), sample)))
     fitting = [r for r in measured if r.name.endswith("-fit")]
     n, curves = fit_n(fitting, COVERAGE_SHARE)
-    print("coverage of the computed questions against N (fitting parts):")
+    print("coverage of the computed questions against N (fitting halves):")
     for name, curve in curves.items():
         print(f"  {name}: " + " ".join(f"{k}:{c:.3f}" for k, c in enumerate(curve, 1)))
     note = kept_note(n, fitting)
@@ -475,12 +475,12 @@ def key_line(results: Sequence[PartResult], models: dict[str, ModelResult]) -> s
 
 
 def kept_note(n: int, fitting: Sequence[PartResult]) -> str:
-    """What the shipped bound keeps on the fitting parts, against every proposal and the 95 %
+    """What the shipped bound keeps on the fitting halves, against every proposal and the 95 %
     rule's N."""
     held = "; ".join(f"{r.name} {r.covered(KEEP_N):.1%} of {r.covered():.1%}" for r in fitting)
     return (
         f"The models score the top `proposals.KEEP_N` = {KEEP_N}, set by hand for the scoring "
-        f"cost; on the fitting parts it keeps the gold of {held} (every proposal). The rule that "
+        f"cost; on the fitting halves it keeps the gold of {held} (every proposal). The rule that "
         f"fits the stated pool's N ({COVERAGE_SHARE:.0%} of what every proposal covers, on every "
         f"part) would score {n}."
     )

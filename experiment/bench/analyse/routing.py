@@ -3,11 +3,11 @@
     factqa bench routing PATH/TO/drop_dev.jsonl.gz PATH/TO/tatqa_dataset_dev.json [--cues]
 
 For the fitting and the evaluation part of each data set (importers/split.py; the rule was
-written from the fitting parts only), the importer's sample of 200 figure/date questions, seed 0:
+written from the fitting halves only), the importer's sample of 200 figure/date questions, seed 0:
 how many questions the importer marks computed, and the rule's recall (computed questions sent
 to the `calc` prompt) and precision (questions sent there that are computed). No model runs.
 
-`--cues` adds, on each fitting part whole (every figure question), each cue of the rule
+`--cues` adds, on each fitting half whole (every figure question), each cue of the rule
 (`question_kind.COMPUTE_Q`) that a question matches alone: how many questions, and the share
 whose gold is computed; questions matching several cues and none are rows of their own. A cue
 whose share is low routes stated questions to the calculation prompt: where the rule is unsure.
@@ -68,7 +68,7 @@ def cue_rows(questions: list[Question]) -> list[tuple[str, int, float]]:
 
 
 def print_cues(drop: Path, tatqa: Path, tmp: Path) -> None:
-    print("\nEach cue on the fitting parts (every figure question):\n")
+    print("\nEach cue on the fitting halves (every figure question):\n")
     print("| data set | cue | questions | computed |")
     print("| --- | --- | ---: | ---: |")
     for fmt, source in (("drop", drop), ("tatqa", tatqa)):
@@ -83,7 +83,7 @@ def routing(
     drop: Annotated[Path, typer.Argument(help="DROP dev (drop_dev.jsonl.gz).")],
     tatqa: Annotated[Path, typer.Argument(help="TAT-QA dev (tatqa_dataset_dev.json).")],
     cues: Annotated[
-        bool, typer.Option("--cues", help="Each cue's share of computed golds (fitting parts).")
+        bool, typer.Option("--cues", help="Each cue's share of computed golds (fitting halves).")
     ] = False,
 ) -> None:
     """How well the `auto` prompt's rule routes computed questions: recall and precision on

@@ -1,4 +1,5 @@
-"""`factqa bench fit calc-limit`: the calculation prompt's token limit, fitted on the fitting parts.
+"""`factqa bench fit calc-limit`: the calculation prompt's token limit, fitted on the fitting
+halves.
 
     factqa bench fit calc-limit PATH/TO/drop_dev.jsonl.gz PATH/TO/tatqa_dataset_dev.json [--write]
 
@@ -41,7 +42,7 @@ COMMAND = (
 
 
 def routed(fmt: str, data: Path, tmp: Path, n: int) -> tuple[dict[str, Article], list[Question]]:
-    """`n` of the fitting part's questions that `auto` routes to the calculation prompt, spread
+    """`n` of the fitting half's questions that `auto` routes to the calculation prompt, spread
     evenly (`harness.every_nth`), with their articles."""
     got = import_dataset(fmt, data, tmp / fmt, None, 0, None, True, "fit")
     articles = load_articles(got.articles)
@@ -61,11 +62,11 @@ def choose(lengths: list[int]) -> tuple[int | None, dict[int, float]]:
 def calc_limit(
     drop: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="DROP dev.")],
     tatqa: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="TAT-QA dev.")],
-    n: Annotated[int, typer.Option(help="Questions of each fitting part.", min=1)] = 40,
+    n: Annotated[int, typer.Option(help="Questions of each fitting half.", min=1)] = 40,
     write: WriteOpt = False,
     results_md: ResultsMdOpt = RESULTS_MD,
 ) -> None:
-    """Fit the calculation prompt's token limit on the fitting parts (the large model answers)."""
+    """Fit the calculation prompt's token limit on the fitting halves (the large model answers)."""
     from experiment.cli import _factory
 
     cfg = RunConfig(prompt=AUTO)
@@ -113,7 +114,7 @@ def section(record: Record) -> str:
     return f"""## The calculation prompt's token limit
 
 Command: `{record.command}` ({f["model"]} answers; about half an hour on 2 CPU cores). Commit \
-`{record.commit}`, {record.date}. The large model answers the fitting parts' questions that \
+`{record.commit}`, {record.date}. The large model answers the fitting halves' questions that \
 `auto` routes to the calculation prompt ({parts}), greedy, with a limit of {f["ceiling"]} \
 tokens; an answer that reaches a limit would be cut there. The share that reaches each limit: \
 {said}. The limit shipped (`RunConfig.calc_max_tokens`) is the smallest that at most \

@@ -1,11 +1,11 @@
-"""Fit small-text-derived@k's pick on the fitting parts (issue 40): the small model samples each
+"""Fit small-text-derived@k's pick on the fitting halves (issue 40): the small model samples each
 computed question under the calculation prompt and scores its kept proposals, and a choice of
 ranking is kept by cross-validation.
 
     factqa bench fit derived PATH/TO/tatqa_dataset_dev.json PATH/TO/drop_dev.jsonl.gz
         [--tatqa-n 120] [--drop-n 200] [--forms result,calculation] [--write]
 
-The fitting parts are TAT-QA dev's fitting part and DROP dev's fitting half
+The fitting halves are TAT-QA dev's fitting half and DROP dev's fitting half
 (`importers/split.py`), each imported whole into outputs/bench/data; of each, the questions
 `auto` routes to the calculation prompt (`proposal_pool.is_computed`: what the method answers
 at evaluation, a stated question the rule sends there included), every n-th of them up to
@@ -98,7 +98,7 @@ def routed_sample(questions: Sequence[Question], n: int) -> list[Question]:
 def fitting_part(
     name: str, fmt: str, source: Path, n: int
 ) -> tuple[RunConfig, dict[str, Article], list[Question]]:
-    """A data set's fitting part, imported whole into outputs/bench/data, the small model's run
+    """A data set's fitting half, imported whole into outputs/bench/data, the small model's run
     settings over it (`auto`, its pool scores only), and its routed sample."""
     imp = import_dataset(fmt, source, OUT / "data" / f"{fmt}-fit-all", None, 0, None, True, "fit")
     articles = load_articles(imp.articles)
@@ -240,7 +240,7 @@ def fit_derived(
     ] = False,
     results: ResultsMdOpt = RESULTS_MD,
 ) -> None:
-    """Fit small-text-derived@k's pick on the fitting parts of TAT-QA and DROP: the small model
+    """Fit small-text-derived@k's pick on the fitting halves of TAT-QA and DROP: the small model
     samples and scores each computed question's proposals, and the best way of picking by
     cross-validation is kept."""
     wanted = [f.strip() for f in forms.split(",") if f.strip()]
@@ -320,12 +320,12 @@ def section(fits: dict[str, Fit], command: str) -> str:
     weights = ", ".join(f"`{f}` {w:+.2f}" for f, w in shipped.model.weights.items()) or "none"
     better = max(fits, key=lambda form: fits[form].mean)
     compared = (
-        f" Of the forms compared, **{better}** picks best on the fitting parts "
+        f" Of the forms compared, **{better}** picks best on the fitting halves "
         f"({', '.join(f'{form} {f.mean:.3f}' for form, f in fits.items())})."
         if len(fits) > 1
         else ""
     )
-    return f"""## small-text-derived@k's pick: fitted on the fitting parts (issue 40)
+    return f"""## small-text-derived@k's pick: fitted on the fitting halves (issue 40)
 
 Command: `{command}` (the small model samples and scores the questions `auto` routes to the
 calculation prompt: {sets}). Accuracy of each way of picking, each form of the scored texts (`rule`

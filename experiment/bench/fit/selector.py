@@ -8,7 +8,7 @@ half by a fixed rule, and every benchmark sample comes from the other half):
 - 400 figure/date questions of SQuAD v1.1 dev from the fitting titles (seed 0), and
 - 100 unanswerable and 50 answerable figure/date-looking questions of SQuAD v2.0 dev from the
   fitting titles (seed 0), so that the selector learns when to abstain;
-- with `--tatqa`, 120 stated figure/date questions of TAT-QA dev's fitting part (table uids) and
+- with `--tatqa`, 120 stated figure/date questions of TAT-QA dev's fitting half (table uids) and
   the unanswerable questions made from it by asking for a year the context lacks (28; seed 0):
   tables, periods and scale (`experiment/bench/fit/sets.py`).
 

@@ -1,7 +1,7 @@
 """The fitting set every choice is made on (never a reported sample): 400 SQuAD v1.1 and 50
 answerable + 100 unanswerable SQuAD v2.0 questions of the fitting titles
 (experiment/importers/split.py), and, where TAT-QA dev is given, 120 stated questions of its
-fitting part (table uids) with 40 unanswerable ones made from them by asking for a year the
+fitting half (table uids) with 40 unanswerable ones made from them by asking for a year the
 context lacks (experiment/importers/unanswerable.py); with the small model's ten confirmed samples
 per question.
 

@@ -5,7 +5,7 @@ question's bounded text pool, and a choice of normalisation and weights ranks it
         --tatqa PATH/TO/tatqa_dataset_dev.json [--per-set 200] [--write]
 
 The fitting sets are `experiment.bench.fit.sets`'s (SQuAD v1.1 and v2.0 fitting titles, TAT-QA dev's
-fitting part with its unanswerable questions), their first `--per-set` questions each (150;
+fitting half with its unanswerable questions), their first `--per-set` questions each (150;
 TAT-QA's first `--tatqa-per-set`, 60, in article order: its long contexts make each question
 cost several times a SQuAD one). Nothing here reads an evaluation half or the bundled corpus.
 The small model scores each question's bounded pool (`pool.bounded`, top `POOL_N` by the

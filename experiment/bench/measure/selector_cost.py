@@ -1,4 +1,4 @@
-"""What the question-aware checker costs, measured in one run.
+"""What the question-aware selector costs, measured in one run.
 
     factqa bench selector-cost [--candidates 10000] [--questions 12] [--no-model] [RUN_DIR ...]
 
@@ -134,7 +134,7 @@ def selector_cost_command(
         bool, typer.Option("--no-model", help="Skip the log-probability timing.")
     ] = False,
 ) -> None:
-    """What the question-aware checker costs, measured in one run."""
+    """What the question-aware selector costs, measured in one run."""
     _run(
         SimpleNamespace(
             runs=runs or [], candidates=candidates, questions=questions, k=k, no_model=no_model
