@@ -525,7 +525,11 @@ def report(
     run_dir: Annotated[Path, typer.Argument(help="A run folder under outputs/.")],
     results: Annotated[
         Path | None,
-        typer.Option(help="Also write the run's section into this results file (docs/RESULTS.md)."),
+        typer.Option(
+            "--results-md",
+            "--results",  # its older name
+            help="Also write the run's section into this results document (docs/RESULTS.md).",
+        ),
     ] = None,
     readme: Annotated[
         Path | None, typer.Option(help="Also write the short result block into this README.")
@@ -557,18 +561,18 @@ def report(
     from experiment.report.validate import reporting, validated_run
 
     with _errors():
-        for path, option in ((results, "--results"), (readme, "--readme")):
+        for path, option in ((results, "--results-md"), (readme, "--readme")):
             if path is not None:
                 validate_file(path, option)
         if results is not None:
-            refuse_generated(results, "--results")
+            refuse_generated(results, "--results-md")
         run = validated_run(run_dir)
         _say_failed(run.manifest.failed, "this run failed")
         if readme is not None and not is_bundled(run.manifest):
             raise InputError(
                 "the README's result block is for the bundled corpus",
                 path=run_dir,
-                fix="record this run in the results file only (--results)",
+                fix="record this run in the results file only (--results-md)",
             )
         if html:
             from experiment.report.html import validate_html, write_html
@@ -622,7 +626,7 @@ def _report_line(
     from experiment.base.command import shown_path
 
     parts = ["factqa report", shlex.quote(shown_path(run_dir))]
-    for flag, path in (("--results", results), ("--readme", readme), ("--articles", articles)):
+    for flag, path in (("--results-md", results), ("--readme", readme), ("--articles", articles)):
         if path is not None:
             parts += [flag, shlex.quote(shown_path(path))]
     return " ".join(parts + (["--html"] if html else []))

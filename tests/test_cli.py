@@ -250,7 +250,7 @@ def test_report_writes_results_and_readme(patched, corpus, tmp_path: Path) -> No
     args = [
         "report",
         str(tmp_path / "out" / "t"),
-        "--results",
+        "--results-md",
         str(results),
         "--readme",
         str(readme),
@@ -280,7 +280,7 @@ def test_report_writes_results_and_readme(patched, corpus, tmp_path: Path) -> No
     generated = tmp_path / "docs" / "RESULTS.md"
     generated.parent.mkdir()
     generated.write_text(f"# Results\n\n{GENERATED} from results/.\n")
-    refused = runner.invoke(cli.app, ["report", str(tmp_path / "out" / "t"), "--results",
+    refused = runner.invoke(cli.app, ["report", str(tmp_path / "out" / "t"), "--results-md",
                                       str(generated)])  # fmt: skip
     assert refused.exit_code == 2 and "factqa bench run PRESET" in refused.output
     assert "<!--" not in generated.read_text()  # nothing written

@@ -52,10 +52,10 @@ def test_the_recorded_command_pasted_back_makes_the_same_run(
     assert res.exit_code == 0, res.output
     # the report step it names is the one the user ran, not the one that records docs/RESULTS.md
     assert f"then `factqa report runs/{run_dir.name} --html`" in res.output
-    assert "--results docs/RESULTS.md" not in res.output
+    assert "--results-md docs/RESULTS.md" not in res.output
     page = (run_dir / "report.html").read_text(encoding="utf-8")
     assert html.escape(command, quote=False) in page  # the HTML page
-    assert "--results docs/RESULTS.md" not in page  # no step the user never ran
+    assert "--results-md docs/RESULTS.md" not in page  # no step the user never ran
 
     calls = len(fakes["fake-small"].calls)
     res = runner.invoke(cli.app, shlex.split(command)[1:])  # pasted back, without the file

@@ -173,7 +173,7 @@ def test_report_html_without_attempts_is_refused_before_anything_is_written(
 def test_report_results_that_is_a_folder_is_refused_before_anything_is_written(
     finished: Path, tmp_path: Path
 ) -> None:
-    for option in ("--results", "--readme"):
+    for option in ("--results-md", "--readme"):
         said = one_error(report(finished, option, str(tmp_path)), 2)
         assert f"field '{option}': is a folder, not a file" in said
     assert not (finished / "plots").exists()

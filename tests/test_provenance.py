@@ -58,7 +58,7 @@ def test_a_report_describes_the_run_from_its_manifest(patched, corpus, tmp_path:
     assert manifest["bundled"] is False and manifest["command"].startswith("factqa run --articles")
     results, readme = tmp_path / "RESULTS.md", tmp_path / "README.md"
     readme.write_text("<!-- result:start -->\nkept\n<!-- result:end -->\n")
-    res = runner.invoke(cli.app, ["report", str(tmp_path / "t"), "--results", str(results)])
+    res = runner.invoke(cli.app, ["report", str(tmp_path / "t"), "--results-md", str(results)])
     assert res.exit_code == 0, res.output
     text = results.read_text()
     assert f"<!-- run-{manifest['run_id']}:start -->" in text and "Bundled" not in text

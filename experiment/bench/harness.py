@@ -26,8 +26,8 @@ T = TypeVar("T")
 ResultsMdOpt = Annotated[
     Path,
     typer.Option(
-        "--results",
         "--results-md",
+        "--results",  # its older name
         help="The results document to write.",
         show_default="docs/RESULTS.md",
     ),

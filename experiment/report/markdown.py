@@ -58,7 +58,7 @@ def _results_text(path: Path) -> str:
         raise InputError(
             f"is not UTF-8 text (byte {e.start} is {e.object[e.start : e.start + 1]!r})",
             path=path,
-            fix="save the file as UTF-8, or give another --results file",
+            fix="save the file as UTF-8, or give another --results-md file",
         ) from None
 
 
@@ -150,7 +150,7 @@ def _report_command(m: Manifest) -> str:
         words = []
     out = shlex.quote(words[words.index("--out") + 1]) if "--out" in words[:-1] else "outputs"
     readme = " --readme README.md" if is_bundled(m) else ""
-    return f"factqa report {out}/{m.run_id} --results docs/RESULTS.md{readme}"
+    return f"factqa report {out}/{m.run_id} --results-md docs/RESULTS.md{readme}"
 
 
 def is_bundled(m: Manifest) -> bool:

@@ -1,6 +1,6 @@
 """The large model as checker on every benchmark run present (issue 29), from the run folders.
 
-    factqa bench check-table [--out outputs/bench] [--results docs/RESULTS.md] [--no-write]
+    factqa bench check-table [--out outputs/bench] [--results-md docs/RESULTS.md] [--no-write]
 
 Reads the run folders `factqa bench run` writes under --out (SQuAD v1.1, TAT-QA dev, DROP, SQuAD
 v2.0, the bundled corpus; a `-limitN` run where the full one is missing), writes the section

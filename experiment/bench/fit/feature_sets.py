@@ -1,7 +1,7 @@
 """Which features help the selector: out-of-fold accuracy of feature subsets on the fitting sets.
 
     factqa bench fit feature-sets SQUAD_V1_DEV_JSON SQUAD_V2_DEV_JSON --tatqa TATQA_DEV_JSON
-                                  [--large-evidence] [--results docs/RESULTS.md] [--no-write]
+                                  [--large-evidence] [--results-md docs/RESULTS.md] [--no-write]
 
 The same fitting rows, folds and threshold rule as `factqa bench fit selector` (five folds
 grouped by title; one threshold, the one that maximises the mean over the fitting sets of their

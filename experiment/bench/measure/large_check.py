@@ -1,6 +1,6 @@
 """What the large model's checks cost against its own answer, measured in one process.
 
-    factqa bench large-check RUN_DIR --name NAME [--limit N] [--results docs/RESULTS.md]
+    factqa bench large-check RUN_DIR --name NAME [--limit N] [--results-md docs/RESULTS.md]
                                 [--no-write]
 
 RUN_DIR is a finished run (`factqa run` or factqa bench run) whose generation cache holds the
