@@ -44,8 +44,10 @@ class _LazyGroup(TyperGroup):
                 )
 
     def list_commands(self, ctx: click.Context) -> list[str]:
+        """The core's commands first (`FIRST`), so that their panel leads the help."""
         self._load()
-        return super().list_commands(ctx)
+        names = super().list_commands(ctx)
+        return sorted(names, key=lambda n: FIRST.index(n) if n in FIRST else len(FIRST))
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         self._load()
@@ -131,9 +133,16 @@ def load() -> typer.Typer:
     return bench_app
 
 
-def _listed(info: CommandInfo) -> tuple[bool, str]:
+FIRST = ("run", "rescore", "report")  # the core's commands, in the order a user needs them
+
+
+def _listed(info: CommandInfo) -> tuple[int, bool, str]:
+    """A subcommand's place in `factqa bench --help`: the core's first, then those registered
+    elsewhere in their order, then the studies by name."""
+    name = info.name or ""
+    first = FIRST.index(name) if name in FIRST else len(FIRST)
     mine = getattr(info.callback, "__module__", "").startswith(f"{__package__}.")
-    return mine, (info.name or "") if mine else ""
+    return first, mine, name if mine else ""
 
 
 def groups() -> Iterator[tuple[tuple[str, ...], typer.Typer]]:
