@@ -71,11 +71,11 @@ from experiment.evaluate.methods import (
     question_facts,
     routing_curve,
 )
+from experiment.evaluate.question_samples import QuestionSamples
 from experiment.evaluate.registry import (
     REGISTRY,
     MethodAnswer,
     MethodAnswers,
-    QuestionSamples,
     known_sum,
 )
 from experiment.evaluate.scoring import Scoring, T

@@ -207,6 +207,14 @@ def test_the_command_line_generates_and_scores_nothing_itself() -> None:
     assert "experiment.evaluate.drafts" not in GRAPH["experiment.cli"]
 
 
+def test_the_method_type_imports_no_concrete_input() -> None:
+    """`evaluate/registry` (the `Method` type) reads a question's inputs through
+    `QuestionSamples` only: it imports none of the drafts, checks, pool, selector or features."""
+    inputs = ("drafts", "large_check", "pool", "selector", "features")
+    concrete = {f"experiment.evaluate.{m}" for m in inputs}
+    assert not GRAPH["experiment.evaluate.registry"] & concrete
+
+
 def test_the_top_level_holds_few_modules() -> None:
     top = sorted(p.name for p in PACKAGE.glob("*.py"))
     assert len(top) <= TOP_MODULES, f"experiment/ holds {len(top)} modules: {top}"

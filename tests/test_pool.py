@@ -24,7 +24,8 @@ from experiment.evaluate.pool import (
     text_values,
     written_form,
 )
-from experiment.evaluate.registry import REGISTRY, QuestionSamples
+from experiment.evaluate.question_samples import QuestionSamples
+from experiment.evaluate.registry import REGISTRY
 from experiment.report.run import load_run
 from experiment.values.canonical import Quantity
 from experiment.verify.answer import confirm_text

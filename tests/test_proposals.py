@@ -23,7 +23,7 @@ from experiment.evaluate.proposals import (
     propose,
     stated_scale,
 )
-from experiment.evaluate.registry import QuestionSamples
+from experiment.evaluate.question_samples import QuestionSamples
 from experiment.verify.derive import confirm_derivation
 
 TABLE = """Revenue by segment ($ in millions):

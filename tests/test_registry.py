@@ -11,11 +11,11 @@ from typer.testing import CliRunner
 
 from experiment import cli
 from experiment.evaluate.methods import CASCADE, PASS, REFERENCE, SELECTED, VERIFIED
+from experiment.evaluate.question_samples import QuestionSamples
 from experiment.evaluate.registry import (
     REGISTRY,
     Choice,
     Method,
-    QuestionSamples,
     registered,
 )
 from experiment.report.html import render_html

@@ -94,22 +94,21 @@ from experiment.evaluate.drafts import (
 from experiment.evaluate.drafts import LARGE as LARGE_ROLE
 from experiment.evaluate.drafts import SMALL as SMALL_ROLE
 from experiment.evaluate.features import ConfirmedAnswer
-from experiment.evaluate.judge import gold_of
+from experiment.evaluate.judge import gold_of, sample_right
 from experiment.evaluate.large_check import EVIDENCE, LARGE_EVIDENCE, WHOLE, Check, evidence_score
 from experiment.evaluate.pool import PoolCandidate, as_answer, bounded, pool, ranked, text_rank
 from experiment.evaluate.proposal_pool import ProposedCandidate, is_computed, proposal_pool
 from experiment.evaluate.proposals import as_answer as proposal_answer
 from experiment.evaluate.proposals import propose
+from experiment.evaluate.question_samples import QuestionSamples
 from experiment.evaluate.registry import (
     REGISTRY,
     Choice,
     Method,
     MethodAnswer,
     MethodAnswers,
-    QuestionSamples,
     Spend,
     known_sum,
-    sample_right,
 )
 from experiment.evaluate.selector import RULE, SelectorModel, learned, learned_checked, pick
 from experiment.evaluate.vote import majority

@@ -37,7 +37,8 @@ from experiment.evaluate.methods import (
     VERIFIED,
 )
 from experiment.evaluate.proposal_pool import ProposedCandidate, proposal_pool
-from experiment.evaluate.registry import MethodAnswer, QuestionSamples
+from experiment.evaluate.question_samples import QuestionSamples
+from experiment.evaluate.registry import MethodAnswer
 from experiment.evaluate.selector import learned, pick
 from experiment.generate.prompts import prompt_for
 from experiment.generate.windows import WHOLE_NOTE

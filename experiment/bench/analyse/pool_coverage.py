@@ -63,7 +63,7 @@ from experiment.evaluate.context import cell_at, context_of
 from experiment.evaluate.judge import gold_of, judge
 from experiment.evaluate.methods import TEXT_ONLY
 from experiment.evaluate.pool import POOL_N, TEXT_ONLY_THRESHOLD, PoolCandidate, pool, ranked
-from experiment.evaluate.registry import QuestionSamples
+from experiment.evaluate.question_samples import QuestionSamples
 from experiment.importers.service import import_dataset
 from experiment.values.canonical import Quantity, quantities_equal
 

@@ -77,7 +77,7 @@ from experiment.evaluate.methods import (
 )
 from experiment.evaluate.proposal_pool import is_computed
 from experiment.evaluate.proposals import KEEP_N, MAX_PROPOSALS, Proposal, as_answer, propose
-from experiment.evaluate.registry import QuestionSamples
+from experiment.evaluate.question_samples import QuestionSamples
 from experiment.evaluate.summary import paired
 from experiment.importers.service import import_dataset
 from experiment.report.analysis import stated_computed
