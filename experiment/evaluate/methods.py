@@ -294,23 +294,23 @@ SELECTED = REGISTRY.register(
     Method("small-selected@{k}", SELECTING, _learned, confident=True, router_rank=1)
 )
 CASCADE = REGISTRY.register(Method("cascade", BOTH, _cascade))
+
+
+def _routed_cascade(
+    name: str, needs: frozenset[str], base: Method, share: float, **to: Method
+) -> Method:
+    """Register a routed cascade: `base`'s answers, except that the `share` of questions it is
+    least sure of get large@1's answer (or `to`'s)."""
+    method = Method(name, needs | BOTH | {"all-questions"}, route=_routed, base=base, share=share)
+    return REGISTRY.register(replace(method, **to) if to else method)
+
+
 ROUTED = tuple(
-    REGISTRY.register(
-        Method(
-            f"cascade@{b}%",
-            BOTH | SELECTING | {"all-questions"},
-            route=_routed,
-            base=SELECTED,
-            share=b / 100,
-        )
-    )
-    for b in ROUTED_SHARES
+    _routed_cascade(f"cascade@{b}%", SELECTING, SELECTED, b / 100) for b in ROUTED_SHARES
 )
 CASCADE_20 = ROUTED[ROUTED_SHARES.index(20)]  # the routed cascade the summaries name
 # small-derived@k, except that the 20 % of questions whose vote agrees least go to large@1
-CASCADE_DERIVED_20 = REGISTRY.register(
-    Method("cascade-derived@20%", BOTH | {"all-questions"}, route=_routed, base=DERIVED, share=0.2)
-)
+CASCADE_DERIVED_20 = _routed_cascade("cascade-derived@20%", frozenset(), DERIVED, 0.2)
 REFERENCE = LARGE_1.name(1)
 CHECKING = SELECTING | {"check"}
 CHECK_WHOLE = REGISTRY.register(
@@ -322,16 +322,7 @@ CHECK_EVIDENCE = REGISTRY.register(
 SELECTED_CHECKED = REGISTRY.register(
     Method("small-selected-checked@{k}", CHECKING, _selected_checked, confident=True)
 )
-CASCADE_CHECK_20 = REGISTRY.register(
-    Method(
-        "cascade-check@20%",
-        CHECKING | {"all-questions"},
-        route=_routed,
-        base=SELECTED,
-        share=0.2,
-        to=CHECK_EVIDENCE,
-    )
-)
+CASCADE_CHECK_20 = _routed_cascade("cascade-check@20%", CHECKING, SELECTED, 0.2, to=CHECK_EVIDENCE)
 
 
 TEXT = frozenset({"article"})  # no model: the article alone (`pool`)
@@ -433,15 +424,7 @@ LARGE_TEXT = REGISTRY.register(
     Method("large-text@1", TEXT | {"large-text"}, _large_text, confident=True)
 )
 # small-text@k, except that the 30 % of questions it is least sure of go to large@1
-CASCADE_TEXT_30 = REGISTRY.register(
-    Method(
-        "cascade-text@30%",
-        DRAFTING | BOTH | {"all-questions"},
-        route=_routed,
-        base=SMALL_TEXT,
-        share=0.3,
-    )
-)
+CASCADE_TEXT_30 = _routed_cascade("cascade-text@30%", DRAFTING, SMALL_TEXT, 0.3)
 
 
 def _small_text_derived(qs: QuestionSamples) -> Choice:
@@ -525,15 +508,7 @@ TEXT_PIPELINE = REGISTRY.register(
     Method("text-pipeline", TEXT, _pipeline(TEXT_DERIVED, TEXT_ONLY), confident=True)
 )
 # small-pipeline@k, except that the 30 % of questions it is least sure of go to large@1
-CASCADE_PIPELINE_30 = REGISTRY.register(
-    Method(
-        "cascade-pipeline@30%",
-        DRAFTING | BOTH | {"all-questions"},
-        route=_routed,
-        base=SMALL_PIPELINE,
-        share=0.3,
-    )
-)
+CASCADE_PIPELINE_30 = _routed_cascade("cascade-pipeline@30%", DRAFTING, SMALL_PIPELINE, 0.3)
 
 
 def method_names(k: int, selected: bool = True, checks: bool = False) -> list[str]:
