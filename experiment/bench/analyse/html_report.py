@@ -17,7 +17,6 @@ import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Annotated
 
 import pandas as pd
@@ -71,20 +70,20 @@ def scaled_copy(run: Path, times: int, out: Path) -> Path:
     return out
 
 
-def _run(args: SimpleNamespace) -> None:
+def _run(runs: list[Path], screenshot: Path | None, scale: int) -> None:
 
     line = []
-    for i, run in enumerate(args.runs):
+    for i, run in enumerate(runs):
         t0 = time.perf_counter()
         page = write_html(run)
         render = time.perf_counter() - t0
-        load, wrong = open_page(page, args.screenshot if i == 0 else None)
+        load, wrong = open_page(page, screenshot if i == 0 else None)
         size = page.stat().st_size / 2**20
         print(f"{run.name}: {size:.1f} MiB, rendered in {render:.1f} s, loaded in {load:.2f} s; "
               f"{wrong} confirmed but wrong")  # fmt: skip
         line.append(f"{run.name}_mib={size:.2f} {run.name}_load_s={load:.2f}")
     with tempfile.TemporaryDirectory() as tmp:
-        big = scaled_copy(args.runs[0], args.scale, Path(tmp) / "scaled")
+        big = scaled_copy(runs[0], scale, Path(tmp) / "scaled")
         n = len(load_run(big).questions)
         page = write_html(big)  # the copy's manifest names the run's own articles folder
         load, _ = open_page(page, None)
@@ -104,4 +103,4 @@ def html_report_command(
 ) -> None:
     """The HTML report in a real browser: size and load time of real runs' pages, and of a
     page of 3,000 questions; saves the README's screenshot."""
-    _run(SimpleNamespace(runs=runs, screenshot=screenshot, scale=scale))
+    _run(runs, screenshot, scale)

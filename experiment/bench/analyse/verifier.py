@@ -27,7 +27,6 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Annotated, Any
 
 import typer
@@ -319,14 +318,14 @@ def accepted_cause(text: str, value: Value | None, evidence: Value | None, span:
     return UNEXPLAINED
 
 
-def _run(args: SimpleNamespace) -> int:
-    items, paragraphs = load(args.data)
-    if args.limit:
-        items = items[: args.limit]
+def _run(data: Path, limit: int, seed: int, no_write: bool) -> int:
+    items, paragraphs = load(data)
+    if limit:
+        items = items[:limit]
     if not items:
         raise InputError(
             "no figure or date question with a gold answer",
-            path=args.data,
+            path=data,
             fix="give SQuAD v1.1 dev (dev-v1.1.json)",
         )
     questions = len({i.qid for i in items})
@@ -349,7 +348,7 @@ def _run(args: SimpleNamespace) -> int:
     for it in items:
         # each answer's own generator: its corruptions do not depend on which other answers
         # the normalizer reads, so two versions of the verifier are compared on the same draws
-        rng = random.Random(f"{args.seed}:{it.qid}:{it.gold}")
+        rng = random.Random(f"{seed}:{it.qid}:{it.gold}")
         for name, text in (
             ("digit", change_digit(it.gold, rng)),
             ("year", shift_year(it.gold, rng) if it.kind == "date" else None),
@@ -403,7 +402,7 @@ def _run(args: SimpleNamespace) -> int:
         "## Verifier on SQuAD v1.1 dev (figure and date questions)",
         "",
         f"Command: `factqa bench verifier PATH/TO/dev-v1.1.json"
-        f"{f' --limit {args.limit}' if args.limit else ''} --seed {args.seed}`",
+        f"{f' --limit {limit}' if limit else ''} --seed {seed}`",
         "",
         f"- questions kept by the figure/date rule: {questions} "
         f"({kinds['figure']} figure and {kinds['date']} date gold answers, {len(items)} in all)",
@@ -437,7 +436,7 @@ def _run(args: SimpleNamespace) -> int:
     ]
     report = "\n".join(lines)
     print(report)
-    if not args.no_write:
+    if not no_write:
         write_section(RESULTS_MD, "verifier", report)
     # checks_per_s is the rate as the verifier is used (each paragraph scanned once, when first
     # seen, then looked up); the cold worst case is printed above.
@@ -502,6 +501,6 @@ def verifier_command(
     no_write: NoWriteOpt = False,
 ) -> None:
     """Verifier quality on SQuAD v1.1 dev figure/date questions: recall, rejection, speed."""
-    code = _run(SimpleNamespace(data=data, limit=limit, seed=seed, no_write=no_write))
+    code = _run(data, limit, seed, no_write)
     if code:
         raise typer.Exit(code)

@@ -31,7 +31,6 @@ import random
 import time
 from collections.abc import Callable
 from itertools import pairwise
-from types import SimpleNamespace
 from typing import Annotated
 
 import typer
@@ -74,16 +73,16 @@ def _label(size_mb: float) -> str:
     return f"{size_mb:g}".replace(".", "p")
 
 
-def _run(args: SimpleNamespace) -> None:
+def _run(sizes: list[float]) -> None:
     times, cpus = {}, {}
-    for size in args.sizes:
+    for size in sizes:
         times[size], cpus[size] = scan_times(article(size))
         print(
             f"{size:g} MB: {times[size]:.2f} s ({size / times[size]:.2f} MB/s), "
             f"{cpus[size]:.2f} s of CPU",
             flush=True,
         )
-    first, last = args.sizes[0], args.sizes[-1]
+    first, last = sizes[0], sizes[-1]
     fields = [f"scan_s_{_label(s)}mb={t:.2f}" for s, t in times.items()]
     fields += [f"scan_cpu_s_{_label(s)}mb={t:.2f}" for s, t in cpus.items()]
     ratio, cpu_ratio = times[last] / times[first], cpus[last] / cpus[first]
@@ -100,7 +99,7 @@ def scan_command(
 ) -> None:
     """Scan time against article size: is reading an article linear in its text?"""
     at_least(sizes or [], "SIZE_MB", 1e-6, "a size in MB above 0 (e.g. 0.1 5)")
-    _run(SimpleNamespace(sizes=sizes or [0.1, 5.0]))
+    _run(sizes or [0.1, 5.0])
 
 
 # --- shapes -------------------------------------------------------------------------------------
@@ -254,12 +253,12 @@ def shape_table(shapes: list[str], sizes: list[float]) -> tuple[list[str], dict[
     return lines, figures
 
 
-def _run_shapes(args: SimpleNamespace) -> None:
-    sizes = [*SIZES, 5.0] if args.large else list(SIZES)
-    for name in args.shapes:
+def _run_shapes(large: bool, only: list[str]) -> None:
+    sizes = [*SIZES, 5.0] if large else list(SIZES)
+    for name in only:
         if name not in SHAPES:
             raise typer.BadParameter(f"unknown shape {name!r}; the shapes: {', '.join(SHAPES)}")
-    shapes = args.shapes or list(SHAPES)
+    shapes = only or list(SHAPES)
     print(f"cold checks of {ANSWER!r}; seconds of wall time, ratios of CPU time", flush=True)
     _, figures = shape_table(shapes, sizes)
     keys = [f"scan{cpu}_s_5mb_{shape}" for cpu in ("", "_cpu") for shape in ("prose", "table")]
@@ -282,4 +281,4 @@ def scan_shapes_command(
     ] = None,
 ) -> None:
     """Scan time of each text shape at 50 KB, 500 KB (and 5 MB): linear for every shape?"""
-    _run_shapes(SimpleNamespace(large=large, shapes=shape or []))
+    _run_shapes(large, shape or [])

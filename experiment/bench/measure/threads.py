@@ -10,7 +10,6 @@ llama.cpp's system info (the instruction sets its kernels use). docs/RELIABILITY
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import Annotated
 
 import typer
@@ -25,30 +24,31 @@ from experiment.generate.prompts import messages_for
 from experiment.report.machine import machine_facts
 
 
-def _run(args: SimpleNamespace) -> None:
+def _compare(model: str, questions: int, counts: list[int]) -> None:
+    """Each thread count's samples of the same prompts and seeds, compared with the first's."""
     cfg = RunConfig()
-    articles, questions = corpus()
-    questions = questions[: args.questions]
-    prompts = [messages_for(articles[q.article_id], q) for q in questions]
+    articles, drawn_from = corpus()
+    asked = drawn_from[:questions]
+    prompts = [messages_for(articles[q.article_id], q) for q in asked]
     params = SamplingParams(temperature=cfg.temperature, top_p=cfg.top_p, max_tokens=32)
     seeds = list(range(10))
     drawn = {}
-    for threads in args.threads:
-        backend = BatchedLlamaBackend(resolve(args.model), n_threads=threads)
-        drawn[threads] = [backend.generate(m, params, seeds) for m in prompts]
+    for n in counts:
+        backend = BatchedLlamaBackend(resolve(model), n_threads=n)
+        drawn[n] = [backend.generate(m, params, seeds) for m in prompts]
         del backend
     print(machine_facts().get("system_info", ""))
-    base = args.threads[0]
-    for threads in args.threads[1:]:
+    base = counts[0]
+    for n in counts[1:]:
         pairs = [
             (a, b)
-            for qa, qb in zip(drawn[base], drawn[threads], strict=True)
+            for qa, qb in zip(drawn[base], drawn[n], strict=True)
             for a, b in zip(qa, qb, strict=True)
         ]
         differ = sum(a.text != b.text for a, b in pairs)
         gap = max(abs((a.logprob or 0) - (b.logprob or 0)) for a, b in pairs if a.text == b.text)
         print(
-            f"threads {base} vs {threads}: {differ} of {len(pairs)} samples differ; "
+            f"threads {base} vs {n}: {differ} of {len(pairs)} samples differ; "
             f"largest log-probability difference of an identical answer {gap:.2e}"
         )
 
@@ -64,4 +64,4 @@ def threads_command(
 ) -> None:
     """Do a run's samples depend on the thread count? The same prompts and seeds, one
     process."""
-    _run(SimpleNamespace(model=model, questions=questions, threads=threads or [1, 2]))
+    _compare(model, questions, threads or [1, 2])
