@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from types import SimpleNamespace
+from pathlib import Path
 from typing import Annotated
 
 import numpy as np
@@ -170,10 +170,10 @@ def ranked_oof(asked: list[Asked], extra: str | None) -> list[list[float]]:
     return [list(part) for part in np.split(flat, ends)]
 
 
-def _run(args: SimpleNamespace) -> None:
+def _run(squad_v1: Path, squad_v2: Path, limit: int, no_write: bool) -> None:
 
     cfg = RunConfig()
-    sets = fitting_sets(args.squad_v1, args.squad_v2)  # the data read (or refused) first
+    sets = fitting_sets(squad_v1, squad_v2)  # the data read (or refused) first
     cache = GenerationCache(OUT / ".cache" / "generations.sqlite")
     model = CachedModel(llama_factory(cfg.small, cfg), cache)
     asked: list[Asked] = []
@@ -181,7 +181,7 @@ def _run(args: SimpleNamespace) -> None:
         for _, articles, questions, small in fitting_samples(sets):
             for q in questions:
                 cands = candidates(q, articles[q.article_id], small[q.id])
-                if len(cands) >= 2 and not (args.limit and len(asked) >= args.limit):
+                if len(cands) >= 2 and not (limit and len(asked) >= limit):
                     asked.append(ask(model, q, articles[q.article_id], small[q.id], cands))
     finally:
         cache.close()
@@ -235,7 +235,7 @@ def _run(args: SimpleNamespace) -> None:
         f"oof_choice={rows[5][1] / n:.3f} oof_yes={rows[7][1] / n:.3f} "
         f"choice_over_sampling={choice / sampling:.2f} check_over_sampling={check / sampling:.2f}"
     )
-    if not args.no_write:
+    if not no_write:
         write_section(RESULTS, "model-check", body)
 
 
@@ -250,4 +250,4 @@ def model_check_command(
 ) -> None:
     """What the small model's own check of its confirmed candidates adds to the selector,
     measured on the fitting half of SQuAD (never on a reported sample)."""
-    _run(SimpleNamespace(squad_v1=squad_v1, squad_v2=squad_v2, limit=limit, no_write=no_write))
+    _run(squad_v1, squad_v2, limit, no_write)
