@@ -184,7 +184,7 @@ def test_the_undamaged_inputs_pass_every_command(finished) -> None:  # type: ign
     with factory(scripted):
         assert run_with({}).exit_code == 0
         with folder({"a.md": ARTICLE}) as root:
-            assert "answer: 1,200 (small-verified@2" in invoke(ask_args(root / "a.md")).output
+            assert "answer: 1,200 (small-pipeline@2" in invoke(ask_args(root / "a.md")).output
     with folder({"articles/a.md": ARTICLE, "answers.csv": ANSWERS, "s.json": SQUAD}) as root:
         res = invoke(verify_args(root))
         assert res.exit_code == 0 and "1 rows, 1 confirmed" in res.output, res.output
