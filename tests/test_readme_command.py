@@ -54,12 +54,6 @@ def test_the_readme_names_a_plain_factqa_run_for_its_main_job() -> None:
     assert _setup_run() == ["factqa", "run"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the README's bundled row was measured before auto became the default prompt and the "
-    "calculation limit 64 (`factqa bench run bundled` redoes it, about two hours of model time on "
-    "2 cores): issue 55 stays open until then, and this mark goes when the test passes",
-)
 def test_the_readmes_main_job_records_the_command_of_the_readmes_bundled_row(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -75,4 +69,4 @@ def test_the_readmes_main_job_records_the_command_of_the_readmes_bundled_row(
     manifest = json.loads((tmp_path / "main-job" / "manifest.json").read_text())
     recorded = _without_output(manifest["command"])
     assert recorded == _without_output(_bundled_row_command())
-    assert manifest["settings"]["prompt"] == "auto"  # a computed question gets the calc prompt
+    assert manifest["config"]["prompt"] == "auto"  # a computed question gets the calc prompt
