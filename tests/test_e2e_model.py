@@ -88,6 +88,10 @@ def test_real_model_end_to_end(tiny_model: Path, two_articles, tmp_path: Path) -
         "small-text@3",
         "large-text@1",
         "cascade-text@30%",
+        "small-pipeline@3",
+        "large-pipeline@1",
+        "text-pipeline",
+        "cascade-pipeline@30%",
     ]
     assert summary.accuracy.between(0, 1).all()
     # both models scored every question's pool through llama.cpp, "unknown" last: real
