@@ -66,6 +66,16 @@ def marked(text: str, sentence: tuple[int, int], span: Span, width: int) -> Text
     return out
 
 
+def _model(qs: QuestionSamples) -> str:
+    """The small model's name, as its samples record it."""
+    return qs.small[0].attempt.model if qs.small else "the small model"
+
+
+def _small_drafts(qs: QuestionSamples) -> Drafts | None:
+    """The small model's scores of the question's pool; None where they were not made."""
+    return qs.drafts.get(SMALL) if qs.drafts is not None else None
+
+
 def lead_method(answers: Mapping[str, MethodAnswer], k: int) -> str:
     """The method `ask` leads with: the small pipeline where the pools were scored, else the
     method the user stated (small-verified@k)."""
@@ -91,7 +101,7 @@ def say_reading(out: Console, samples: Sequence[Sample]) -> None:
 
 def say_answer(out: Console, qs: QuestionSamples, answers: Mapping[str, MethodAnswer]) -> None:
     """The one answer, with its evidence sentence; or why there is none."""
-    k, model = qs.k, qs.small[0].attempt.model if qs.small else "the small model"
+    k, model = qs.k, _model(qs)
     method = lead_method(answers, k)
     a = answers[method]
     if a.chosen is None:
@@ -99,7 +109,7 @@ def say_answer(out: Console, qs: QuestionSamples, answers: Mapping[str, MethodAn
         out.print(f"answer: none ({method}: {why})")
         return
     at = a.chosen.attempt
-    drafts = qs.drafts.get(SMALL) if qs.drafts is not None else None
+    drafts = _small_drafts(qs)
     computed = drafts is not None and drafts.pool == COMPUTED
     out.print(f"answer: {at.answer} ({method}: {_how(method, k, a, model, computed)})")
     if at.span and qs.article is not None:
@@ -190,7 +200,7 @@ def say_scored(out: Console, qs: QuestionSamples, derived_text: str) -> None:
     """The pool the small model scored for the question, as a run scores it: the article's own
     candidates (a stated question) or the calculations the article drafts (one routed to the
     calculation prompt)."""
-    drafts = qs.drafts.get(SMALL) if qs.drafts is not None else None
+    drafts = _small_drafts(qs)
     if drafts is None:
         out.print("the pool is not scored (the small model cannot score, or --no-pool)")
     elif drafts.error:
@@ -210,7 +220,7 @@ def _say_pool(out: Console, qs: QuestionSamples, drafts: Drafts) -> None:
     own, merged = question_pools(q, art, qs.small)
     got = rank_scored(merged, drafts, text_selector_k())
     feats = dict(zip((c.text for c in merged), score_features(merged, drafts), strict=True))
-    model = qs.small[0].attempt.model if qs.small else "the small model"
+    model = _model(qs)
     table = Table(title=f"the pool ({len(merged)} candidates), scored by {model}")
     for col in ("rank", "answer", "origin", "log-prob", "vs unknown", "score", "evidence"):
         table.add_column(col)
@@ -253,7 +263,7 @@ def _say_proposals(out: Console, qs: QuestionSamples, drafts: Drafts, derived_te
         out.print("the article drafts no calculation for this question")
         return
     p = derived_pick(merged, drafts, derived_selector(drafts.form))
-    model = qs.small[0].attempt.model if qs.small else "the small model"
+    model = _model(qs)
     title = (
         f"the calculations the article drafts ({len(merged)}), scored by {model} after the "
         f"{prompt_for(q, qs.prompt)} prompt"

@@ -71,6 +71,7 @@ class SetFigures:
 
     key: str
     label: str
+    k: int  # the run's k: the small methods' names
     questions: int
     stated: int
     versus_large: Paired  # small pipeline against large@1, all questions
@@ -93,6 +94,7 @@ def set_figures(key: str, label: str, path: Path) -> SetFigures | None:
     return SetFigures(
         key,
         label,
+        run.k,
         len(q),
         len(stated),
         paired(q, pipeline, REFERENCE),
@@ -160,7 +162,7 @@ def pipeline_section(results: Path) -> str:
         ]
         for s in sets
     ]
-    k = "10"
+    k = sets[0].k  # every preset samples the same k
     return "\n\n".join(
         [
             "## The small pipeline",

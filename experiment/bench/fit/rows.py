@@ -65,7 +65,7 @@ class LargeEvidence:
         made, why = score_all(scoring, self.backend, self.cache, [q])
         if why:
             raise ModelError(f"the large model cannot check the candidates: {why}")
-        self.calls += len(scoring.probes(self.backend, q))
+        self.calls += made[q.id].calls
         return [{LARGE_EVIDENCE: evidence_score(m)} for m in made[q.id].margins]
 
 
