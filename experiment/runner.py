@@ -448,9 +448,14 @@ def _confirm_role(
 def confirm(
     cfg: RunConfig, articles: dict[str, Article], questions: list[Question], drawn: Sampled
 ) -> Confirmed:
-    """Step 2: each sample read and confirmed against its article (no gold is used)."""
-    small = _confirm_role(
-        drawn.small, articles, questions, "small", drawn.models["small"], cfg.temperature
+    """Step 2: each sample read and confirmed against its article (no gold is used); a role
+    that was not sampled has none."""
+    small = (
+        _confirm_role(
+            drawn.small, articles, questions, "small", drawn.models["small"], cfg.temperature
+        )
+        if "small" in drawn.models
+        else {}
     )
     large = {}
     if drawn.large:

@@ -58,14 +58,14 @@ def _sample(raw: str, i: int) -> Answer:
 
 
 def test_a_prose_passage_is_the_sentence_and_its_neighbours() -> None:
-    got = passage(ARTICLE, _candidate("40", (0,)))
+    got = passage(ARTICLE, _candidate("40", (0,)).span)
     assert got == TEXT[: TEXT.index(" The board")]  # the sentence before and the one after
-    first = passage(ARTICLE, _candidate("2001", (0,)))  # the first sentence has no left neighbour
+    first = passage(ARTICLE, _candidate("2001", (0,)).span)  # no left neighbour
     assert first.startswith("OrigoTech opened") and "$12 million" not in first
 
 
 def test_a_table_passage_is_the_caption_headers_and_the_cells_row() -> None:
-    got = passage(ARTICLE, _candidate("142.9", (0,)))
+    got = passage(ARTICLE, _candidate("142.9", (0,)).span)
     assert got.splitlines() == [
         "Segment revenue ($ in millions)",
         "| Segment | 2023 | 2022 |",

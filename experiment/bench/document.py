@@ -126,6 +126,8 @@ PARTS = (
             "selector-fit",
             "feature-sets",
             "derived-fit",
+            "fit-judge",
+            "fit-judge-large",
             "adaptive-fit",
             "excerpt-fit",
             "model-check",

@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from experiment.base.types import Article, Question, known_sum
+from experiment.base.types import Article, Question, Span, known_sum
 from experiment.evaluate.answer import Answer
 from experiment.evaluate.context import cell_at
 from experiment.evaluate.evidence import index
@@ -102,11 +102,11 @@ def _line(text: str, at: int) -> str:
     return text[start : end if end >= 0 else len(text)]
 
 
-def passage(article: Article, candidate: ConfirmedAnswer) -> str:
-    """The evidence the checker reads for a candidate: for a table cell the table's caption,
-    header rows and the cell's row (a Markdown table still), else the confirming sentence with
-    the sentences either side of it."""
-    text, span = article.text, candidate.span
+def passage(article: Article, span: Span, around: int = 1) -> str:
+    """The evidence read for a candidate stated at `span`: for a table cell the table's caption,
+    header rows and the cell's row (a Markdown table still), else the sentence with `around`
+    sentences either side of it (the checker's: one)."""
+    text = article.text
     found = cell_at(text, span.start, span.end)
     if found is not None:
         table, cell = found
@@ -119,7 +119,8 @@ def passage(article: Article, candidate: ConfirmedAnswer) -> str:
     if not sentences:
         return text
     at = index(text).sentence_at(span.start)
-    first, last = sentences[max(0, at - 1)], sentences[min(len(sentences) - 1, at + 1)]
+    first = sentences[max(0, at - around)]
+    last = sentences[min(len(sentences) - 1, at + around)]
     return text[first.start : last.end]
 
 
@@ -141,7 +142,7 @@ def probes(
         return [Probe(whole, (*texts, UNKNOWN), tuple(range(len(candidates))))]
     grouped: dict[str, list[int]] = {}
     for i, c in enumerate(candidates):
-        grouped.setdefault(passage(article, c), []).append(i)
+        grouped.setdefault(passage(article, c.span), []).append(i)
     return [
         Probe(
             messages_for(replace(article, text=shown), question, prompt),

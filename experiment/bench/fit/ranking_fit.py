@@ -38,15 +38,27 @@ class Item:
     rule_pick: int | None = None  # a hand-set rule's pick where one is compared (None: abstains)
 
 
-def accuracy(its: list[Item], scores: Rankings, threshold: float, rule: bool) -> dict[str, float]:
-    """Question accuracy per set when each question keeps its top candidate at `threshold`
-    (and, with `rule`, abstains where "unknown" won)."""
-    right: dict[str, list[bool]] = {}
+def rights(its: list[Item], scores: Rankings, threshold: float, rule: bool) -> list[bool]:
+    """Whether each question is right when it keeps its top candidate at `threshold` (and,
+    with `rule`, abstains where "unknown" won); an abstention is right on an unanswerable one."""
+    out = []
     for it, s in zip(its, scores, strict=True):
         kept = len(s) > 0 and s.max() >= threshold and not (rule and it.unknown_won)
-        ok = it.right[int(s.argmax())] if kept else it.unanswerable
-        right.setdefault(it.set, []).append(bool(ok))
-    return {name: float(np.mean(v)) for name, v in right.items()}
+        out.append(bool(it.right[int(s.argmax())] if kept else it.unanswerable))
+    return out
+
+
+def per_set(its: list[Item], right: list[bool]) -> dict[str, float]:
+    """Question accuracy per set."""
+    by: dict[str, list[bool]] = {}
+    for it, ok in zip(its, right, strict=True):
+        by.setdefault(it.set, []).append(ok)
+    return {name: float(np.mean(v)) for name, v in by.items()}
+
+
+def accuracy(its: list[Item], scores: Rankings, threshold: float, rule: bool) -> dict[str, float]:
+    """Question accuracy per set under `rights`."""
+    return per_set(its, rights(its, scores, threshold, rule))
 
 
 def mean_of(acc: Mapping[str, float]) -> float:
@@ -128,9 +140,15 @@ def logistic_ways(
                 for i, s in zip(test, predict(model, te, cols), strict=True):
                     held[i] = np.where(s >= t, s, -1.0) if len(s) else s
             scores = [h if h is not None else np.array([]) for h in held]
-            acc = accuracy(its, scores, 0.0, rule)
+            right = rights(its, scores, 0.0, rule)
+            acc = per_set(its, right)
             name = way + (UNKNOWN_RULE if rule else "")
-            out[name] = {"sets": acc, "mean": mean_of(acc), "thresholds": thresholds}
+            out[name] = {
+                "sets": acc,
+                "mean": mean_of(acc),
+                "thresholds": thresholds,
+                "right": right,
+            }
     return out
 
 
