@@ -226,3 +226,70 @@ def test_a_retired_name_does_not_come_back() -> None:
         back = {n for n in _members(body) if n in RETIRED_NAMES}
         back -= {a.asname or a.name for n in body if isinstance(n, ast.ImportFrom) for a in n.names}
         assert not back, f"{module} defines {sorted(back)} (docs/ARCHITECTURE.md, 'Words')"
+
+
+BENCH = PACKAGE / "bench"
+BAGS = {"SimpleNamespace", "Namespace", "NoWriteOpt"}  # an options bag; the opt-out flag
+
+
+def test_each_study_takes_typed_options_and_writes_only_when_asked() -> None:
+    """Issue 54: a study of experiment/bench/ is one command whose options are typed parameters
+    (or a small dataclass of them), never a bag of `args.NAME` (`SimpleNamespace`, an `args`
+    parameter), and it rewrites a document only when given `--write`: no `NoWriteOpt` and no
+    `--no-write` flag, declared or spelled in its text."""
+    found = []
+    for path in sorted(BENCH.rglob("*.py")):
+        where = path.relative_to(PROJECT_ROOT)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Name | ast.Attribute | ast.ImportFrom):
+                named = {getattr(node, "id", None), getattr(node, "attr", None)}
+                named |= {a.name for a in getattr(node, "names", [])}
+                found += [f"{where}:{node.lineno} {n}" for n in sorted(named & BAGS)]
+            elif isinstance(node, ast.FunctionDef | ast.Lambda):
+                params = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+                if any(a.arg == "args" for a in params):
+                    found.append(f"{where}:{node.lineno} an `args` parameter")
+            elif isinstance(node, ast.Constant) and "--no-write" in str(node.value):
+                found.append(f"{where}:{node.lineno} --no-write")
+    assert not found, found
+
+
+def test_no_study_has_a_no_write_flag() -> None:
+    """What the command line offers, not only what the source spells: typer makes a `--no-X`
+    of a bool option declared without its own name, so every study's flags are read. The core's
+    commands (`bench run`, `rescore`, `report`) are the user's, not studies: `bench run` writes
+    its committed results unless told `--no-write`."""
+    from typer.main import get_command_from_info
+
+    from experiment.bench.app import CORE, groups, load
+
+    load()
+    flags = {
+        " ".join((*path, info.name)): {
+            flag
+            for param in get_command_from_info(
+                info, pretty_exceptions_short=True, rich_markup_mode=None
+            ).params
+            for flag in (*param.opts, *param.secondary_opts)
+        }
+        for path, group in groups()
+        for info in group.registered_commands
+        if info.name and info.rich_help_panel != CORE
+    }
+    assert "run" not in flags and "verifier" in flags and "fit selector" in flags
+    assert not {name for name, opts in flags.items() if "--no-write" in opts}
+    assert {name for name, opts in flags.items() if "--write" in opts} >= {
+        "adaptive",
+        "adversarial",
+        "check-table",
+        "fit excerpt",
+        "fit feature-sets",
+        "fit selector",
+        "fit stopping",
+        "large-check",
+        "model-check",
+        "sampling",
+        "server",
+        "speculative",
+        "verifier",
+    }

@@ -157,27 +157,27 @@ CASES: dict[str, Case] = {
         "drop-shaped.json",
     ),
     "fit excerpt: DROP file": lambda i: (
-        ["fit", "excerpt", S(i.drop), S(i.drop), "--no-write"],
+        ["fit", "excerpt", S(i.drop), S(i.drop)],
         "drop-shaped.json",
     ),
     "fit excerpt: --grid not numbers": lambda i: (
-        ["fit", "excerpt", S(i.squad), S(i.squad), "--grid", "two,3", "--no-write"],
+        ["fit", "excerpt", S(i.squad), S(i.squad), "--grid", "two,3"],
         "--grid",
     ),
     "fit feature-sets: file missing": lambda i: (
-        ["fit", "feature-sets", S(i.missing), S(i.missing), "--no-write"],
+        ["fit", "feature-sets", S(i.missing), S(i.missing)],
         "nowhere.json",
     ),
     "fit selector: TAT-QA file": lambda i: (
-        ["fit", "selector", S(i.tatqa), S(i.tatqa), "--no-write"],
+        ["fit", "selector", S(i.tatqa), S(i.tatqa)],
         "tatqa-shaped.json",
     ),
     "fit stopping: empty file": lambda i: (
-        ["fit", "stopping", S(i.empty), S(i.empty), "--no-write"],
+        ["fit", "stopping", S(i.empty), S(i.empty)],
         "empty.json",
     ),
     "fit stopping: --rounds 0": lambda i: (
-        ["fit", "stopping", S(i.squad), S(i.squad), "--rounds", "0", "--no-write"],
+        ["fit", "stopping", S(i.squad), S(i.squad), "--rounds", "0"],
         "rounds",
     ),
     "fit text-scores: --per-set -1": lambda i: (
@@ -194,10 +194,10 @@ CASES: dict[str, Case] = {
         ["abstention", S(i.run), "--only", S(i.missing)],
         "nowhere.json",
     ),
-    "adaptive: DROP file": lambda i: (["adaptive", S(i.drop), "--no-write"], "drop-shaped.json"),
+    "adaptive: DROP file": lambda i: (["adaptive", S(i.drop)], "drop-shaped.json"),
     "adaptive: --live 0": lambda i: (["adaptive", S(i.squad), "--live", "0"], "--live"),
     "adversarial: model file missing": lambda i: (
-        ["adversarial", "--small", S(i.root / "none.gguf"), "--no-write"],
+        ["adversarial", "--small", S(i.root / "none.gguf")],
         "none.gguf",
     ),
     "before-after: missing folders": lambda i: (
@@ -207,19 +207,19 @@ CASES: dict[str, Case] = {
     "calc-cut: no results": lambda i: (["calc-cut", "--results-dir", S(i.nodir)], "no-such-folder"),
     "calculator: missing folder": lambda i: (["calculator", S(i.nodir)], "no-such-folder"),
     "check-table: no runs": lambda i: (
-        ["check-table", "--out", S(i.emptydir), "--no-write"],
+        ["check-table", "--out", S(i.emptydir)],
         "empty-folder",
     ),
     "drafts: no runs": lambda i: (["drafts", "--runs", S(i.emptydir)], "empty-folder"),
     "html-report: missing folder": lambda i: (["html-report", S(i.nodir)], "no-such-folder"),
     "html-report: --scale 0": lambda i: (["html-report", S(i.run), "--scale", "0"], "--scale"),
     "large-check: missing folder": lambda i: (
-        ["large-check", S(i.nodir), "--name", "x", "--no-write"],
+        ["large-check", S(i.nodir), "--name", "x"],
         "no-such-folder",
     ),
     "leakage: TAT-QA file as SQuAD": lambda i: (["leakage", "--squad", S(i.tatqa)], "tatqa-shaped"),
     "model-check: DROP file": lambda i: (
-        ["model-check", S(i.drop), S(i.drop), "--no-write"],
+        ["model-check", S(i.drop), S(i.drop)],
         "drop-shaped.json",
     ),
     "parts: missing run": lambda i: (["parts", S(i.nodir)], "no-such-folder"),
@@ -246,7 +246,7 @@ CASES: dict[str, Case] = {
         ["same-outputs", S(i.emptydir), S(i.emptydir)],
         "empty-folder",
     ),
-    "sampling: --k 0": lambda i: (["sampling", "--k", "0", "--no-write"], "--k"),
+    "sampling: --k 0": lambda i: (["sampling", "--k", "0"], "--k"),
     "scan: negative size": lambda i: (["scan", "--", "-1", "5"], "SIZE_MB"),
     "scan: size 0": lambda i: (["scan", "0"], "SIZE_MB"),
     "scan-shapes: unknown shape": lambda i: (["scan-shapes", "--shape", "poetry"], "poetry"),
@@ -256,18 +256,18 @@ CASES: dict[str, Case] = {
     ),
     "server: --concurrency 0": lambda i: (["server", "--concurrency", "0"], "--concurrency"),
     "speculative: model file missing": lambda i: (
-        ["speculative", "--large", S(i.root / "none.gguf"), "--no-write"],
+        ["speculative", "--large", S(i.root / "none.gguf")],
         "none.gguf",
     ),
     "tatqa-units: SQuAD file": lambda i: (["tatqa-units", S(i.squad)], "squad-shaped.json"),
     "tatqa-units: DROP file": lambda i: (["tatqa-units", S(i.drop)], "drop-shaped.json"),
     "tatqa-units: empty file": lambda i: (["tatqa-units", S(i.empty)], "empty.json"),
     "threads: --questions -1": lambda i: (["threads", "--questions", "-1"], "--questions"),
-    "verifier: DROP file": lambda i: (["verifier", S(i.drop), "--no-write"], "drop-shaped.json"),
-    "verifier: TAT-QA file": lambda i: (["verifier", S(i.tatqa), "--no-write"], "tatqa-shaped"),
-    "verifier: empty file": lambda i: (["verifier", S(i.empty), "--no-write"], "empty.json"),
+    "verifier: DROP file": lambda i: (["verifier", S(i.drop)], "drop-shaped.json"),
+    "verifier: TAT-QA file": lambda i: (["verifier", S(i.tatqa)], "tatqa-shaped"),
+    "verifier: empty file": lambda i: (["verifier", S(i.empty)], "empty.json"),
     "verifier: no figure or date question": lambda i: (
-        ["verifier", S(i.squad), "--no-write"],
+        ["verifier", S(i.squad)],
         "squad-shaped.json",
     ),
 }

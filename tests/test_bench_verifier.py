@@ -63,7 +63,7 @@ def test_the_section_shows_ids_and_causes_never_the_data_sets_text(
 ) -> None:
     results = tmp_path / "RESULTS.md"
     monkeypatch.setattr(verifier, "RESULTS_MD", results)
-    assert verifier._run(_squad(tmp_path / "dev.json"), limit=0, seed=0, no_write=False) == 0
+    assert verifier._run(_squad(tmp_path / "dev.json"), limit=0, seed=0, write=True) == 0
     printed = capsys.readouterr().out
     section = results.read_text(encoding="utf-8")
     assert "<!-- verifier:start -->" in section

@@ -36,9 +36,6 @@ RunsOpt = Annotated[
     Path,
     typer.Option(help="The benchmark runs' folders.", show_default="outputs/bench"),
 ]
-NoWriteOpt = Annotated[
-    bool, typer.Option("--no-write", help="Print only; leave docs/RESULTS.md as it is.")
-]
 WriteOpt = Annotated[bool, typer.Option("--write", help="Rewrite the section in docs/RESULTS.md.")]
 
 

@@ -1,11 +1,11 @@
 """The large model as checker on every benchmark run present (issue 29), from the run folders.
 
-    factqa bench check-table [--out outputs/bench] [--results-md docs/RESULTS.md] [--no-write]
+    factqa bench check-table [--out outputs/bench] [--results-md docs/RESULTS.md] [--write]
 
 Reads the run folders `factqa bench run` writes under --out (SQuAD v1.1, TAT-QA dev, DROP, SQuAD
-v2.0, the bundled corpus; a `-limitN` run where the full one is missing), writes the section
-"large-check" of docs/RESULTS.md, and prints its machine-readable line last: per data set
-`check_acc_KEY`, `check_cost_ratio_KEY` (the evidence-only check), `check_whole_acc_KEY`,
+v2.0, the bundled corpus; a `-limitN` run where the full one is missing), with `--write` writes
+the section "large-check" of docs/RESULTS.md, and prints its machine-readable line last: per data
+set `check_acc_KEY`, `check_cost_ratio_KEY` (the evidence-only check), `check_whole_acc_KEY`,
 `check_whole_cost_ratio_KEY`, `large_acc_KEY`, `cascade20_KEY`, `cascade_check20_KEY` and the
 cascades' cost ratios (FLOPs per question against large@1's, from the run's own counters).
 """
@@ -19,9 +19,9 @@ from experiment.bench.app import command
 from experiment.bench.harness import (
     OUT,
     RESULTS_MD,
-    NoWriteOpt,
     ResultsMdOpt,
     RunsOpt,
+    WriteOpt,
     write_section,
 )
 from experiment.report.checks_table import checks_table
@@ -51,7 +51,7 @@ def run_folder(out: Path, preset: str) -> Path:
 def check_table(
     out: RunsOpt = OUT,
     results: ResultsMdOpt = RESULTS_MD,
-    no_write: NoWriteOpt = False,
+    write: WriteOpt = False,
 ) -> None:
     """The large model as checker on every benchmark run present, from the run folders: the
     section "large-check" of docs/RESULTS.md and its machine-readable line."""
@@ -73,7 +73,7 @@ def check_table(
         [
             "## The large model as checker (issue 29)",
             "",
-            "Command: `factqa bench check-table` (after the `factqa bench run` runs; reads "
+            "Command: `factqa bench check-table --write` (after the `factqa bench run` runs; reads "
             "their folders).",
             *absent,
             "",
@@ -83,5 +83,5 @@ def check_table(
         ]
     )
     print(text)
-    write_section(results, "large-check", text, not no_write)
+    write_section(results, "large-check", text, write)
     print(line)

@@ -1,6 +1,6 @@
 """Verifier quality on SQuAD v1.1 dev figure/date questions: recall, rejection, speed.
 
-    factqa bench verifier PATH/TO/dev-v1.1.json [--limit N] [--seed S] [--no-write]
+    factqa bench verifier PATH/TO/dev-v1.1.json [--limit N] [--seed S] [--write]
 
 - recall: share of gold answers confirmed in their own paragraph;
 - rejection: share of corrupted answers refused. Corruptions: one digit changed, a year shifted
@@ -13,10 +13,10 @@
 - speed: verifications per second on one core, cold (the paragraph is scanned for every check)
   and warm (scanned once per paragraph, as a run does).
 
-Writes its section of docs/RESULTS.md; the last line printed is machine-readable. The section
-names the misses and the accepted corruptions by question id, the kinds of value the parser read
-and a cause found by code (`miss_cause`, `accepted_cause`), never by their text: SQuAD's gold
-strings, paragraphs and the corruptions made from them stay out of the repository.
+With `--write`, writes its section of docs/RESULTS.md; the last line printed is machine-readable.
+The section names the misses and the accepted corruptions by question id, the kinds of value the
+parser read and a cause found by code (`miss_cause`, `accepted_cause`), never by their text:
+SQuAD's gold strings, paragraphs and the corruptions made from them stay out of the repository.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import typer
 from experiment.base.errors import InputError
 from experiment.base.types import Span
 from experiment.bench.app import command
-from experiment.bench.harness import RESULTS_MD, NoWriteOpt, records_of, write_section
+from experiment.bench.harness import RESULTS_MD, WriteOpt, records_of, write_section
 from experiment.importers.readers import SQUAD_FIX, data_json
 from experiment.importers.split import HALVES, half_of
 from experiment.values.canonical import CURRENCIES, UNITS, DateValue, Quantity, Value, supports
@@ -318,7 +318,7 @@ def accepted_cause(text: str, value: Value | None, evidence: Value | None, span:
     return UNEXPLAINED
 
 
-def _run(data: Path, limit: int, seed: int, no_write: bool) -> int:
+def _run(data: Path, limit: int, seed: int, write: bool) -> int:
     items, paragraphs = load(data)
     if limit:
         items = items[:limit]
@@ -436,7 +436,7 @@ def _run(data: Path, limit: int, seed: int, no_write: bool) -> int:
     ]
     report = "\n".join(lines)
     print(report)
-    if not no_write:
+    if write:
         write_section(RESULTS_MD, "verifier", report)
     # checks_per_s is the rate as the verifier is used (each paragraph scanned once, when first
     # seen, then looked up); the cold worst case is printed above.
@@ -498,9 +498,9 @@ def verifier_command(
     data: Annotated[Path, typer.Argument(help="SQuAD v1.1 dev (dev-v1.1.json).")],
     limit: Annotated[int, typer.Option(help="Only the first N gold answers.", min=0)] = 0,
     seed: Annotated[int, typer.Option(help="Seed of the rejection probes.")] = 0,
-    no_write: NoWriteOpt = False,
+    write: WriteOpt = False,
 ) -> None:
     """Verifier quality on SQuAD v1.1 dev figure/date questions: recall, rejection, speed."""
-    code = _run(data, limit, seed, no_write)
+    code = _run(data, limit, seed, write)
     if code:
         raise typer.Exit(code)

@@ -1,7 +1,7 @@
 """Choose how many sentences the small model reads, on the fitting half of SQuAD (never on a
 reported sample).
 
-    factqa bench fit excerpt SQUAD_V1_DEV_JSON SQUAD_V2_DEV_JSON [--grid 2,3,4] [--no-write]
+    factqa bench fit excerpt SQUAD_V1_DEV_JSON SQUAD_V2_DEV_JSON [--grid 2,3,4] [--write]
 
 The questions are the selector's fitting set (`factqa bench fit selector`: 400 SQuAD v1.1 and 150
 SQuAD v2.0 questions of the fitting titles). For each N of the grid the small model draws its ten
@@ -10,8 +10,8 @@ same code path as `factqa run`); the whole passage is the reference (the samples
 was fitted on, from the cache). Kept: the fewest sentences whose small-verified@10 and
 small-selected@10 both stay within 1 point of reading the whole passage. Prints the grid and the
 choice, with the prompt tokens the small model read per question and the share of questions
-whose gold answer is written in the excerpt, and writes them to the `excerpt-fit` section of
-docs/RESULTS.md (unless --no-write).
+whose gold answer is written in the excerpt, and with `--write` writes them to the `excerpt-fit`
+section of docs/RESULTS.md.
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from experiment.bench.app import command
 from experiment.bench.fit.sets import fitting_samples, fitting_sets
 from experiment.bench.harness import (
     RESULTS_MD,
-    NoWriteOpt,
     ResultsMdOpt,
     SquadV1Arg,
     SquadV2Arg,
+    WriteOpt,
     write_section,
 )
 from experiment.evaluate.methods import PASS, SELECTED, VERIFIED, answer_methods
@@ -90,10 +90,10 @@ def fit_excerpt(
     squad_v2: SquadV2Arg,
     grid: Annotated[str, typer.Option(help="Sentence counts to try.")] = "2,3,4",
     results: ResultsMdOpt = RESULTS_MD,
-    no_write: NoWriteOpt = False,
+    write: WriteOpt = False,
 ) -> None:
     """Choose how many sentences the small model reads, on the fitting half of SQuAD (never on
-    a reported sample); writes the `excerpt-fit` section of docs/RESULTS.md."""
+    a reported sample); with --write, writes the `excerpt-fit` section of docs/RESULTS.md."""
     sizes = sentence_counts(grid)
     imports = fitting_sets(squad_v1, squad_v2)
     base = measure(imports, ARTICLE)
@@ -101,7 +101,7 @@ def fit_excerpt(
         "## Reading an excerpt: choosing the sentences on the fitting half",
         "",
         f"Command: `factqa bench fit excerpt PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json "
-        f"--grid {grid}`. {base['n']} questions of the fitting titles (the selector's "
+        f"--grid {grid} --write`. {base['n']} questions of the fitting titles (the selector's "
         "fitting set), ten samples each, the small model reading the whole passage or only the "
         "N sentences closest to the question (TF-IDF cosine, in article order); answers are "
         "verified against the whole passage either way. Kept: the fewest sentences with "
@@ -130,5 +130,5 @@ def fit_excerpt(
             chosen = f"excerpt:{n}"
     lines += ["", f"Chosen: `{chosen}`."]
     print("\n".join(lines))
-    write_section(results, "excerpt-fit", "\n".join(lines), not no_write)
+    write_section(results, "excerpt-fit", "\n".join(lines), write)
     print(f"chosen={chosen}")

@@ -1,7 +1,7 @@
 """Which features help the selector: out-of-fold accuracy of feature subsets on the fitting sets.
 
     factqa bench fit feature-sets SQUAD_V1_DEV_JSON SQUAD_V2_DEV_JSON --tatqa TATQA_DEV_JSON
-                                  [--large-evidence] [--results-md docs/RESULTS.md] [--no-write]
+                                  [--large-evidence] [--results-md docs/RESULTS.md] [--write]
 
 The same fitting rows, folds and threshold rule as `factqa bench fit selector` (five folds
 grouped by title; one threshold, the one that maximises the mean over the fitting sets of their
@@ -17,7 +17,8 @@ through the benchmarks' generation cache (outputs/bench/.cache), so a second run
 A feature is worth shipping only if it raises the mean out of fold; the large model's also
 costs a large-model call for every question the selector sees.
 
-Writes the section `feature-sets` of docs/RESULTS.md; the last line printed is machine-readable.
+With `--write`, writes the section `feature-sets` of docs/RESULTS.md; the last line printed is
+machine-readable.
 """
 
 from __future__ import annotations
@@ -40,11 +41,11 @@ from experiment.bench.fit.rows import (
 from experiment.bench.harness import (
     RESULTS_MD,
     LargeEvidenceOpt,
-    NoWriteOpt,
     ResultsMdOpt,
     SquadV1Arg,
     SquadV2Arg,
     TatqaOpt,
+    WriteOpt,
     write_section,
 )
 from experiment.evaluate.features import FEATURES
@@ -95,10 +96,10 @@ def feature_sets_command(
     tatqa: TatqaOpt = None,
     large_evidence: LargeEvidenceOpt = False,
     results: ResultsMdOpt = RESULTS_MD,
-    no_write: NoWriteOpt = False,
+    write: WriteOpt = False,
 ) -> None:
     """Which features help the selector: out-of-fold accuracy of feature subsets on the fitting
-    sets; writes the `feature-sets` section of docs/RESULTS.md."""
+    sets; with --write, writes the `feature-sets` section of docs/RESULTS.md."""
     extra = LargeEvidence() if large_evidence else None
     rows, counts, questions = fitting_rows(squad_v1, squad_v2, tatqa, extra)
     sets = list(counts)
@@ -116,6 +117,7 @@ def feature_sets_command(
         "factqa bench fit feature-sets PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json"
         + (" --tatqa PATH/TO/tatqa_dataset_dev.json" if tatqa else "")
         + (" --large-evidence" if large_evidence else "")
+        + " --write"
     )
     parts = [
         f"Feature sets on the fitting data only: out-of-fold accuracy on {', '.join(sets)} "
@@ -146,5 +148,5 @@ def feature_sets_command(
         ]
     text = "\n".join([*parts, "", f"`{line}`"])
     print(text)
-    write_section(results, "feature-sets", text, not no_write)
+    write_section(results, "feature-sets", text, write)
     print(line)

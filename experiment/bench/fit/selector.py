@@ -1,7 +1,7 @@
 """Fit the learned selector on the fitting halves of SQuAD and TAT-QA and ship it in the package.
 
     factqa bench fit selector SQUAD_V1_DEV_JSON SQUAD_V2_DEV_JSON [--tatqa TATQA_DEV_JSON]
-                              [--large-evidence] [--out PATH] [--no-write]
+                              [--large-evidence] [--out PATH] [--write]
 
 Fitting set (never an evaluation question: `experiment/importers/split.py` puts each title in one
 half by a fixed rule, and every benchmark sample comes from the other half):
@@ -19,15 +19,15 @@ cross-validation grouped by title (a TAT-QA table) gives out-of-fold probabiliti
 abstention threshold is the one that maximises the mean over the fitting sets of their
 question-level accuracy (an abstention is right on an unanswerable question; each set weighs the
 same, so that the 400 SQuAD v1.1 questions, none unanswerable, do not decide it alone), and the
-reliability table and Brier score are reported. The final model
-is refitted on all rows and written to experiment/evaluate/selector.json with the command, the
-fitting titles' SHA-256 and the cross-validated figures.
+reliability table and Brier score are reported. The final model is refitted on all rows and,
+with `--write`, written to experiment/evaluate/selector.json with the command, the fitting
+titles' SHA-256 and the cross-validated figures.
 
 `--large-evidence` fits the same way with one more feature, `large_evidence`: the large model's
 evidence-only check of each candidate (`experiment/evaluate/large_check.py`; its scores go
-through the same cache), and writes experiment/evaluate/selector_checked.json, the selector of
-`small-selected-checked@k`. `factqa bench fit feature-sets` showed it raises the fitting sets'
-mean out of fold.
+through the same cache), and with `--write` writes experiment/evaluate/selector_checked.json,
+the selector of `small-selected-checked@k`. `factqa bench fit feature-sets` showed it raises the
+fitting sets' mean out of fold.
 """
 
 from __future__ import annotations
@@ -51,7 +51,6 @@ from experiment.bench.fit.rows import (
 )
 from experiment.bench.harness import (
     LargeEvidenceOpt,
-    NoWriteOpt,
     SquadV1Arg,
     SquadV2Arg,
     TatqaOpt,
@@ -110,10 +109,16 @@ def fit_selector(
     out: Annotated[
         Path | None, typer.Option(help="default: selector.json (selector_checked.json)")
     ] = None,
-    no_write: NoWriteOpt = False,
+    write: Annotated[
+        bool,
+        typer.Option(
+            "--write", help="Save the fitted selector (to --out, or to its file in the package)."
+        ),
+    ] = False,
 ) -> None:
-    """Fit the learned selector on the fitting halves of SQuAD (and TAT-QA) and ship it in the
-    package (experiment/evaluate/selector.json; with --large-evidence, selector_checked.json)."""
+    """Fit the learned selector on the fitting halves of SQuAD (and TAT-QA) and, with --write,
+    ship it in the package (experiment/evaluate/selector.json; with --large-evidence,
+    selector_checked.json)."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.preprocessing import StandardScaler
 
@@ -152,7 +157,8 @@ def fit_selector(
         fitted={
             "command": "factqa bench fit selector PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json "
             "--tatqa PATH/TO/tatqa_dataset_dev.json"
-            + (" --large-evidence" if large_evidence else ""),
+            + (" --large-evidence" if large_evidence else "")
+            + " --write",
             "questions": counts,
             "candidates": len(rows),
             "right_candidates": int(y.sum()),
@@ -188,6 +194,6 @@ def fit_selector(
     print("\n".join(reliability(oof, y)))
     print("\n".join(threshold_sweep(rows, oof, questions, list(counts))))
     print("weights:", {f: round(w, 3) for f, w in model.weights.items()})
-    if not no_write:
+    if write:
         save(model, out)
         print(f"wrote {out}")

@@ -1,6 +1,6 @@
 """Choose the stopping rules' levels on the fitting half of SQuAD (never on a reported sample).
 
-    factqa bench fit stopping SQUAD_V1_DEV_JSON SQUAD_V2_DEV_JSON [--rounds 3,3]
+    factqa bench fit stopping SQUAD_V1_DEV_JSON SQUAD_V2_DEV_JSON [--rounds 3,3] [--write]
 
 The questions are the selector's fitting set (`factqa bench fit selector`: 400 SQuAD v1.1 and 150
 SQuAD v2.0 questions of the fitting titles), with the 10 samples per question that run drew at
@@ -8,8 +8,8 @@ once; round r of the adaptive schedule is stood in for by those samples' indices
 seeds, decoded in another batch). Each rule is replayed with `StopRule.should_stop`, the
 function `factqa run --adaptive` calls. For each family the level kept is the one with the
 fewest samples whose small-verified@10 and small-selected@10 accuracy both stay within 1 point
-of all ten samples. Prints the grid and the choice, and writes them to the `adaptive-fit`
-section of docs/RESULTS.md (unless --no-write).
+of all ten samples. Prints the grid and the choice, and with `--write` writes them to the
+`adaptive-fit` section of docs/RESULTS.md.
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ from experiment.bench.app import command
 from experiment.bench.fit.sets import fitting_samples, fitting_sets
 from experiment.bench.harness import (
     RESULTS_MD,
-    NoWriteOpt,
     ResultsMdOpt,
     SquadV1Arg,
     SquadV2Arg,
+    WriteOpt,
     write_section,
 )
 from experiment.evaluate.methods import SELECTED, VERIFIED, answer_methods
@@ -46,10 +46,10 @@ def fit_stopping(
     squad_v2: SquadV2Arg,
     rounds: Annotated[str, typer.Option(help="The adaptive schedule's rounds.")] = "3,3",
     results: ResultsMdOpt = RESULTS_MD,
-    no_write: NoWriteOpt = False,
+    write: WriteOpt = False,
 ) -> None:
     """Choose the stopping rules' levels on the fitting half of SQuAD (never on a reported
-    sample); writes the `adaptive-fit` section of docs/RESULTS.md."""
+    sample); with --write, writes the `adaptive-fit` section of docs/RESULTS.md."""
     schedule = parse_rounds(rounds, K)  # refused before a sample is drawn
     data = [
         (q, articles[q.article_id], small[q.id])
@@ -70,7 +70,7 @@ def fit_stopping(
         "## Adaptive sampling: choosing the rules on the fitting half",
         "",
         f"Command: `factqa bench fit stopping PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json "
-        f"--rounds {rounds}`. {len(data)} questions of the fitting titles (the selector's "
+        f"--rounds {rounds} --write`. {len(data)} questions of the fitting titles (the selector's "
         f"fitting set), rounds {list(schedule)}; all ten samples: {VERIFIED.name(K)} "
         f"{base[0]:.3f}, {SELECTED.name(K)} {base[1]:.3f}. Kept per family: the fewest samples "
         f"with both accuracies within {TOLERANCE * 100:.0f} point of all ten.",
@@ -105,5 +105,5 @@ def fit_stopping(
         chosen[family] = best[1] if best else "none"
     lines += ["", "Chosen: " + ", ".join(f"`{s}`" for s in chosen.values()) + "."]
     print("\n".join(lines))
-    write_section(results, "adaptive-fit", "\n".join(lines), not no_write)
+    write_section(results, "adaptive-fit", "\n".join(lines), write)
     print("chosen: " + " ".join(f"{f}={s}" for f, s in chosen.items()))

@@ -1,7 +1,7 @@
 """Adaptive sampling against fixed k = 10 and large@1: samples, accuracy and time, in one run.
 
     factqa bench adaptive SQUAD_V1_DEV_JSON [--live 40] [--small-context excerpt:N]
-                             [--no-write]
+                             [--write]
 
 Part 1, accuracy and samples, on the SQuAD v1.1 benchmark sample (300 questions of the
 evaluation titles, as `factqa bench run squad-v1`) and the bundled corpus. Every round is drawn
@@ -19,8 +19,8 @@ with the default rule, over large@1 per question (its answer, checked). The smal
 llama.cpp calls are profiled on the way: prompt reading (prefill) against decode steps.
 
 The rules and rounds were chosen on the fitting half of SQuAD (docs/RESULTS.md, "Adaptive
-sampling"), never on these samples. Writes the `adaptive` section of docs/RESULTS.md; the last
-line printed is machine-readable.
+sampling"), never on these samples. With `--write`, writes the `adaptive` section of
+docs/RESULTS.md; the last line printed is machine-readable.
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Annotated
 
 import pandas as pd
@@ -38,7 +37,7 @@ import typer
 
 from experiment.base.types import Article, Question
 from experiment.bench.app import command
-from experiment.bench.harness import RESULTS_MD, ROOT, NoWriteOpt, write_section
+from experiment.bench.harness import RESULTS_MD, ROOT, WriteOpt, write_section
 from experiment.config import RunConfig
 from experiment.corpus import load_articles, load_questions
 from experiment.evaluate.confirm import confirm_samples
@@ -249,13 +248,12 @@ def live(ds: DataSet, n: int, reading: str, log: Callable[[str], None]) -> dict[
     }
 
 
-def _run(args: SimpleNamespace) -> None:
-    reading = args.small_context
+def _run(squad_v1: Path, live_questions: int, reading: str, write: bool) -> None:
     parse_reading(reading)  # refuse a bad setting before any run
 
     bench = ROOT / "outputs" / "bench"
     imported = import_dataset(
-        "squad", args.squad_v1, bench / "data" / "squad-v1", 300, 0, None, True, "eval"
+        "squad", squad_v1, bench / "data" / "squad-v1", 300, 0, None, True, "eval"
     )
     sets = [
         DataSet("squad-v1", imported.articles, imported.questions, bench, "adaptive"),
@@ -286,7 +284,7 @@ def _run(args: SimpleNamespace) -> None:
     lines.append("")
     live_lines: list[str] = []
     for ds in sets:
-        timing[ds.name] = live(ds, args.live, reading, live_lines.append)
+        timing[ds.name] = live(ds, live_questions, reading, live_lines.append)
     s, b = timing["squad-v1"], timing["bundled"]
     fs, fb = facts["squad-v1"], facts["bundled"]
     last = (
@@ -318,9 +316,9 @@ def _run(args: SimpleNamespace) -> None:
         [
             "## Adaptive sampling",
             "",
-            f"Command: `factqa bench adaptive PATH/TO/dev-v1.1.json --live {args.live}"
+            f"Command: `factqa bench adaptive PATH/TO/dev-v1.1.json --live {live_questions}"
             + (f" --small-context {reading}" if reading != ARTICLE else "")
-            + "` "
+            + " --write` "
             f"(rules {', '.join(RULES)}; rounds 3, 3, 3, 1; default rule `{DEFAULT_RULE}`; "
             "2 CPU cores). Rules and rounds were chosen on the fitting half of SQuAD v1.1 "
             "and v2.0, not on these samples.",
@@ -343,7 +341,7 @@ def _run(args: SimpleNamespace) -> None:
         ]
     )
     print(report)
-    if not args.no_write:
+    if write:
         write_section(RESULTS_MD, "adaptive", report)
     print(last)
 
@@ -359,12 +357,8 @@ def adaptive_command(
             "chosen by `factqa bench fit excerpt`)."
         ),
     ] = ARTICLE,
-    no_write: NoWriteOpt = False,
+    write: WriteOpt = False,
 ) -> None:
     """Adaptive sampling against fixed k = 10 and large@1: samples, accuracy and time, in
     one run."""
-    _run(
-        SimpleNamespace(
-            squad_v1=squad_v1, live=live, small_context=small_context, no_write=no_write
-        )
-    )
+    _run(squad_v1, live, small_context, write)

@@ -1,7 +1,7 @@
 """What the large model's checks cost against its own answer, measured in one process.
 
     factqa bench large-check RUN_DIR --name NAME [--limit N] [--results-md docs/RESULTS.md]
-                                [--no-write]
+                                [--write]
 
 RUN_DIR is a finished run (`factqa run` or factqa bench run) whose generation cache holds the
 small model's samples. Its settings are read from its manifest; the small model's samples come
@@ -27,13 +27,12 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Annotated
 
 import typer
 
 from experiment.bench.app import command
-from experiment.bench.harness import RESULTS_MD, NoWriteOpt, ResultsMdOpt, write_section
+from experiment.bench.harness import RESULTS_MD, ResultsMdOpt, WriteOpt, write_section
 from experiment.bench.looks import evaluation_run
 from experiment.config import build_config
 from experiment.evaluate.features import candidates
@@ -55,24 +54,23 @@ from experiment.runner import check_scoring, llama_factory, small_samples
 PASSES = ("large@1", *MODES)
 
 
-def _run(args: SimpleNamespace) -> None:
-
-    run = evaluation_run(args.run)
+def _run(run_dir: Path, name: str, limit: int, results: Path, write: bool) -> None:
+    run = evaluation_run(run_dir)
     cfg = build_config(None, run.manifest.config)
     articles, questions, small = small_samples(cfg)
-    ordered = article_order(questions)[: args.limit or None]
+    ordered = article_order(questions)[: limit or None]
     backend = llama_factory(cfg.large, cfg)
     params = SamplingParams(GREEDY.temperature, GREEDY.top_p, GREEDY.top_k, cfg.max_tokens)
     loads = load_average()[:1]
     spent = {p: {"seconds": 0.0, "tokens": 0, "flops": 0.0, "calls": 0} for p in PASSES}
     found = {q.id: candidates(q, articles[q.article_id], small[q.id][: cfg.k]) for q in ordered}
-    for name in PASSES:
+    for stage in PASSES:
         backend.reset()
-        cost = spent[name]
-        checking = None if name == "large@1" else check_scoring(cfg, articles, small, found, name)
+        cost = spent[stage]
+        checking = None if stage == "large@1" else check_scoring(cfg, articles, small, found, stage)
         for q in ordered:
             article = articles[q.article_id]
-            if name == "large@1":
+            if stage == "large@1":
                 whole = prompt_of(backend, article, q, 1, params, WHOLE_ARTICLE, cfg.prompt)[0]
                 t0 = time.perf_counter()
                 made = backend.generate(whole, params, [0])
@@ -93,7 +91,7 @@ def _run(args: SimpleNamespace) -> None:
     base = spent["large@1"]
     rows = [
         [
-            name,
+            stage,
             f"{c['calls'] / n:.2f}",
             f"{c['seconds'] / n:.3f}",
             f"{c['tokens'] / n:.0f}",
@@ -101,7 +99,7 @@ def _run(args: SimpleNamespace) -> None:
             f"{c['seconds'] / base['seconds']:.2f}",
             f"{c['flops'] / base['flops']:.2f}",
         ]
-        for name, c in spent.items()
+        for stage, c in spent.items()
     ]
     table = markdown_table(
         [
@@ -124,28 +122,27 @@ def _run(args: SimpleNamespace) -> None:
 
     line = " ".join(
         [
-            f"check_acc_{args.name}={accuracy(CHECK_EVIDENCE.name(k))}",
-            f"check_whole_acc_{args.name}={accuracy(CHECK_WHOLE.name(k))}",
-            f"large_acc_{args.name}={accuracy(LARGE_1.name(k))}",
-            f"cascade_check20_{args.name}={accuracy(CASCADE_CHECK_20.name(k))}",
-            f"cascade20_{args.name}={accuracy(CASCADE_20.name(k))}",
-            f"check_cost_ratio_{args.name}={spent[EVIDENCE]['flops'] / base['flops']:.2f}",
-            f"check_whole_cost_ratio_{args.name}={spent[WHOLE]['flops'] / base['flops']:.2f}",
-            f"check_seconds_ratio_{args.name}={spent[EVIDENCE]['seconds'] / base['seconds']:.2f}",
-            f"check_whole_seconds_ratio_{args.name}="
-            f"{spent[WHOLE]['seconds'] / base['seconds']:.2f}",
+            f"check_acc_{name}={accuracy(CHECK_EVIDENCE.name(k))}",
+            f"check_whole_acc_{name}={accuracy(CHECK_WHOLE.name(k))}",
+            f"large_acc_{name}={accuracy(LARGE_1.name(k))}",
+            f"cascade_check20_{name}={accuracy(CASCADE_CHECK_20.name(k))}",
+            f"cascade20_{name}={accuracy(CASCADE_20.name(k))}",
+            f"check_cost_ratio_{name}={spent[EVIDENCE]['flops'] / base['flops']:.2f}",
+            f"check_whole_cost_ratio_{name}={spent[WHOLE]['flops'] / base['flops']:.2f}",
+            f"check_seconds_ratio_{name}={spent[EVIDENCE]['seconds'] / base['seconds']:.2f}",
+            f"check_whole_seconds_ratio_{name}={spent[WHOLE]['seconds'] / base['seconds']:.2f}",
             f"load_max={max(loads, default=0):.2f}",
         ]
     )
-    command = f"factqa bench large-check RUN_DIR --name {args.name}" + (
-        f" --limit {args.limit}" if args.limit else ""
+    command = f"factqa bench large-check RUN_DIR --name {name}" + (
+        f" --limit {limit}" if limit else ""
     )
     text = "\n".join(
         [
-            f"Run `{args.run.name}`, {n} questions, large model {cfg.large}, "
+            f"Run `{run_dir.name}`, {n} questions, large model {cfg.large}, "
             f"{os.cpu_count()} threads, load average {min(loads, default=0):.2f} to "
             f"{max(loads, default=0):.2f}. "
-            f"`{command}`",
+            f"`{command} --write`",
             "",
             *table,
             "",
@@ -153,8 +150,8 @@ def _run(args: SimpleNamespace) -> None:
         ]
     )
     print(text)
-    if not args.no_write:
-        write_section(args.results, f"large-check-{args.name}", text)
+    if write:
+        write_section(results, f"large-check-{name}", text)
     print(line)
 
 
@@ -164,7 +161,7 @@ def large_check_command(
     name: Annotated[str, typer.Option(help="The data set's name in the figures' keys.")],
     limit: Annotated[int, typer.Option(help="Only the first N questions.", min=0)] = 0,
     results: ResultsMdOpt = RESULTS_MD,
-    no_write: NoWriteOpt = False,
+    write: WriteOpt = False,
 ) -> None:
     """What the large model's checks cost against its own answer, measured in one process."""
-    _run(SimpleNamespace(run=run, name=name, limit=limit, results=results, no_write=no_write))
+    _run(run, name, limit, results, write)

@@ -1,7 +1,7 @@
 """What the small model's own check of its confirmed candidates adds to the selector, measured on
 the fitting half of SQuAD (never on a reported sample).
 
-    factqa bench model-check SQUAD_V1_DEV_JSON SQUAD_V2_DEV_JSON [--no-write]
+    factqa bench model-check SQUAD_V1_DEV_JSON SQUAD_V2_DEV_JSON [--write]
 
 The selector already reads the small model's view at no extra decoding: the log-probability of
 each candidate's sampled text (`logprob`, experiment/evaluate/features.py). Issue 14 proposed two
@@ -20,8 +20,8 @@ those questions whose top candidate is right: the vote, `support`, the selector'
 ranking (logistic regression, 5 folds grouped by title, as `factqa bench fit selector`) with and
 without the check as a feature, and the check alone. Costs: the model's seconds per question for
 each check, against the seconds its ten samples took. Generations go through the benchmarks' cache
-(outputs/bench/.cache), so a second run replays them. Writes the `model-check` section of
-docs/RESULTS.md unless --no-write.
+(outputs/bench/.cache), so a second run replays them. With `--write`, writes the `model-check`
+section of docs/RESULTS.md.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ import typer
 from experiment.base.types import Article, Generation, Question
 from experiment.bench.app import command
 from experiment.bench.fit.sets import OUT, fitting_samples, fitting_sets
-from experiment.bench.harness import RESULTS_MD, NoWriteOpt, SquadV1Arg, SquadV2Arg, write_section
+from experiment.bench.harness import RESULTS_MD, SquadV1Arg, SquadV2Arg, WriteOpt, write_section
 from experiment.config import RunConfig
 from experiment.evaluate.answer import Answer
 from experiment.evaluate.features import FEATURES, ConfirmedAnswer, candidates
@@ -55,7 +55,7 @@ RESULTS = RESULTS_MD
 CHOICE = SamplingParams(temperature=0.0, top_p=1.0, top_k=1, max_tokens=24)
 YES_NO = SamplingParams(temperature=0.0, top_p=1.0, top_k=1, max_tokens=2)
 CHECK_SYSTEM = "You check answers to questions against one sentence of an article. Reply yes or no."
-COMMAND = "factqa bench model-check PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json"
+COMMAND = "factqa bench model-check PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json --write"
 
 
 def choice_messages(article: Article, q: Question, options: list[str]) -> Messages:
@@ -170,7 +170,7 @@ def ranked_oof(asked: list[Asked], extra: str | None) -> list[list[float]]:
     return [list(part) for part in np.split(flat, ends)]
 
 
-def _run(squad_v1: Path, squad_v2: Path, limit: int, no_write: bool) -> None:
+def _run(squad_v1: Path, squad_v2: Path, limit: int, write: bool) -> None:
 
     cfg = RunConfig()
     sets = fitting_sets(squad_v1, squad_v2)  # the data read (or refused) first
@@ -235,7 +235,7 @@ def _run(squad_v1: Path, squad_v2: Path, limit: int, no_write: bool) -> None:
         f"oof_choice={rows[5][1] / n:.3f} oof_yes={rows[7][1] / n:.3f} "
         f"choice_over_sampling={choice / sampling:.2f} check_over_sampling={check / sampling:.2f}"
     )
-    if not no_write:
+    if write:
         write_section(RESULTS, "model-check", body)
 
 
@@ -246,8 +246,8 @@ def model_check_command(
     limit: Annotated[
         int, typer.Option(help="At most this many questions (smoke runs).", min=0)
     ] = 0,
-    no_write: NoWriteOpt = False,
+    write: WriteOpt = False,
 ) -> None:
     """What the small model's own check of its confirmed candidates adds to the selector,
     measured on the fitting half of SQuAD (never on a reported sample)."""
-    _run(squad_v1, squad_v2, limit, no_write)
+    _run(squad_v1, squad_v2, limit, write)

@@ -29,7 +29,6 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Annotated
 
 import typer
@@ -68,13 +67,13 @@ def draw(questions: int, threads: int) -> dict[str, object]:
     return out
 
 
-def _child(build: str | None, args: SimpleNamespace) -> dict[str, object]:
+def _child(build: str | None, questions: int, threads: int) -> dict[str, object]:
     env = dict(os.environ)
     if build:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [build, env.get("PYTHONPATH")]))
     cmd = [sys.executable, "-m", "experiment", "bench", "portable", "--child"]
-    cmd += ["--questions", str(args.questions)]
-    cmd += ["--threads", str(args.threads)]
+    cmd += ["--questions", str(questions)]
+    cmd += ["--threads", str(threads)]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         failed = f"the {'other' if build else 'installed'} build failed:\n{done.stderr[-2000:]}"
@@ -89,19 +88,19 @@ def _differ(a: dict[str, object], b: dict[str, object], role: str) -> tuple[int,
     return sum(x[0] != y[0] for x, y in pairs), len(pairs), gap
 
 
-def _run(args: SimpleNamespace) -> None:
-    if args.child:
-        print(json.dumps(draw(args.questions, args.threads)))
+def _run(other: Path | None, questions: int, repeat: int, threads: int, child: bool) -> None:
+    if child:
+        print(json.dumps(draw(questions, threads)))
         return
-    if args.other is None or not (args.other / "llama_cpp").is_dir():
+    if other is None or not (other / "llama_cpp").is_dir():
         raise ConfigError(
-            f"--other must be a folder with a llama_cpp package in it, got {args.other}",
+            f"--other must be a folder with a llama_cpp package in it, got {other}",
             field="other",
         )
     runs: dict[str, list[dict[str, object]]] = {"installed": [], "other": []}
-    for _ in range(args.repeat):
-        runs["installed"].append(_child(None, args))
-        runs["other"].append(_child(str(args.other.resolve()), args))
+    for _ in range(repeat):
+        runs["installed"].append(_child(None, questions, threads))
+        runs["other"].append(_child(str(other.resolve()), questions, threads))
     line = []
     for name, got in runs.items():
         print(f"{name}: {got[0]['system_info']}")
@@ -132,8 +131,4 @@ def portable_command(
 ) -> None:
     """Do a run's samples depend on the kernels llama.cpp was built with? Two builds, one
     machine."""
-    _run(
-        SimpleNamespace(
-            other=other, questions=questions, repeat=repeat, threads=threads, child=child
-        )
-    )
+    _run(other, questions, repeat, threads, child)

@@ -1,6 +1,6 @@
 """Sampling cost on the bundled corpus with the default models, measured side by side in one run.
 
-    factqa bench sampling [--quick] [--k 10] [--backend batched|llama] [--no-write]
+    factqa bench sampling [--quick] [--k 10] [--backend batched|llama] [--write]
 
 For the backend under test (default: batched, the default of `factqa run`):
 - ratio A: wall time of k samples / one greedy answer, same prompt, both from a fresh context;
@@ -15,8 +15,9 @@ and, comparing the two backends:
 - identical: questions whose k greedy samples equal the one greedy answer decoded alone;
 - peak_rss_mib: peak resident memory of this process (the models are loaded in turn).
 
-Writes its section of docs/RESULTS.md; the last line printed is machine-readable. Ratio D with
-adaptive sampling, on SQuAD v1.1 and the bundled corpus, is measured by factqa bench adaptive.
+With `--write`, writes its section of docs/RESULTS.md; the last line printed is machine-readable.
+Ratio D with adaptive sampling, on SQuAD v1.1 and the bundled corpus, is measured by factqa bench
+adaptive.
 """
 
 from __future__ import annotations
@@ -24,14 +25,13 @@ from __future__ import annotations
 import gc
 import resource
 import time
-from types import SimpleNamespace
 from typing import Annotated
 
 import typer
 
 from experiment.base.errors import ConfigError
 from experiment.bench.app import command
-from experiment.bench.harness import RESULTS_MD, ROOT, NoWriteOpt, corpus, write_section
+from experiment.bench.harness import RESULTS_MD, ROOT, WriteOpt, corpus, write_section
 from experiment.config import RunConfig
 from experiment.evaluate.confirm import confirm_sample
 from experiment.evaluate.methods import REFERENCE, VERIFIED
@@ -52,16 +52,16 @@ def timed(backend, messages, params, seeds, fresh: bool):  # type: ignore[no-unt
     return time.perf_counter() - t0, out
 
 
-def _run(args: SimpleNamespace) -> int:
+def _run(quick: bool, k: int, backend: str, write: bool) -> int:
     articles, every = corpus(ROOT / "articles", ROOT / "questions")
     questions = [q for q in every if q.article_id == ARTICLE]
-    questions = questions[:4] if args.quick else questions
+    questions = questions[:4] if quick else questions
     article = articles[ARTICLE]
     params = SamplingParams()
-    n, k = len(questions), args.k
+    n = len(questions)
 
-    def load(spec: str, backend: str):  # type: ignore[no-untyped-def]
-        return llama_factory(spec, RunConfig(k=k, backend=backend))
+    def load(spec: str, kind: str):  # type: ignore[no-untyped-def]
+        return llama_factory(spec, RunConfig(k=k, backend=kind))
 
     def seeds(q) -> list[int]:  # type: ignore[no-untyped-def]
         return [derive_seed(0, q.id, i) for i in range(k)]
@@ -70,21 +70,21 @@ def _run(args: SimpleNamespace) -> int:
     times = {}
     identical = 0
     for name in ("batched", "llama"):
-        backend = load(DEFAULT_SMALL, name)
-        backend.reset()
+        tried = load(DEFAULT_SMALL, name)
+        tried.reset()
         times[name] = sum(
-            timed(backend, messages_for(article, q), params, seeds(q), False)[0] for q in questions
+            timed(tried, messages_for(article, q), params, seeds(q), False)[0] for q in questions
         )
-        if name == args.backend:
+        if name == backend:
             for q in questions:
                 m = messages_for(article, q)
-                alone = backend.generate(m, GREEDY, [0])[0].text
-                identical += all(g.text == alone for g in backend.generate(m, GREEDY, seeds(q)))
-        del backend
+                alone = tried.generate(m, GREEDY, [0])[0].text
+                identical += all(g.text == alone for g in tried.generate(m, GREEDY, seeds(q)))
+        del tried
         gc.collect()
     ratio_b = times["batched"] / times["llama"]
 
-    small = load(DEFAULT_SMALL, args.backend)
+    small = load(DEFAULT_SMALL, backend)
     # A: k samples vs one greedy answer, each from a fresh context
     t_one = sum(timed(small, messages_for(article, q), GREEDY, [0], True)[0] for q in questions)
     t_k = sum(timed(small, messages_for(article, q), params, seeds(q), True)[0] for q in questions)
@@ -111,7 +111,7 @@ def _run(args: SimpleNamespace) -> int:
     del small
     gc.collect()
 
-    large = load(DEFAULT_LARGE, args.backend)
+    large = load(DEFAULT_LARGE, backend)
     large.reset()
     t_large = sum(timed(large, messages_for(article, q), GREEDY, [0], False)[0] for q in questions)
     ratio_d = t_pipe / t_large
@@ -119,10 +119,10 @@ def _run(args: SimpleNamespace) -> int:
 
     report = "\n".join(
         [
-            f"## Sampling cost ({args.backend} backend)",
+            f"## Sampling cost ({backend} backend)",
             "",
-            f"Command: `factqa bench sampling{' --quick' if args.quick else ''} --k {k} "
-            f"--backend {args.backend}` ({n} questions of `{ARTICLE}`, small `{DEFAULT_SMALL}`, "
+            f"Command: `factqa bench sampling{' --quick' if quick else ''} --k {k} "
+            f"--backend {backend} --write` ({n} questions of `{ARTICLE}`, small `{DEFAULT_SMALL}`, "
             f"large `{DEFAULT_LARGE}`, 2 CPU cores)",
             "",
             f"- ratio A, {k} samples / 1 greedy answer, fresh context each: **{ratio_a:.2f}** "
@@ -140,7 +140,7 @@ def _run(args: SimpleNamespace) -> int:
         ]
     )
     print(report)
-    if not args.no_write:
+    if write:
         write_section(RESULTS_MD, "sampling", report)
     print(
         f"ratio_A={ratio_a:.2f} ratio_B={ratio_b:.2f} ratio_C={ratio_c:.2f} "
@@ -157,12 +157,12 @@ def sampling_command(
     ] = False,
     k: Annotated[int, typer.Option("--k", help="Samples per question.")] = 10,
     backend: Annotated[str, typer.Option(help="batched or llama.")] = RunConfig.backend,
-    no_write: NoWriteOpt = False,
+    write: WriteOpt = False,
 ) -> None:
     """Sampling cost on the bundled corpus with the default models, measured side by side in
     one run."""
     if backend not in ("batched", "llama"):
         raise ConfigError(f"--backend {backend}: give batched or llama", field="backend")
-    code = _run(SimpleNamespace(quick=quick, k=k, backend=backend, no_write=no_write))
+    code = _run(quick, k, backend, write)
     if code:
         raise typer.Exit(code)

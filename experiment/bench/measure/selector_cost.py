@@ -18,7 +18,6 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Annotated
 
 import typer
@@ -103,20 +102,19 @@ def run_ratio(path: Path) -> tuple[float, float]:
     return run.manifest.selection_seconds or float("nan"), sampling
 
 
-def _run(args: SimpleNamespace) -> None:
-
+def _run(runs: list[Path], target: int, questions: int, k: int, no_model: bool) -> None:
     cores = os.sched_getaffinity(0)
     os.sched_setaffinity(0, {min(cores)})  # one core for the features
-    cands, qs, secs = features_seconds(args.candidates)
+    cands, qs, secs = features_seconds(target)
     os.sched_setaffinity(0, cores)
     print(f"features + ranking: {cands:,} candidates of {qs:,} questions, {secs:.2f} s, one core")
     line = [f"features_10k_s={secs * 10_000 / cands:.2f}"]
-    if not args.no_model:
-        off, on = logprob_ratio(args.questions, args.k)
-        print(f"k={args.k} samples of {args.questions} questions: {off:.1f} s, {on:.1f} s with "
+    if not no_model:
+        off, on = logprob_ratio(questions, k)
+        print(f"k={k} samples of {questions} questions: {off:.1f} s, {on:.1f} s with "
               f"log-probabilities ({on / off:.3f}x)")  # fmt: skip
         line.append(f"logprob_ratio={on / off:.3f}")
-    for run in args.runs:
+    for run in runs:
         sel, sampling = run_ratio(run)
         print(f"{run.name}: scoring {sel:.1f} s against sampling {sampling:.1f} s "
               f"({sel / sampling:.4f})")  # fmt: skip
@@ -135,8 +133,4 @@ def selector_cost_command(
     ] = False,
 ) -> None:
     """What the question-aware selector costs, measured in one run."""
-    _run(
-        SimpleNamespace(
-            runs=runs or [], candidates=candidates, questions=questions, k=k, no_model=no_model
-        )
-    )
+    _run(runs or [], candidates, questions, k, no_model)

@@ -2,7 +2,7 @@
 requests, and whether its greedy answers equal the in-process ones.
 
     factqa bench server [--quick] [--server experiment|llama-server] [--binary PATH]
-                           [--url URL] [--model qwen2.5-coder-1.5b] [--concurrency 8]
+                           [--url URL] [--model qwen2.5-coder-1.5b] [--concurrency 8] [--write]
 
 Starts the server on 127.0.0.1 (unless --url points at one already running):
 - `experiment`: llama-cpp-python's server (`python -m experiment.generate.serve`, i.e.
@@ -12,7 +12,8 @@ Starts the server on 127.0.0.1 (unless --url points at one already running):
 Then asks large@1 (greedy) for every bundled question with 1 request in flight, then with
 CONCURRENCY, and prints questions per second for each, their ratio, how many answers of the two
 passes are identical, and how many equal the in-process answers of the bundled run
-(`--compare RUN_DIR`, default outputs/run-44c0bd08ba). The last line is machine-readable.
+(`--compare RUN_DIR`, default outputs/run-44c0bd08ba). With `--write`, writes its section of
+docs/RESULTS.md (`server-experiment` or `server-llama-server`); the last line is machine-readable.
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ import tempfile
 import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Annotated
 
 import typer
@@ -34,7 +35,7 @@ import typer
 from experiment.base.errors import ConfigError, ModelError
 from experiment.base.files import read_cell
 from experiment.bench.app import command
-from experiment.bench.harness import RESULTS_MD, ROOT, NoWriteOpt, corpus, write_section
+from experiment.bench.harness import RESULTS_MD, ROOT, WriteOpt, corpus, write_section
 from experiment.config import RunConfig
 from experiment.evaluate.methods import REFERENCE
 from experiment.generate.models.base import GREEDY, SamplingParams
@@ -84,23 +85,37 @@ def start(
             time.sleep(0.5)
 
 
-def _run(args: SimpleNamespace) -> None:
+@dataclass(frozen=True)
+class Serving:
+    """The options of `factqa bench server`: which server, how it is asked, what it is compared
+    with, and whether the section is written."""
 
+    server: str
+    binary: str
+    url: str
+    model: str
+    concurrency: int
+    quick: bool
+    compare: Path
+    write: bool
+
+
+def _run(opts: Serving) -> None:
     cfg = RunConfig()
     articles, questions = corpus()
     questions = article_order(questions)
-    if args.quick:
+    if opts.quick:
         questions = questions[:24]
     params = SamplingParams(GREEDY.temperature, GREEDY.top_p, GREEDY.top_k, cfg.max_tokens)
     log = Path(tempfile.mkdtemp()) / "server.log"
     proc = None
-    url = args.url
+    url = opts.url
     if not url:
-        proc, url = start(args.server, resolve(args.model).path, args.binary, args.concurrency, log)
+        proc, url = start(opts.server, resolve(opts.model).path, opts.binary, opts.concurrency, log)
     try:
         passes = {}
-        for width in (1, args.concurrency):
-            backend = OpenAIBackend(f"openai:{args.model}@{url}", concurrency=width)
+        for width in (1, opts.concurrency):
+            backend = OpenAIBackend(f"openai:{opts.model}@{url}", concurrency=width)
 
             def ask(q, backend=backend):  # type: ignore[no-untyped-def]
                 msgs = messages_for(articles[q.article_id], q)
@@ -116,50 +131,50 @@ def _run(args: SimpleNamespace) -> None:
             proc.terminate()
             proc.wait(timeout=60)
 
-    (t1, a1), (tn, an) = passes[1], passes[args.concurrency]
+    (t1, a1), (tn, an) = passes[1], passes[opts.concurrency]
     qps1, qpsn = len(questions) / t1, len(questions) / tn
     same = sum(x == y for x, y in zip(a1, an, strict=True))
-    in_process = ""
+    equal_in_process = ""
     differ: list[str] = []
-    if (args.compare / "attempts.csv").exists():
-        ref = in_process(args.compare)
+    if (opts.compare / "attempts.csv").exists():
+        ref = in_process(opts.compare)
         equal = sum(ref.get(q.id) == a for q, a in zip(questions, a1, strict=True))
-        in_process = f"{equal}/{len(questions)}"
+        equal_in_process = f"{equal}/{len(questions)}"
         differ = [
             f"`{q.id}`: in-process `{ref.get(q.id)}`, server `{a}`"
             for q, a in zip(questions, a1, strict=True)
             if ref.get(q.id) != a
         ]
-    server = args.url or (
+    behind = opts.url or (
         "llama-cpp-python server (`python -m experiment.generate.serve`)"
-        if args.server == "experiment"
-        else f"llama.cpp `llama-server -np {args.concurrency}` (continuous batching)"
+        if opts.server == "experiment"
+        else f"llama.cpp `llama-server -np {opts.concurrency}` (continuous batching)"
     )
     text = "\n".join(
         [
-            f"### {args.model} behind {server}",
+            f"### {opts.model} behind {behind}",
             "",
-            f"Command: `factqa bench server{' --quick' if args.quick else ''} --server "
-            f"{args.server}`; {len(questions)} bundled questions, {REFERENCE} greedy, 2 CPU "
-            "threads.",
+            f"Command: `factqa bench server{' --quick' if opts.quick else ''} --server "
+            f"{opts.server} --write`; {len(questions)} bundled questions, {REFERENCE} greedy, "
+            "2 CPU threads.",
             "",
             "| requests in flight | wall s | questions / s |",
             "| --- | --- | --- |",
             f"| 1 | {t1:.1f} | {qps1:.3f} |",
-            f"| {args.concurrency} | {tn:.1f} | {qpsn:.3f} |",
+            f"| {opts.concurrency} | {tn:.1f} | {qpsn:.3f} |",
             "",
-            f"Throughput ratio {args.concurrency} / 1: **{qpsn / qps1:.2f}x**. Answers identical "
+            f"Throughput ratio {opts.concurrency} / 1: **{qpsn / qps1:.2f}x**. Answers identical "
             f"between the two passes: {same}/{len(questions)}. Equal to the in-process answers of "
-            f"`{args.compare.name}`: {in_process or 'not compared'}.",
+            f"`{opts.compare.name}`: {equal_in_process or 'not compared'}.",
             *(["", "Differing answers: " + "; ".join(differ) + "."] if differ else []),
         ]
     )
     print(text)
-    if not args.no_write:
-        write_section(RESULTS_MD, f"server-{args.server}", text)
+    if opts.write:
+        write_section(RESULTS_MD, f"server-{opts.server}", text)
     print(
-        f"qps_1={qps1:.3f} qps_{args.concurrency}={qpsn:.3f} ratio={qpsn / qps1:.2f} "
-        f"identical_passes={same}/{len(questions)} equal_in_process={in_process or 'na'}"
+        f"qps_1={qps1:.3f} qps_{opts.concurrency}={qpsn:.3f} ratio={qpsn / qps1:.2f} "
+        f"identical_passes={same}/{len(questions)} equal_in_process={equal_in_process or 'na'}"
     )
 
 
@@ -179,21 +194,10 @@ def server_command(
             help="The in-process run to compare with.", show_default="outputs/run-44c0bd08ba"
         ),
     ] = ROOT / "outputs" / "run-44c0bd08ba",
-    no_write: NoWriteOpt = False,
+    write: WriteOpt = False,
 ) -> None:
     """The large model behind an OpenAI-compatible server: throughput at 1 and at 8
     concurrent requests, and whether its greedy answers equal the in-process ones."""
     if server not in ("experiment", "llama-server"):
         raise ConfigError(f"--server {server}: give experiment or llama-server", field="server")
-    _run(
-        SimpleNamespace(
-            server=server,
-            binary=binary,
-            url=url,
-            model=model,
-            concurrency=concurrency,
-            quick=quick,
-            compare=compare,
-            no_write=no_write,
-        )
-    )
+    _run(Serving(server, binary, url, model, concurrency, quick, compare, write))

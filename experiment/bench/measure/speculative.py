@@ -1,25 +1,24 @@
 """Speculative decoding of the large model's greedy answers, side by side in one run.
 
-    factqa bench speculative [--quick] [--large MODEL] [--draft MODEL] [--no-write]
+    factqa bench speculative [--quick] [--large MODEL] [--draft MODEL] [--write]
 
 For every bundled question (the first 24 with --quick) the large model answers greedily three
 ways, each on its own backend with the article prefix reused as in a run: plain decoding,
 prompt-lookup drafting, and draft-model drafting (the small model proposes 8 tokens, the large
 one checks them in one batch). Prints wall time, answer tokens per second, the acceptance rate
 of drafted tokens, the speed-up against plain, and how many answers are identical to plain.
-Writes its section of docs/RESULTS.md; the last line is machine-readable.
+With `--write`, writes its section of docs/RESULTS.md; the last line is machine-readable.
 """
 
 from __future__ import annotations
 
 import time
-from types import SimpleNamespace
 from typing import Annotated
 
 import typer
 
 from experiment.bench.app import command
-from experiment.bench.harness import RESULTS_MD, NoWriteOpt, corpus, write_section
+from experiment.bench.harness import RESULTS_MD, WriteOpt, corpus, write_section
 from experiment.config import RunConfig
 from experiment.evaluate.methods import REFERENCE
 from experiment.generate.models.base import GREEDY, SamplingParams
@@ -29,24 +28,24 @@ from experiment.generate.prompts import messages_for
 from experiment.generate.sampling import article_order
 
 
-def _run(args: SimpleNamespace) -> None:
+def _run(quick: bool, large: str, draft: str, write: bool) -> None:
     cfg = RunConfig()
     articles, questions = corpus()
     questions = article_order(questions)
-    if args.quick:
+    if quick:
         questions = questions[:24]
     prompts = [messages_for(articles[q.article_id], q) for q in questions]
     params = SamplingParams(GREEDY.temperature, GREEDY.top_p, GREEDY.top_k, cfg.max_tokens)
-    large = resolve(args.large)
+    large_model = resolve(large)
 
     def make(mode: str) -> BatchedLlamaBackend:
         drafter = (
-            BatchedLlamaBackend(resolve(args.draft), n_ctx=cfg.n_ctx, n_seq_max=1)
+            BatchedLlamaBackend(resolve(draft), n_ctx=cfg.n_ctx, n_seq_max=1)
             if mode == "draft"
             else None
         )
         return BatchedLlamaBackend(
-            large, n_ctx=cfg.n_ctx, n_seq_max=1, speculative=mode, drafter=drafter
+            large_model, n_ctx=cfg.n_ctx, n_seq_max=1, speculative=mode, drafter=drafter
         )
 
     results = {}
@@ -86,8 +85,8 @@ def _run(args: SimpleNamespace) -> None:
         [
             f"## Speculative decoding of {REFERENCE}: {n} bundled questions",
             "",
-            f"Command: `factqa bench speculative{' --quick' if args.quick else ''}`. Large "
-            f"`{args.large}`, drafter `{args.draft}` ({DRAFT_LENGTH} tokens per draft), greedy, "
+            f"Command: `factqa bench speculative{' --quick' if quick else ''} --write`. Large "
+            f"`{large}`, drafter `{draft}` ({DRAFT_LENGTH} tokens per draft), greedy, "
             f"max {cfg.max_tokens} answer tokens, 2 CPU cores, article prefix reused; wall time "
             "includes reading each prompt, which is the same in every mode.",
             "",
@@ -95,7 +94,7 @@ def _run(args: SimpleNamespace) -> None:
         ]
     )
     print(text)
-    if not args.no_write:
+    if write:
         write_section(RESULTS_MD, "speculative", text)
     print(
         f"lookup_speedup={summary['lookup'][0]:.2f} draft_speedup={summary['draft'][0]:.2f} "
@@ -108,7 +107,7 @@ def speculative_command(
     quick: Annotated[bool, typer.Option("--quick", help="Fewer questions.")] = False,
     large: Annotated[str, typer.Option(help="The large model.")] = RunConfig.large,
     draft: Annotated[str, typer.Option(help="The drafting model.")] = RunConfig.small,
-    no_write: NoWriteOpt = False,
+    write: WriteOpt = False,
 ) -> None:
     """Speculative decoding of the large model's greedy answers, side by side in one run."""
-    _run(SimpleNamespace(quick=quick, large=large, draft=draft, no_write=no_write))
+    _run(quick, large, draft, write)
