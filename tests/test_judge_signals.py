@@ -152,3 +152,24 @@ def test_the_section_is_rendered_from_its_record() -> None:
     assert not math.isnan(got["together"]["+pairwise"]["mean"])
     text = section(measured("fit-judge", "factqa bench fit judge ...", got))
     assert "| pairwise | 0.000 |" in text and "forms 0.50x" in text
+
+
+def test_a_new_signal_is_one_registration(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A toy signal registered in `SIGNALS` is measured alone in the fit's ways and costed, with
+    no other edit."""
+    from experiment.evaluate import judge_signals
+
+    def probes(messages, q, article, cands, order, base):  # type: ignore[no-untyped-def]
+        return []
+
+    def decide(article, cands, base, probes, scores):  # type: ignore[no-untyped-def]
+        return [{"toy": float(i)} for i in range(len(cands))]
+
+    toy = judge_signals.Signal("toy", ("toy",), probes, decide)
+    monkeypatch.setitem(judge_signals.SIGNALS, "toy", toy)
+    judged = [_judged(i, right_at=i % 2, pair_second=0.5, group=f"g{i}") for i in range(10)]
+    for j in judged:
+        for i, f in enumerate(j.item.features):
+            f["toy"] = float(i)
+    got = figures(judged, "small", "m.gguf")
+    assert "+toy" in got["together"] and got["cost"]["toy"] == 0.0
