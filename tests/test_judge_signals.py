@@ -64,6 +64,7 @@ def test_forms_join_the_probability_one_value_splits_across_its_writings() -> No
     got = [-1.0 if t == "142.9" else -9.0 for t in probes[0].texts]  # ... but likely bare
     feats = FORMS.decide(art, cands, base, probes, [scores(*got)])
     assert feats[i]["form_gap"] == 0.0  # the value's forms together come first
+    assert feats[i]["written_gap"] == 0.0  # the cell as the table writes it: its bare figure
     assert all(f["form_gap"] < 0 for j, f in enumerate(feats) if j != i)
 
 

@@ -7,7 +7,9 @@ all "within the set" (a gap to the set's best, so questions compare):
 
 - `forms` (`form_gap`): surface-form competition (Holtzman et al. 2021). The log-sum-exp of
   the candidate's forms (as the pool writes it, as each of its spans writes it, its bare figure),
-  so one value written several ways does not split its probability.
+  so one value written several ways does not split its probability. It also gives, as a
+  diagnostic outside its features, `written_gap`: the score of the value as the article first
+  writes it (a table cell's bare figure, not the pool's scaled text).
 - `calibrated` (`calib_gap`): contextual calibration, PMI (Zhao et al. 2021). The base score
   less the candidate's score under a content-free question, so the article's most salient
   figure does not win every question.
@@ -124,10 +126,15 @@ def _forms_decide(
 ) -> Features:
     got = {**base, **_scored(probes, scores)}
     values: list[float | None] = []
+    written: list[float | None] = []
     for c in cands:
         lps = [got[t] for t in forms_of(c, article) if t in got]
         values.append(_lse(lps) if c.text in got and lps else None)
-    return [{"form_gap": g} for g in _gap(values)]
+        first = article.text[c.spans[0].start : c.spans[0].end].strip() if c.spans else c.text
+        written.append(got.get(first, got.get(c.text)) if c.text in got else None)
+    return [
+        {"form_gap": g, "written_gap": w} for g, w in zip(_gap(values), _gap(written), strict=True)
+    ]
 
 
 # --- calibrated ----------------------------------------------------------------------------------

@@ -200,6 +200,7 @@ def firsts(j: Judged) -> dict[str, int]:
         "rank": _top([rank.score(f) for f in feats], order),
         "logprob": _top([f.get("score_gap") for f in feats], order),
         "selector": order[0],
+        "written": _top([f.get("written_gap") for f in feats], order),
         "forms": _top([f.get("form_gap") for f in feats], order),
         "calibrated": _top([f.get("calib_gap") for f in feats], order),
         "channel": _top([f.get("channel_gap") for f in feats], order),
@@ -372,8 +373,10 @@ pool of each question; nothing is read from an evaluation half.
 
 Alone: the coverage (questions whose bounded pool holds the gold, of the answerable), then each \
 way's ranking loss, the share of those questions whose first candidate is not the gold (lower is \
-better; `selector` is the shipped small-text@0 selector, `pairwise` its top two reordered by \
-the pairwise comparison):
+better; `logprob` scores the pool's text, a table cell with its scale written out; `written` \
+scores the value as the article first writes it, the cell's bare figure; `selector` is the \
+shipped small-text@0 selector, `pairwise` its top two reordered by the pairwise comparison; \
+`writes` is the model's own greedy answer):
 
 {alone_t}
 
