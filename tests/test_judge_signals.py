@@ -18,6 +18,7 @@ from experiment.evaluate.judge_signals import (
     FORMS,
     MASK,
     PAIRWISE,
+    Judging,
     bare,
     content_free,
     evidence_of,
@@ -58,11 +59,11 @@ def test_forms_join_the_probability_one_value_splits_across_its_writings() -> No
     assert "142.9" in forms_of(cands[i], art) and cands[i].text != "142.9"
     base = {c.text: -3.0 for c in cands}
     base[cands[i].text] = -3.2  # a little less probable written out ...
-    probes = FORMS.probes(messages, q, art, cands, list(range(len(cands))), base)
+    probes = FORMS.probes(Judging(messages, q, art, cands, list(range(len(cands))), base))
     assert len(probes) == 1 and "142.9" in probes[0].texts
     assert not set(probes[0].texts) & set(base)  # the base texts are not scored again
     got = [-1.0 if t == "142.9" else -9.0 for t in probes[0].texts]  # ... but likely bare
-    feats = FORMS.decide(art, cands, base, probes, [scores(*got)])
+    feats = FORMS.decide(Judging(messages, q, art, cands, [], base), probes, [scores(*got)])
     assert feats[i]["form_gap"] == 0.0  # the value's forms together come first
     assert feats[i]["written_gap"] == 0.0  # the cell as the table writes it: its bare figure
     assert all(f["form_gap"] < 0 for j, f in enumerate(feats) if j != i)
@@ -77,10 +78,10 @@ def test_calibration_takes_away_what_the_article_makes_likely_for_any_question()
     assert free[-1]["content"].startswith(messages[-1]["content"][:200])  # one prefix: read once
     salient, asked = by_text(cands, "2009"), by_text(cands, "1,240")
     base = {c.text: -5.0 for c in cands} | {"2009": -1.0, "1,240": -1.5}
-    probes = CALIBRATED.probes(messages, q, art, cands, [], base)
+    probes = CALIBRATED.probes(Judging(messages, q, art, cands, [], base))
     (probe,) = probes
     got = [-1.0 if t == "2009" else -6.0 for t in probe.texts]  # salient with no question at all
-    feats = CALIBRATED.decide(art, cands, base, probes, [scores(*got)])
+    feats = CALIBRATED.decide(Judging(messages, q, art, cands, [], base), probes, [scores(*got)])
     assert feats[asked]["calib_gap"] == 0.0 and feats[salient]["calib_gap"] < 0
 
 
@@ -91,13 +92,15 @@ def test_the_channel_reads_each_top_candidates_sentence_with_and_without_its_fig
     assert shown.startswith("In 2023 the company employed 1,240") and "Tampere" not in shown
     assert masked == shown.replace("1,240", MASK)
     order = list(range(len(cands)))
-    probes = CHANNEL.probes(messages, q, art, cands, order, {})
+    probes = CHANNEL.probes(Judging(messages, q, art, cands, order, {}))
     assert {p.texts for p in probes} == {(q.text,)}  # the question is what is scored
     assert {p.members[0] for p in probes} <= set(order[:CHANNEL_N])
     # one call per distinct passage: 960 shares 1,240's sentence, and its unmasked passage
     assert len({p.messages[-1]["content"] for p in probes}) == len(probes)
     lps = [-10.0 if "employed" in p.messages[-1]["content"] else -40.0 for p in probes]
-    feats = CHANNEL.decide(art, cands, {}, probes, [scores(x, tokens=10) for x in lps])
+    feats = CHANNEL.decide(
+        Judging(messages, q, art, cands, order, {}), probes, [scores(x, tokens=10) for x in lps]
+    )
     assert feats[i]["channel_gap"] == 0.0
     assert feats[by_text(cands, "2014")]["channel_gap"] == pytest.approx(-3.0)
     read = {p.messages[-1]["content"].removeprefix("Passage: ") for p in probes}
@@ -111,16 +114,24 @@ def test_the_channel_reads_each_top_candidates_sentence_with_and_without_its_fig
 def test_pairwise_compares_the_top_two_in_both_orders_so_position_bias_cancels() -> None:
     q, art, cands, messages = setup()
     order = [by_text(cands, "1,240"), by_text(cands, "960"), *range(len(cands))]
-    probes = PAIRWISE.probes(messages, q, art, cands, order, {})
+    probes = PAIRWISE.probes(Judging(messages, q, art, cands, order, {}))
     assert [p.members for p in probes] == [(order[0], order[1]), (order[1], order[0])]
     assert "A: 1,240\nB: 960" in probes[0].messages[-1]["content"]
     assert "A: 960\nB: 1,240" in probes[1].messages[-1]["content"]
-    biased = PAIRWISE.decide(art, cands, {}, probes, [scores(-0.1, -3.0), scores(-0.1, -3.0)])
+    biased = PAIRWISE.decide(
+        Judging(messages, q, art, cands, order, {}),
+        probes,
+        [scores(-0.1, -3.0), scores(-0.1, -3.0)],
+    )
     assert biased[order[0]]["pair_win"] == pytest.approx(0.5)  # always "A": no preference
-    sure = PAIRWISE.decide(art, cands, {}, probes, [scores(-3.0, -0.1), scores(-0.1, -3.0)])
+    sure = PAIRWISE.decide(
+        Judging(messages, q, art, cands, order, {}),
+        probes,
+        [scores(-3.0, -0.1), scores(-0.1, -3.0)],
+    )
     assert sure[order[1]]["pair_win"] > 0.9 and sure[order[0]]["pair_win"] < 0.1
     assert sum(f["pair_win"] is not None for f in sure) == 2
-    assert PAIRWISE.probes(messages, q, art, cands[:1], [0], {}) == []
+    assert PAIRWISE.probes(Judging(messages, q, art, cands[:1], [0], {})) == []
 
 
 def _judged(i: int, right_at: int, pair_second: float, group: str) -> Judged:
@@ -160,11 +171,11 @@ def test_a_new_signal_is_one_registration(monkeypatch: pytest.MonkeyPatch) -> No
     no other edit."""
     from experiment.evaluate import judge_signals
 
-    def probes(messages, q, article, cands, order, base):  # type: ignore[no-untyped-def]
+    def probes(j: judge_signals.Judging) -> list:  # type: ignore[type-arg]
         return []
 
-    def decide(article, cands, base, probes, scores):  # type: ignore[no-untyped-def]
-        return [{"toy": float(i)} for i in range(len(cands))]
+    def decide(j: judge_signals.Judging, probes: object, scores: object) -> list:  # type: ignore[type-arg]
+        return [{"toy": float(i)} for i in range(len(j.cands))]
 
     toy = judge_signals.Signal("toy", ("toy",), probes, decide)
     monkeypatch.setitem(judge_signals.SIGNALS, "toy", toy)

@@ -49,20 +49,27 @@ Base = Mapping[str, float]  # the base scores: candidate text -> log-probability
 
 
 @dataclass(frozen=True)
+class Judging:
+    """What a signal reads of one question: the answering prompt, the question, its article,
+    its candidates, their order by the base judge (best first) and the base scores."""
+
+    messages: Messages
+    q: Question
+    article: Article
+    cands: Sequence[PoolCandidate]
+    order: Sequence[int]
+    base: Base
+
+
+@dataclass(frozen=True)
 class Signal:
-    """One judge signal (module docstring): its features, its calls for a question (the
-    answering prompt, the question, its article, its candidates, their order by the base judge
-    best first, the base scores) and each candidate's features from those calls' scores."""
+    """One judge signal (module docstring): its features, its calls for a question, and each
+    candidate's features from those calls' scores."""
 
     name: str
     features: tuple[str, ...]
-    probes: Callable[
-        [Messages, Question, Article, Sequence[PoolCandidate], Sequence[int], Base], list[Probe]
-    ]
-    decide: Callable[
-        [Article, Sequence[PoolCandidate], Base, Sequence[Probe], Sequence[CandidateScores]],
-        Features,
-    ]
+    probes: Callable[[Judging], list[Probe]]
+    decide: Callable[[Judging, Sequence[Probe], Sequence[CandidateScores]], Features]
 
 
 def _gap(values: Sequence[float | None]) -> list[float | None]:
@@ -101,36 +108,25 @@ def forms_of(c: PoolCandidate, article: Article) -> tuple[str, ...]:
     return tuple(t for t in seen if t and t != UNKNOWN and "\n" not in t and len(t) <= 60)
 
 
-def _forms_probes(
-    messages: Messages,
-    q: Question,
-    article: Article,
-    cands: Sequence[PoolCandidate],
-    order: Sequence[int],
-    base: Base,
-) -> list[Probe]:
+def _forms_probes(j: Judging) -> list[Probe]:
     extra: dict[str, int] = {}
-    for i, c in enumerate(cands):
-        for t in forms_of(c, article):
-            if t not in base:
+    for i, c in enumerate(j.cands):
+        for t in forms_of(c, j.article):
+            if t not in j.base:
                 extra.setdefault(t, i)
-    return [Probe(messages, tuple(extra), tuple(extra.values()))] if extra else []
+    return [Probe(j.messages, tuple(extra), tuple(extra.values()))] if extra else []
 
 
 def _forms_decide(
-    article: Article,
-    cands: Sequence[PoolCandidate],
-    base: Base,
-    probes: Sequence[Probe],
-    scores: Sequence[CandidateScores],
+    j: Judging, probes: Sequence[Probe], scores: Sequence[CandidateScores]
 ) -> Features:
-    got = {**base, **_scored(probes, scores)}
+    got = {**j.base, **_scored(probes, scores)}
     values: list[float | None] = []
     written: list[float | None] = []
-    for c in cands:
-        lps = [got[t] for t in forms_of(c, article) if t in got]
+    for c in j.cands:
+        lps = [got[t] for t in forms_of(c, j.article) if t in got]
         values.append(_lse(lps) if c.text in got and lps else None)
-        first = article.text[c.spans[0].start : c.spans[0].end].strip() if c.spans else c.text
+        first = j.article.text[c.spans[0].start : c.spans[0].end].strip() if c.spans else c.text
         written.append(got.get(first, got.get(c.text)) if c.text in got else None)
     return [
         {"form_gap": g, "written_gap": w} for g, w in zip(_gap(values), _gap(written), strict=True)
@@ -147,28 +143,19 @@ def content_free(messages: Messages, q: Question) -> Messages:
     return [*messages[:-1], {**messages[-1], "content": last}]
 
 
-def _calib_probes(
-    messages: Messages,
-    q: Question,
-    article: Article,
-    cands: Sequence[PoolCandidate],
-    order: Sequence[int],
-    base: Base,
-) -> list[Probe]:
-    texts = tuple(dict.fromkeys(c.text for c in cands if c.text in base))
-    return [Probe(content_free(messages, q), texts, tuple(range(len(texts))))] if texts else []
+def _calib_probes(j: Judging) -> list[Probe]:
+    texts = tuple(dict.fromkeys(c.text for c in j.cands if c.text in j.base))
+    free = content_free(j.messages, j.q)
+    return [Probe(free, texts, tuple(range(len(texts))))] if texts else []
 
 
 def _calib_decide(
-    article: Article,
-    cands: Sequence[PoolCandidate],
-    base: Base,
-    probes: Sequence[Probe],
-    scores: Sequence[CandidateScores],
+    j: Judging, probes: Sequence[Probe], scores: Sequence[CandidateScores]
 ) -> Features:
     free = _scored(probes, scores)
     values = [
-        base[c.text] - free[c.text] if c.text in base and c.text in free else None for c in cands
+        j.base[c.text] - free[c.text] if c.text in j.base and c.text in free else None
+        for c in j.cands
     ]
     return [{"calib_gap": g} for g in _gap(values)]
 
@@ -191,27 +178,16 @@ def _channel_messages(evidence: str) -> Messages:
     ]
 
 
-def _channel_probes(
-    messages: Messages,
-    q: Question,
-    article: Article,
-    cands: Sequence[PoolCandidate],
-    order: Sequence[int],
-    base: Base,
-) -> list[Probe]:
+def _channel_probes(j: Judging) -> list[Probe]:
     seen: dict[str, int] = {}
-    for i in order[:CHANNEL_N]:
-        for text in evidence_of(cands[i], article):
+    for i in j.order[:CHANNEL_N]:
+        for text in evidence_of(j.cands[i], j.article):
             seen.setdefault(text, i)
-    return [Probe(_channel_messages(t), (q.text,), (i,)) for t, i in seen.items()]
+    return [Probe(_channel_messages(t), (j.q.text,), (i,)) for t, i in seen.items()]
 
 
 def _channel_decide(
-    article: Article,
-    cands: Sequence[PoolCandidate],
-    base: Base,
-    probes: Sequence[Probe],
-    scores: Sequence[CandidateScores],
+    j: Judging, probes: Sequence[Probe], scores: Sequence[CandidateScores]
 ) -> Features:
     per_token = {
         p.messages[-1]["content"]: s.logprobs[0] / max(1, s.tokens[0])
@@ -219,8 +195,8 @@ def _channel_decide(
     }
     plain: list[float | None] = []
     masked: list[float | None] = []
-    for c in cands:
-        shown, hidden = (_channel_messages(t)[-1]["content"] for t in evidence_of(c, article))
+    for c in j.cands:
+        shown, hidden = (_channel_messages(t)[-1]["content"] for t in evidence_of(c, j.article))
         lp = per_token.get(shown)
         plain.append(lp)
         lost = per_token.get(hidden)
@@ -239,30 +215,19 @@ def pair_messages(messages: Messages, a: str, b: str) -> Messages:
     return [*messages[:-1], {**messages[-1], "content": f"{head}\n{ask}"}]
 
 
-def _pair_probes(
-    messages: Messages,
-    q: Question,
-    article: Article,
-    cands: Sequence[PoolCandidate],
-    order: Sequence[int],
-    base: Base,
-) -> list[Probe]:
-    if len(order) < 2:
+def _pair_probes(j: Judging) -> list[Probe]:
+    if len(j.order) < 2:
         return []
-    i, j = order[0], order[1]
-    a, b = cands[i].text, cands[j].text
+    first, second = j.order[0], j.order[1]
+    a, b = j.cands[first].text, j.cands[second].text
     return [
-        Probe(pair_messages(messages, a, b), ("A", "B"), (i, j)),
-        Probe(pair_messages(messages, b, a), ("A", "B"), (j, i)),
+        Probe(pair_messages(j.messages, a, b), ("A", "B"), (first, second)),
+        Probe(pair_messages(j.messages, b, a), ("A", "B"), (second, first)),
     ]
 
 
 def _pair_decide(
-    article: Article,
-    cands: Sequence[PoolCandidate],
-    base: Base,
-    probes: Sequence[Probe],
-    scores: Sequence[CandidateScores],
+    j: Judging, probes: Sequence[Probe], scores: Sequence[CandidateScores]
 ) -> Features:
     wins: dict[int, list[float]] = {}
     for p, s in zip(probes, scores, strict=True):
@@ -271,7 +236,8 @@ def _pair_decide(
         wins.setdefault(p.members[0], []).append(p_first)
         wins.setdefault(p.members[1], []).append(1.0 - p_first)
     return [
-        {"pair_win": sum(wins[i]) / len(wins[i]) if i in wins else None} for i in range(len(cands))
+        {"pair_win": sum(wins[i]) / len(wins[i]) if i in wins else None}
+        for i in range(len(j.cands))
     ]
 
 

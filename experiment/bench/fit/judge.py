@@ -33,7 +33,6 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 
-from experiment.base.types import Article, Question
 from experiment.bench.app import command
 from experiment.bench.fit import ranking_fit as rf
 from experiment.bench.fit.ranking_fit import Item
@@ -59,7 +58,7 @@ from experiment.evaluate.drafts import (
 )
 from experiment.evaluate.features import FEATURES
 from experiment.evaluate.judge import gold_of, judge
-from experiment.evaluate.judge_signals import ARTICLE_SIGNALS, SIGNALS, Signal
+from experiment.evaluate.judge_signals import ARTICLE_SIGNALS, SIGNALS, Judging, Signal
 from experiment.evaluate.pool import SAMPLE_FEATURES, PoolCandidate, bounded, pool, text_rank
 from experiment.generate.models.base import Backend
 from experiment.generate.sampling import article_order, prompt_of
@@ -103,20 +102,12 @@ def _base(drafts: Drafts) -> dict[str, float]:
 
 
 def _signal(
-    sig: Signal,
-    backend: Backend,
-    cache: Any,
-    messages: Any,
-    q: Question,
-    article: Article,
-    cands: Sequence[PoolCandidate],
-    order: Sequence[int],
-    base: Mapping[str, float],
+    sig: Signal, backend: Backend, cache: Any, judging: Judging
 ) -> tuple[list[dict[str, float | None]], float]:
     """One signal's features for a question's candidates, and its calls' FLOPs."""
-    probes = sig.probes(messages, q, article, cands, order, base)
+    probes = sig.probes(judging)
     scores = [cached_scores(backend, cache, p) for p in probes]
-    return sig.decide(article, cands, base, probes, scores), sum(s.flops or 0.0 for s in scores)
+    return sig.decide(judging, probes, scores), sum(s.flops or 0.0 for s in scores)
 
 
 def judged_set(name: str, imp: Any, n: int, role: str, say: Callable[[str], None]) -> list[Judged]:
@@ -154,11 +145,9 @@ def judged_set(name: str, imp: Any, n: int, role: str, say: Callable[[str], None
                     rows[q.id] = (cands, feats, order, {"base": drafts.flops or 0.0})
                 cands, feats, order, flops = rows[q.id]
                 messages = prompt_of(backend, article, q, k, params, reading, cfg.prompt)[0]
+                judging = Judging(messages, q, article, cands, order, _base(drafts))
                 for s in passes:
-                    got_f, cost = _signal(
-                        SIGNALS[s], backend, cache, messages, q, article, cands, order,
-                        _base(drafts),
-                    )  # fmt: skip
+                    got_f, cost = _signal(SIGNALS[s], backend, cache, judging)
                     for f, g in zip(feats, got_f, strict=True):
                         f.update(g)
                     flops[s] = cost
