@@ -60,6 +60,7 @@ from experiment.evaluate.features import FEATURES
 from experiment.evaluate.judge import gold_of, judge
 from experiment.evaluate.judge_signals import ARTICLE_SIGNALS, SIGNALS, Judging, Signal
 from experiment.evaluate.pool import SAMPLE_FEATURES, PoolCandidate, bounded, pool, text_rank
+from experiment.evaluate.selector import SelectorModel
 from experiment.generate.models.base import Backend
 from experiment.generate.sampling import article_order, prompt_of
 from experiment.runner import (
@@ -110,6 +111,18 @@ def _signal(
     return sig.decide(judging, probes, scores), sum(s.flops or 0.0 for s in scores)
 
 
+Row = tuple[list[PoolCandidate], list[dict[str, float | None]], list[int], dict[str, float]]
+
+
+def _row(cands: list[PoolCandidate], drafts: Drafts, selector: SelectorModel) -> Row:
+    """A question's candidates, their evidence and base score features (the signals' join
+    later), their order by the shipped small-text@0 selector, and the base call's FLOPs."""
+    ranked = rank_scored(cands, drafts, selector).ranked
+    order = [next(i for i, c in enumerate(cands) if c is r) for r, _ in ranked]
+    feats = [{**c.features, **f} for c, f in zip(cands, score_features(cands, drafts), strict=True)]
+    return cands, feats, order, {"base": drafts.flops or 0.0}
+
+
 def judged_set(name: str, imp: Any, n: int, role: str, say: Callable[[str], None]) -> list[Judged]:
     """A fitting set's first `n` questions (article order), judged by every signal."""
     articles = load_articles(imp.articles)
@@ -128,21 +141,14 @@ def judged_set(name: str, imp: Any, n: int, role: str, say: Callable[[str], None
     backend = llama_factory(spec, cfg)
     cache = _cache(cfg)
     selector = text_selector()
-    rows: dict[str, tuple[list[PoolCandidate], list[dict], list[int], dict[str, float]]] = {}
+    rows: dict[str, Row] = {}
     try:
         for passes in (ARTICLE_SIGNALS, ("channel",)):  # the article's prefix serves the first
             for done, q in enumerate(questions, 1):
                 article = articles[q.article_id]
                 drafts = got.drafts[q.id][role]
                 if q.id not in rows:
-                    cands = bounded(pool(q, article))
-                    ranked = rank_scored(cands, drafts, selector).ranked
-                    order = [next(i for i, c in enumerate(cands) if c is r) for r, _ in ranked]
-                    feats = [
-                        {**c.features, **f}
-                        for c, f in zip(cands, score_features(cands, drafts), strict=True)
-                    ]
-                    rows[q.id] = (cands, feats, order, {"base": drafts.flops or 0.0})
+                    rows[q.id] = _row(bounded(pool(q, article)), drafts, selector)
                 cands, feats, order, flops = rows[q.id]
                 messages = prompt_of(backend, article, q, k, params, reading, cfg.prompt)[0]
                 judging = Judging(messages, q, article, cands, order, _base(drafts))
