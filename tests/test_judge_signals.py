@@ -4,12 +4,14 @@ fitting bench's ways read from them."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
-from experiment.bench.fit.judge import Judged, alone, figures, firsts, section
+from experiment.bench.fit.judge import Judged, alone, figures, firsts, judged_set, section
 from experiment.bench.fit.ranking_fit import Item
 from experiment.bench.sections import measured
+from experiment.config import RunConfig
 from experiment.evaluate.judge_signals import (
     CALIBRATED,
     CHANNEL,
@@ -23,11 +25,14 @@ from experiment.evaluate.judge_signals import (
     content_free,
     evidence_of,
     forms_of,
+    own_forms,
 )
+from experiment.evaluate.large_check import Probe
 from experiment.evaluate.pool import PoolCandidate, bounded, pool
 from experiment.generate.models.base import CandidateScores
 from experiment.generate.prompts import messages_for
 
+from .conftest import write_corpus
 from .test_pool import PROSE, TABLE, article, question
 
 ASK = "How many people did the company employ in 2023?"
@@ -90,7 +95,7 @@ def test_the_channel_reads_each_top_candidates_sentence_with_and_without_its_fig
     i = by_text(cands, "1,240")
     shown, masked = evidence_of(cands[i], art)
     assert shown.startswith("In 2023 the company employed 1,240") and "Tampere" not in shown
-    assert masked == shown.replace("1,240", MASK)
+    assert masked == f"In 2023 the company employed {MASK} people, up from 960 a year earlier."
     order = list(range(len(cands)))
     probes = CHANNEL.probes(Judging(messages, q, art, cands, order, {}))
     assert {p.texts for p in probes} == {(q.text,)}  # the question is what is scored
@@ -109,6 +114,34 @@ def test_the_channel_reads_each_top_candidates_sentence_with_and_without_its_fig
         (feats[j]["channel_gap"] is None) == (evidence_of(cands[j], art)[0] not in read)
         for j in beyond
     )  # beyond the top few, only a passage read already is scored
+
+
+def test_the_mask_hides_the_candidates_own_mention_only() -> None:
+    text = "In 2015 the firm ran 5 plants and 15 depots, and 25 trucks made 5,500 trips."
+    q, art = question("How many plants did the firm run?", "5"), article(text)
+    (five,) = [c for c in bounded(pool(q, art)) if c.text == "5"]
+    assert evidence_of(five, art)[1] == text.replace(" 5 plants", f" {MASK} plants")
+    q, art = question("What was revenue in 2019?", "$142.9 million"), article(TABLE)
+    cell = next(c for c in bounded(pool(q, art)) if "142.9" in c.text)
+    shown, masked = evidence_of(cell, art)
+    assert shown.splitlines()[-1] == "| Revenue | 142.9 | 120.5 |"
+    assert masked.splitlines()[-1] == f"| Revenue | {MASK} | 120.5 |"
+    assert masked.splitlines()[:-1] == shown.splitlines()[:-1]  # the headers stay
+
+
+def test_a_form_belongs_to_one_candidate_and_a_date_has_no_bare_year() -> None:
+    text = "The plant opened in October 1973. A second line followed in 1973 too."
+    q, art = question("When did the plant open?", "October 1973", kind="date"), article(text)
+    cands = bounded(pool(q, art))
+    month = next(c for c in cands if c.text == "October 1973")
+    assert "1973" not in forms_of(month, art)  # "1973" is another date
+    q, art = (
+        question("What was the loss?", "-123 million"),
+        article("The loss was -123 million. Sales were 123 million."),
+    )
+    cands = bounded(pool(q, art))
+    got = dict(zip((c.text for c in cands), own_forms(cands, art), strict=True))
+    assert all("123" not in forms for forms in got.values())  # shared: neither's
 
 
 def test_pairwise_compares_the_top_two_in_both_orders_so_position_bias_cancels() -> None:
@@ -166,22 +199,31 @@ def test_the_section_is_rendered_from_its_record() -> None:
     assert "| pairwise | 0.000 |" in text and "forms 0.50x" in text
 
 
-def test_a_new_signal_is_one_registration(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A toy signal registered in `SIGNALS` is measured alone in the fit's ways and costed, with
-    no other edit."""
+def test_a_new_signal_is_one_registration(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    fake_factory,  # type: ignore[no-untyped-def]
+) -> None:
+    """A toy signal registered in `SIGNALS` is called on every question by the fit, measured
+    alone and together, and costed, with no other edit."""
     from experiment.evaluate import judge_signals
 
-    def probes(j: judge_signals.Judging) -> list:  # type: ignore[type-arg]
-        return []
+    def probes(j: judge_signals.Judging) -> list[Probe]:
+        return [Probe(j.messages, tuple(c.text for c in j.cands), tuple(range(len(j.cands))))]
 
     def decide(j: judge_signals.Judging, probes: object, scores: object) -> list:  # type: ignore[type-arg]
-        return [{"toy": float(i)} for i in range(len(j.cands))]
+        return [{"toy": -float(i)} for i in range(len(j.cands))]
 
     toy = judge_signals.Signal("toy", ("toy",), probes, decide)
     monkeypatch.setitem(judge_signals.SIGNALS, "toy", toy)
-    judged = [_judged(i, right_at=i % 2, pair_second=0.5, group=f"g{i}") for i in range(10)]
-    for j in judged:
-        for i, f in enumerate(j.item.features):
-            f["toy"] = float(i)
-    got = figures(judged, "small", "m.gguf")
-    assert "+toy" in got["together"] and got["cost"]["toy"] == 0.0
+    articles, questions = write_corpus(tmp_path)
+    cfg = RunConfig(
+        articles=articles, questions=questions, out=tmp_path / "out", run_id="fit",
+        small="fake-small", large="fake-large", drafts="small",
+    )  # fmt: skip
+    judged = judged_set("toy-set", cfg, 5, "small", factory=fake_factory)
+    assert judged and all("toy" in j.flops for j in judged)
+    assert all(f["toy"] is not None for j in judged for f in j.item.features)
+    got = figures(judged, "small", "fake-small")
+    assert got["alone"]["toy-set"]["held"] > 0 and "toy" in got["alone"]["toy-set"]["wrong"]
+    assert "+toy" in got["together"] and "toy" in got["cost"]

@@ -16,7 +16,8 @@ all "within the set" (a gap to the set's best, so questions compare):
 - `channel` (`channel_gap`, `channel_mask`): the question given the evidence (UPR, Sachan et
   al. 2022; channel scoring, Min et al. 2022). log P(question | the candidate's sentence, or its
   table's caption, headers and row) per token, and the same less its score with the figure
-  masked; for the base judge's top `CHANNEL_N` (the rest None).
+  masked; for the base judge's top `CHANNEL_N` and any candidate that shares one of their
+  passages (the rest None).
 - `pairwise` (`pair_win`): PRP (Qin et al. 2023). The base judge's top two compared in both
   orders: each one's mean probability of winning (None beyond the top two).
 
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -36,6 +38,7 @@ from experiment.base.types import Article, Question
 from experiment.evaluate.large_check import UNKNOWN, Probe, passage
 from experiment.evaluate.pool import PoolCandidate
 from experiment.generate.models.base import CandidateScores, Messages
+from experiment.values.canonical import Quantity
 
 CONTENT_FREE = "N/A"  # the calibration's content-free question (Zhao et al. 2021)
 CHANNEL_SYSTEM = "You write the question that a passage answers. Reply with the question only."
@@ -102,16 +105,29 @@ def bare(text: str) -> str:
 
 def forms_of(c: PoolCandidate, article: Article) -> tuple[str, ...]:
     """A candidate's surface forms: as the pool writes it, as each of its spans writes it, and
-    its bare figure, each once."""
+    a figure's bare number (not a date's: "1973" is another date than "October 1973")."""
     written = (article.text[s.start : s.end].strip() for s in c.spans)
-    seen = dict.fromkeys([c.text, *written, bare(c.text)])
+    number = bare(c.text) if isinstance(c.value, Quantity) else ""
+    seen = dict.fromkeys([c.text, *written, number])
     return tuple(t for t in seen if t and t != UNKNOWN and "\n" not in t and len(t) <= 60)
+
+
+def own_forms(cands: Sequence[PoolCandidate], article: Article) -> list[tuple[str, ...]]:
+    """Each candidate's forms that are its alone: a form that is another candidate's text, or
+    a form of two candidates ("123" of "-123 million" and "123 million"), is neither's."""
+    forms = [forms_of(c, article) for c in cands]
+    counts = Counter(t for f in forms for t in set(f))
+    texts = {c.text for c in cands}
+    return [
+        tuple(t for t in f if t == c.text or (counts[t] == 1 and t not in texts))
+        for c, f in zip(cands, forms, strict=True)
+    ]
 
 
 def _forms_probes(j: Judging) -> list[Probe]:
     extra: dict[str, int] = {}
-    for i, c in enumerate(j.cands):
-        for t in forms_of(c, j.article):
+    for i, forms in enumerate(own_forms(j.cands, j.article)):
+        for t in forms:
             if t not in j.base:
                 extra.setdefault(t, i)
     return [Probe(j.messages, tuple(extra), tuple(extra.values()))] if extra else []
@@ -123,8 +139,8 @@ def _forms_decide(
     got = {**j.base, **_scored(probes, scores)}
     values: list[float | None] = []
     written: list[float | None] = []
-    for c in j.cands:
-        lps = [got[t] for t in forms_of(c, j.article) if t in got]
+    for c, forms in zip(j.cands, own_forms(j.cands, j.article), strict=True):
+        lps = [got[t] for t in forms if t in got]
         values.append(_lse(lps) if c.text in got and lps else None)
         first = j.article.text[c.spans[0].start : c.spans[0].end].strip() if c.spans else c.text
         written.append(got.get(first, got.get(c.text)) if c.text in got else None)
@@ -139,7 +155,10 @@ def _forms_decide(
 def content_free(messages: Messages, q: Question) -> Messages:
     """The answering prompt with the question replaced by a content-free one (the article, as
     the prefix, is read once for both)."""
-    last = messages[-1]["content"].replace(f"Question: {q.text}\n", f"Question: {CONTENT_FREE}\n")
+    asked = f"Question: {q.text}\n"
+    if asked not in messages[-1]["content"]:
+        raise ValueError("the answering prompt does not ask the question as `messages_for` does")
+    last = messages[-1]["content"].replace(asked, f"Question: {CONTENT_FREE}\n")
     return [*messages[:-1], {**messages[-1], "content": last}]
 
 
@@ -165,10 +184,9 @@ def _calib_decide(
 
 def evidence_of(c: PoolCandidate, article: Article) -> tuple[str, str]:
     """A candidate's short evidence (its sentence, or its table's caption, headers and row) and
-    the same with the figure masked."""
-    shown = passage(article, c.span, around=0)
-    written = article.text[c.span.start : c.span.end]
-    return shown, shown.replace(written, MASK) if written else shown
+    the same with its own mention of the figure masked (by position: an equal figure elsewhere
+    in the passage stays)."""
+    return passage(article, c.span, around=0), passage(article, c.span, around=0, mask=MASK)
 
 
 def _channel_messages(evidence: str) -> Messages:

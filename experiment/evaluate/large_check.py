@@ -96,16 +96,25 @@ def candidate_text(small: Sequence[Answer], candidate: ConfirmedAnswer) -> str:
     return max(written, key=lambda t: (counts[t], -written.index(t)))
 
 
-def _line(text: str, at: int) -> str:
+def _line(text: str, at: int, span: Span | None = None, mask: str = "") -> str:
+    """The line of `text` at `at`, with `span` (where it lies in it) written as `mask`."""
     start = text.rfind("\n", 0, at) + 1
     end = text.find("\n", at)
-    return text[start : end if end >= 0 else len(text)]
+    return _part(text, start, end if end >= 0 else len(text), span, mask)
 
 
-def passage(article: Article, span: Span, around: int = 1) -> str:
+def _part(text: str, start: int, end: int, span: Span | None, mask: str) -> str:
+    """text[start:end], with `span` written as `mask` where a mask is given and it lies inside."""
+    if not mask or span is None or not start <= span.start <= span.end <= end:
+        return text[start:end]
+    return text[start : span.start] + mask + text[span.end : end]
+
+
+def passage(article: Article, span: Span, around: int = 1, mask: str = "") -> str:
     """The evidence read for a candidate stated at `span`: for a table cell the table's caption,
     header rows and the cell's row (a Markdown table still), else the sentence with `around`
-    sentences either side of it (the checker's: one)."""
+    sentences either side of it (the checker's: one); with `mask`, the span itself (by its
+    position, not every equal text) written as `mask`."""
     text = article.text
     found = cell_at(text, span.start, span.end)
     if found is not None:
@@ -114,14 +123,14 @@ def passage(article: Article, span: Span, around: int = 1) -> str:
         width = max(len(row) for row in table.rows)
         lines = [*heads, "|" + " --- |" * width] if heads else []
         caption = [text[table.caption.start : table.caption.end]] if table.caption else []
-        return "\n".join([*caption, *lines, _line(text, cell.start)])
+        return "\n".join([*caption, *lines, _line(text, cell.start, span, mask)])
     sentences = index(text).sentences
     if not sentences:
-        return text
+        return _part(text, 0, len(text), span, mask)
     at = index(text).sentence_at(span.start)
     first = sentences[max(0, at - around)]
     last = sentences[min(len(sentences) - 1, at + around)]
-    return text[first.start : last.end]
+    return _part(text, first.start, last.end, span, mask)
 
 
 def probes(

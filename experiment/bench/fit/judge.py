@@ -60,10 +60,12 @@ from experiment.evaluate.features import FEATURES
 from experiment.evaluate.judge import gold_of, judge
 from experiment.evaluate.judge_signals import ARTICLE_SIGNALS, SIGNALS, Judging, Signal
 from experiment.evaluate.pool import SAMPLE_FEATURES, PoolCandidate, bounded, pool, text_rank
+from experiment.evaluate.proposal_pool import is_computed
 from experiment.evaluate.selector import SelectorModel
 from experiment.generate.models.base import Backend
 from experiment.generate.sampling import article_order, prompt_of
 from experiment.runner import (
+    BackendFactory,
     Confirmed,
     _cache,
     answering,
@@ -123,27 +125,37 @@ def _row(cands: list[PoolCandidate], drafts: Drafts, selector: SelectorModel) ->
     return cands, feats, order, {"base": drafts.flops or 0.0}
 
 
-def judged_set(name: str, imp: Any, n: int, role: str, say: Callable[[str], None]) -> list[Judged]:
-    """A fitting set's first `n` questions (article order), judged by every signal."""
-    articles = load_articles(imp.articles)
-    questions = article_order(load_questions(imp.questions, articles))[:n]
-    cfg = RunConfig(
-        articles=imp.articles, questions=imp.questions, out=OUT, run_id=f"{name}-pool", drafts=role
-    )
-    got = pool_scores(cfg, articles, questions, Confirmed({}, {}, {}))
+def judged_set(
+    name: str,
+    cfg: RunConfig,
+    n: int,
+    role: str,
+    say: Callable[[str], None] = print,
+    factory: BackendFactory = llama_factory,
+) -> list[Judged]:
+    """A fitting set's first `n` questions (article order) that the run scores the stated pool
+    of (a question routed to the calculation prompt has its proposals scored instead), judged
+    by every signal, and the same model's own answer (`cfg`: the set, the models, the cache)."""
+    articles = load_articles(cfg.articles)
+    questions = [
+        q
+        for q in article_order(load_questions(cfg.questions, articles))
+        if not is_computed(q, cfg.prompt)
+    ][:n]
+    got = pool_scores(cfg, articles, questions, Confirmed({}, {}, {}), factory)
     assert got.drafts is not None, got.drafts_left_out
     spec = cfg.small if role == "small" else cfg.large
-    writer = replace(cfg, large=spec, run_id=f"{name}-writes-{role}")
-    wrote = confirm(
-        writer, articles, questions, sample(writer, articles, questions, roles=("large",))
-    )
+    writer = replace(cfg, large=spec, run_id=f"{cfg.run_id}-writes-{role}")
+    drawn = sample(writer, articles, questions, factory, roles=("large",))
+    wrote = confirm(writer, articles, questions, drawn)
     params, k, reading = answering(cfg, role == "small")
-    backend = llama_factory(spec, cfg)
+    backend = factory(spec, cfg)
     cache = _cache(cfg)
     selector = text_selector()
     rows: dict[str, Row] = {}
     try:
-        for passes in (ARTICLE_SIGNALS, ("channel",)):  # the article's prefix serves the first
+        rest = tuple(s for s in SIGNALS if s not in ARTICLE_SIGNALS)
+        for passes in (ARTICLE_SIGNALS, rest):  # the article's prefix serves the first
             for done, q in enumerate(questions, 1):
                 article = articles[q.article_id]
                 drafts = got.drafts[q.id][role]
@@ -186,21 +198,25 @@ def _top(scores: Sequence[float | None], fallback: Sequence[int]) -> int:
 
 
 def firsts(j: Judged) -> dict[str, int]:
-    """Each way's first candidate of a question ("alone": one signal, nothing fitted)."""
-    feats, order = j.item.features, j.order
+    """Each way's first candidate of a question ("alone": nothing fitted): the model-free rank,
+    the base log-probability, the shipped selector, the value as the article writes it, then
+    each signal by its first feature (`pairwise`: the selector's top two, reordered)."""
+    feats, order = j.item.features, j.order or list(range(len(j.item.features)))
     rank = text_rank()
-    pair = [f.get("pair_win") for f in feats]
-    swap = len(order) >= 2 and (pair[order[1]] or 0.0) > (pair[order[0]] or 0.0)
-    return {
+    out = {
         "rank": _top([rank.score(f) for f in feats], order),
         "logprob": _top([f.get("score_gap") for f in feats], order),
         "selector": order[0],
         "written": _top([f.get("written_gap") for f in feats], order),
-        "forms": _top([f.get("form_gap") for f in feats], order),
-        "calibrated": _top([f.get("calib_gap") for f in feats], order),
-        "channel": _top([f.get("channel_gap") for f in feats], order),
-        "pairwise": order[1] if swap else order[0],
     }
+    for name, sig in SIGNALS.items():
+        if name == "pairwise":
+            pair = [f.get("pair_win") for f in feats]
+            swap = len(order) >= 2 and (pair[order[1]] or 0.0) > (pair[order[0]] or 0.0)
+            out[name] = order[1] if swap else order[0]
+        else:
+            out[name] = _top([f.get(sig.features[0]) for f in feats], order)
+    return out
 
 
 def alone(judged: Sequence[Judged]) -> dict[str, dict[str, Any]]:
@@ -314,7 +330,11 @@ def fit_judge(
     judged: list[Judged] = []
     for name, imp in fitting_sets(v1, v2, tatqa):
         n = tatqa_per_set if name.startswith("tatqa") else per_set
-        judged += judged_set(name, imp, n, role, print)
+        cfg = RunConfig(
+            articles=imp.articles, questions=imp.questions, out=OUT, run_id=f"{name}-pool",
+            drafts=role,
+        )  # fmt: skip
+        judged += judged_set(name, cfg, n, role)
     cfg = RunConfig()
     got = figures(judged, role, Path(cfg.small if role == "small" else cfg.large).name)
     name, command_line = (SECTION, COMMAND) if role == "small" else (LARGE_SECTION, LARGE_COMMAND)
@@ -363,8 +383,12 @@ def section(record: Record) -> str:
     return f"""## The judge's signals on the fitting halves ({f["role"]} model)
 
 Command: `{record.command}` ({f["model"]} judges). Commit `{record.commit}`, {record.date}. \
-Questions: {counts}. Each signal (`experiment/evaluate/judge_signals.py`) scores the bounded \
-pool of each question; nothing is read from an evaluation half.
+Questions: {counts} (the first of each set in article order whose stated pool the run scores; \
+a question routed to the calculation prompt is not). Each signal \
+(`experiment/evaluate/judge_signals.py`) scores the bounded pool of each question; nothing is \
+read from an evaluation half. These questions are among those the shipped small-text@0 \
+selector was fitted on, so its row, and the top candidates `channel` and `pairwise` read (by \
+its order), are in-sample; the cross-validated rows below are not.
 
 Alone: the coverage (questions whose bounded pool holds the gold, of the answerable), then each \
 way's ranking loss, the share of those questions whose first candidate is not the gold (lower is \
@@ -385,6 +409,7 @@ loses against the base of the same abstention rule:
 {together_t}
 
 The rule fixed before the measurement ships a signal when, under the base's better abstention \
-rule, adding it raises the mean and lowers no set (`+kept`: all such together). Kept: {kept}.
+rule, adding it raises the mean and lowers no set (`+kept`: all such together, scored on the \
+same folds that chose them, so an upper bound). Kept: {kept}.
 
 Cost, each signal's FLOPs over the base scoring call's: {cost_t}."""
