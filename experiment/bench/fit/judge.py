@@ -277,6 +277,7 @@ def together(judged: Sequence[Judged]) -> tuple[dict[str, dict[str, Any]], list[
     fixed = {
         "writes": [j.writes for j in judged],
         f"logprob{rf.UNKNOWN_RULE}": rf.rights(its, logprob, -np.inf, True),
+        "logprob": rf.rights(its, logprob, -np.inf, False),  # never abstains
     }
     out: dict[str, dict[str, Any]] = {}
     for way, right in fixed.items():
@@ -401,7 +402,8 @@ shipped small-text@0 selector, `pairwise` its top two reordered by the pairwise 
 
 Together, question accuracy over every question (an abstention is right on an unanswerable \
 one; higher is better): the model writing its own greedy answer (`writes`, as large@1 does), \
-judging by its log-probability alone (large-text@1's way), then a logistic regression over the \
+judging by its log-probability alone (large-text@1's way; without "unknown abstains", it never \
+abstains), then a logistic regression over the \
 evidence and base score features, with each signal's features, by 5-fold cross-validation \
 grouped by article (abstaining under the fold's threshold), with the questions each gains and \
 loses against the base of the same abstention rule:
