@@ -184,6 +184,14 @@ CASES: dict[str, Case] = {
         ["fit", "text-scores", S(i.squad), S(i.squad), "--tatqa", S(i.tatqa), "--per-set", "-1"],
         "--per-set",
     ),
+    "fit judge: an unknown --role": lambda i: (
+        ["fit", "judge", S(i.squad), S(i.squad), "--tatqa", S(i.tatqa), "--role", "medium"],
+        "--role",
+    ),
+    "fit judge: --per-set 0": lambda i: (
+        ["fit", "judge", S(i.squad), S(i.squad), "--tatqa", S(i.tatqa), "--per-set", "0"],
+        "--per-set",
+    ),
     # studies and measurements
     "abstention: missing folder": lambda i: (["abstention", S(i.nodir)], "no-such-folder"),
     "abstention: a run of k=4, method @10": lambda i: (
