@@ -267,4 +267,3 @@ SIGNALS = {s.name: s for s in (FORMS, CALIBRATED, CHANNEL, PAIRWISE)}
 # The calls that read the article after the answering prompt's prefix (run them together,
 # so the model's prefix cache serves them); the channel reads short passages instead.
 ARTICLE_SIGNALS = ("forms", "calibrated", "pairwise")
-SIGNAL_FEATURES = tuple(f for s in SIGNALS.values() for f in s.features)

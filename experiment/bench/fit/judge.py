@@ -1,7 +1,8 @@
 """Measure the judge's signals on the fitting halves (issue 53): each alone and together.
 
     factqa bench fit judge PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json
-        --tatqa PATH/TO/tatqa_dataset_dev.json [--role small] [--per-set 60] [--write]
+        --tatqa PATH/TO/tatqa_dataset_dev.json [--role small] [--per-set 100]
+        [--tatqa-per-set 40] [--write]
 
 The fitting sets are `text-scores`' (`bench.fit.sets`: SQuAD v1.1 and v2.0 fitting titles, TAT-QA
 dev's fitting half with its unanswerable questions), their first questions in article order.
@@ -15,10 +16,11 @@ Printed (and, with `--write`, recorded as docs/RESULTS.md's `fit-judge` section)
   the gold where the signal's first candidate is not the gold, beside the model-free rank, the
   base log-probability and the shipped small-text@0 selector (the coverage: the share of the
   answerable questions whose pool holds the gold);
-- **together**: a logistic regression of "right" on the evidence features, the base score
-  features and each signal's (then all), by 5-fold cross-validation grouped by article, each
-  set's question accuracy (abstaining under the fold's threshold; right on an unanswerable
-  question), the selector's way (`ranking_fit`);
+- **together**: the model writing its own answer, its log-probability's pick, then a logistic
+  regression of "right" on the evidence features, the base score features and each signal's
+  (then the signals a rule fixed beforehand keeps), by 5-fold cross-validation grouped by
+  article, each set's question accuracy (abstaining under the fold's threshold; right on an
+  unanswerable question), the selector's way (`ranking_fit`);
 - **cost**: each signal's FLOPs per question over the base scoring call's.
 """
 
@@ -153,19 +155,20 @@ def judged_set(
     cache = _cache(cfg)
     selector = text_selector()
     rows: dict[str, Row] = {}
+    judgings: dict[str, Judging] = {}
     try:
+        for q in questions:
+            article, drafts = articles[q.article_id], got.drafts[q.id][role]
+            rows[q.id] = row = _row(bounded(pool(q, article)), drafts, selector)
+            cands, _, order, _ = row
+            messages = prompt_of(backend, article, q, k, params, reading, cfg.prompt)[0]
+            judgings[q.id] = Judging(messages, q, article, cands, order, _base(drafts))
         rest = tuple(s for s in SIGNALS if s not in ARTICLE_SIGNALS)
         for passes in (ARTICLE_SIGNALS, rest):  # the article's prefix serves the first
             for done, q in enumerate(questions, 1):
-                article = articles[q.article_id]
-                drafts = got.drafts[q.id][role]
-                if q.id not in rows:
-                    rows[q.id] = _row(bounded(pool(q, article)), drafts, selector)
-                cands, feats, order, flops = rows[q.id]
-                messages = prompt_of(backend, article, q, k, params, reading, cfg.prompt)[0]
-                judging = Judging(messages, q, article, cands, order, _base(drafts))
+                _, feats, _, flops = rows[q.id]
                 for s in passes:
-                    got_f, cost = _signal(SIGNALS[s], backend, cache, judging)
+                    got_f, cost = _signal(SIGNALS[s], backend, cache, judgings[q.id])
                     for f, g in zip(feats, got_f, strict=True):
                         f.update(g)
                     flops[s] = cost
@@ -225,11 +228,10 @@ def alone(judged: Sequence[Judged]) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for j in judged:
         s = out.setdefault(j.item.set, {"answerable": 0, "held": 0, "wrong": {}})
-        if j.item.unanswerable or not j.item.features:
-            s["answerable"] += not j.item.unanswerable
+        if j.item.unanswerable:
             continue
         s["answerable"] += 1
-        if not any(j.item.right):
+        if not any(j.item.right):  # no candidate, or none right
             continue
         s["held"] += 1
         for way, i in firsts(j).items():
