@@ -143,3 +143,30 @@ def test_a_run_without_the_pools_scores_has_no_pipeline_section(
     res = CliRunner().invoke(cli.app, [*args, "--drafts", "none"])
     assert res.exit_code == 0, res.output
     assert pipeline_section(tmp_path / "results") == ""
+
+
+def test_a_sealed_sample_s_figures_make_the_line(fake_run: Path, tmp_path: Path) -> None:
+    import json
+
+    import pandas as pd
+
+    from experiment.base.files import file_record
+    from experiment.bench.analyse.pipeline import figures, machine_line, pipeline_section
+    from experiment.report.first_screen import SEALED_LABEL
+
+    results = tmp_path / "results"
+    shutil.copytree(fake_run, results / "squad-v1")
+    shutil.copytree(fake_run, results / "sealed-squad-v1")
+    sealed_csv = results / "sealed-squad-v1" / "questions.csv"
+    q = pd.read_csv(sealed_csv)
+    q["small-pipeline@4.correct"] = False  # the sealed sample: every pipeline answer wrong
+    q.to_csv(sealed_csv, index=False)
+    manifest = results / "sealed-squad-v1" / "manifest.json"
+    data = json.loads(manifest.read_text())
+    data["outputs"]["questions.csv"] = file_record(sealed_csv)  # the folder stays whole
+    manifest.write_text(json.dumps(data))
+    dev, sealed = figures(results)
+    assert (dev.sample, sealed.sample) == ("development", "sealed")
+    assert dev.versus_large.a > 0 and sealed.versus_large.a == 0
+    assert machine_line([dev, sealed]).startswith("pipeline_squad=0.000 ")
+    assert f"SQuAD v1.1{SEALED_LABEL} (" in pipeline_section(results)

@@ -31,3 +31,20 @@ def test_each_cue_counts_its_figure_questions_and_their_computed_share() -> None
         ]
     )
     assert rows == [("total", 3, 1 / 3), ("(no cue)", 1, 0.0), ("change", 1, 1.0)]
+
+
+def test_the_misrouted_questions_and_those_in_unsure_cues_are_counted() -> None:
+    from experiment.bench.analyse.routing import unsure
+
+    def q(i: int, text: str, computed: bool) -> Question:
+        return Question(f"q{i}", "a", text, ("1",), "figure", computed=computed)  # type: ignore[arg-type]
+
+    got = unsure(
+        [
+            q(1, "What was the total revenue?", False),  # sent to calc, stated: misrouted
+            q(2, "What was the total cost?", True),
+            q(3, "What was the change in revenue?", True),  # a sure cue (share 1.0)
+            q(4, "What was revenue in 2019?", True),  # no cue, computed: misrouted, share 1.0
+        ]
+    )
+    assert (got.questions, got.misrouted, got.unsure, got.misrouted_unsure) == (4, 2, 2, 1)

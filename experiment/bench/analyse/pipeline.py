@@ -23,6 +23,7 @@ from experiment.evaluate.methods import (
     TEXT_PIPELINE,
 )
 from experiment.evaluate.stats import mcnemar_exact
+from experiment.report.first_screen import SEALED_LABEL
 from experiment.report.results import load_any
 from experiment.report.tables import markdown_table
 
@@ -71,6 +72,7 @@ class SetFigures:
 
     key: str
     label: str
+    sample: str  # "development" or "sealed"
     k: int  # the run's k: the small methods' names
     questions: int
     stated: int
@@ -81,8 +83,9 @@ class SetFigures:
     flops_vs_large: float | None
 
 
-def set_figures(key: str, label: str, path: Path) -> SetFigures | None:
-    """A committed run's figures; None where the run was made before the pipelines."""
+def set_figures(key: str, label: str, path: Path, sample: str) -> SetFigures | None:
+    """A committed run's figures (its `sample`); None where the run was made before the
+    pipelines."""
     run = load_any(path)
     pipeline = SMALL_PIPELINE.name(run.k)
     q = run.questions
@@ -94,6 +97,7 @@ def set_figures(key: str, label: str, path: Path) -> SetFigures | None:
     return SetFigures(
         key,
         label,
+        sample,
         run.k,
         len(q),
         len(stated),
@@ -106,20 +110,28 @@ def set_figures(key: str, label: str, path: Path) -> SetFigures | None:
 
 
 def figures(results: Path) -> list[SetFigures]:
-    """Every data set with a committed run that has the pipelines, in `SETS` order."""
+    """Every data set's committed runs that have the pipelines, in `SETS` order: its
+    development sample's (results/PRESET/), then its sealed sample's where it was scored
+    (results/sealed-PRESET/)."""
     out = []
     for key, folder, label in SETS:
-        path = results / folder
-        if (path / "summary.csv").exists():
-            got = set_figures(key, label, path)
-            if got is not None:
-                out.append(got)
+        for sample, path in (
+            ("development", results / folder),
+            ("sealed", results / f"sealed-{folder}"),
+        ):
+            if (path / "summary.csv").exists():
+                got = set_figures(key, label, path, sample)
+                if got is not None:
+                    out.append(got)
     return out
 
 
 def machine_line(sets: list[SetFigures]) -> str:
-    """The issue's line, over the data sets it names that have runs (`LINED`)."""
-    by = {s.key: s for s in sets}
+    """The issue's line, over the data sets it names that have runs (`LINED`): each from its
+    sealed sample where it was scored, else from its development sample."""
+    by: dict[str, SetFigures] = {}
+    for s in sets:  # a sealed sample's figures come after the development sample's: they win
+        by[s.key] = s
     pairs = []
     for key in LINED:
         if key in by:
@@ -142,7 +154,7 @@ def pipeline_section(results: Path) -> str:
         return ""
     rows = [
         [
-            f"{s.label} ({s.questions})",
+            f"{s.label}{SEALED_LABEL if s.sample == 'sealed' else ''} ({s.questions})",
             f"{s.versus_large.a:.3f}",
             f"{s.versus_large.b:.3f}",
             s.versus_large.said(),
@@ -155,7 +167,7 @@ def pipeline_section(results: Path) -> str:
     ]
     judge = [
         [
-            f"{s.label} ({s.stated})",
+            f"{s.label}{SEALED_LABEL if s.sample == 'sealed' else ''} ({s.stated})",
             f"{s.judge_gap.a:.3f}",
             f"{s.judge_gap.b:.3f}",
             s.judge_gap.said(),
@@ -172,8 +184,10 @@ def pipeline_section(results: Path) -> str:
             f"prompt, small-text@{k}'s elsewhere. text-pipeline is the same with no model "
             "(text-derived where routed, text-only elsewhere): what the pipeline would answer if "
             "the model added nothing. large-pipeline@1 is the same with the large model's "
-            "scores. Every figure is over all of a data set's questions, on its development "
-            'sample; its sealed sample is scored once ("A clean test").',
+            "scores. Every figure is over all of a data set's questions: on its development "
+            f'sample, and on its sealed sample where it was scored once ("A clean test"; '
+            f'rows marked "{SEALED_LABEL.strip(", ")}"). The line takes the sealed '
+            "sample's figures where they exist.",
             "\n".join(
                 markdown_table(
                     [

@@ -11,11 +11,14 @@ to the `calc` prompt) and precision (questions sent there that are computed). No
 (`question_kind.COMPUTE_Q`) that a question matches alone: how many questions, and the share
 whose gold is computed; questions matching several cues and none are rows of their own. A cue
 whose share is low routes stated questions to the calculation prompt: where the rule is unsure.
+It then counts, per fitting half, the questions the rule misroutes and those of them in cues
+whose share lies within `UNSURE`: the ceiling of letting both pools compete there.
 """
 
 from __future__ import annotations
 
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -28,6 +31,7 @@ from experiment.importers.service import import_dataset
 from experiment.values.question_kind import COMPUTE_Q, asks_computation
 
 NO_CUE, SEVERAL = "(no cue)", "(several cues)"
+UNSURE = (0.2, 0.8)  # a cue whose share of computed golds lies here routes by a coin's odds
 
 
 def routed(fmt: str, source: Path, half: str, out: Path) -> tuple[int, int, int, int]:
@@ -67,15 +71,51 @@ def cue_rows(questions: list[Question]) -> list[tuple[str, int, float]]:
     return sorted(rows, key=lambda r: (-r[1], r[0]))
 
 
+@dataclass(frozen=True)
+class Unsure:
+    """Where the rule is unsure, on one part's figure questions: the questions it misroutes
+    (a stated one sent to the calculation prompt, a computed one not), and those of them whose
+    cue's computed share lies within `UNSURE` (the most that letting both pools compete there
+    could recover, were the joint ranking perfect)."""
+
+    questions: int
+    misrouted: int
+    unsure: int
+    misrouted_unsure: int
+
+
+def unsure(questions: list[Question]) -> Unsure:
+    """`Unsure`'s counts over `questions`' figure questions (each cue's share from the same
+    questions: run it on a fitting half)."""
+    figures = [q for q in questions if q.kind == "figure"]
+    share = {cue: s for cue, _, s in cue_rows(figures)}
+    wrong = [q for q in figures if asks_computation(q.text) != q.computed]
+    within = [q for q in figures if UNSURE[0] <= share[cue_of(q.text)] <= UNSURE[1]]
+    return Unsure(len(figures), len(wrong), len(within), sum(q in wrong for q in within))
+
+
 def print_cues(drop: Path, tatqa: Path, tmp: Path) -> None:
     print("\nEach cue on the fitting halves (every figure question):\n")
     print("| data set | cue | questions | computed |")
     print("| --- | --- | ---: | ---: |")
+    found = {}
     for fmt, source in (("drop", drop), ("tatqa", tatqa)):
         imported = import_dataset(fmt, source, tmp / f"{fmt}-fit-all", None, 0, None, True, "fit")
         qs = load_questions(imported.questions, load_articles(imported.articles))
         for cue, n, share in cue_rows(qs):
             print(f"| {fmt} | {cue} | {n} | {share:.2f} |")
+        found[fmt] = unsure(qs)
+    print(
+        f"\nWhere the rule is unsure (a cue whose computed share is {UNSURE[0]:.1f}-{UNSURE[1]:.1f}"
+        "), on the fitting halves:\n"
+    )
+    print("| data set | figure questions | misrouted | in unsure cues | misrouted there |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for fmt, u in found.items():
+        print(
+            f"| {fmt} | {u.questions} | {u.misrouted} ({u.misrouted / u.questions:.3f}) | "
+            f"{u.unsure} | {u.misrouted_unsure} ({u.misrouted_unsure / u.questions:.3f}) |"
+        )
 
 
 @command("routing")
