@@ -82,3 +82,27 @@ def test_factqa_report_writes_the_bundled_row_of_the_answer(
     rows = kept_rows(_block(readme.read_text(encoding="utf-8")))
     assert rows[0][0] == f"{BUNDLED} (5)"
     assert rows[1:] == kept_rows(_block(README.read_text(encoding="utf-8")))[1:]
+
+
+def test_what_the_table_means_is_read_from_its_rows() -> None:
+    from experiment.report.first_screen import meaning
+
+    def row(label: str, verified: str, pipeline: str) -> list[str]:
+        return [f"{label} (100)", "0.500", verified, pipeline, "x", "y"]
+
+    rows = [
+        row("Set A, part one", "0.300 (loses†, 0.3× FLOPs)", "0.620 (beats, 0.4× FLOPs)"),
+        row("Set B", "0.400 (loses, 0.3× FLOPs)", "0.480 (n.s., 0.4× FLOPs)"),
+        row("Set C", "0.200 (loses†, 0.3× FLOPs)", "—"),  # a run made before the pipeline
+    ]
+    said = meaning(rows, 10)
+    assert "small-verified@10, the method under test, loses to large@1 on every data set." in said
+    assert "beats large@1 on Set A (0.620 against 0.500) and ties on Set B." in said
+    rows[1][2] = "0.600 (beats, 0.3× FLOPs)"
+    assert (
+        "beats large@1 on Set B (0.600 against 0.500) and loses to large@1 on Set A and Set C"
+        in meaning(rows, 10)
+    )
+    assert meaning([], 10) == ""
+    block = _block(README.read_text(encoding="utf-8"))
+    assert meaning(kept_rows(block), 10) in block  # the README's words are the generated ones

@@ -160,6 +160,54 @@ def _samples_note(rows: list[list[str]]) -> str:
     )
 
 
+def _verdict(cell: str) -> str:
+    """A cell's verdict, without its Holm mark: "beats", "loses", "n.s." ("" for none)."""
+    if "(" not in cell:
+        return ""
+    return cell.split("(", 1)[1].split(",", 1)[0].rstrip(")").removesuffix(HOLM_MARK)
+
+
+def _names(labels: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+
+
+WORDS = {"beats": f"beats {REFERENCE}", "n.s.": "ties", "loses": f"loses to {REFERENCE}"}
+
+
+def _verdicts(rows: list[list[str]], column: int) -> str:
+    """`column`'s verdicts in words, each with its data sets (a beaten large@1's accuracy
+    beside): "beats large@1 on X (0.480 against 0.360), ties on Y and loses to large@1 on Z"."""
+    parts = []
+    for verdict, words in WORDS.items():
+        named = [r for r in rows if _verdict(r[column]) == verdict]
+        if len(named) == len(rows) and verdict != "beats":
+            return f"{words} on every data set"
+        short = [
+            _label(r).split(",")[0]
+            + (f" ({r[column].split(' ', 1)[0]} against {r[1]})" if verdict == "beats" else "")
+            for r in named
+        ]
+        if short:
+            parts.append(f"{words} on {_names(short)}")
+    return _names(parts) if parts else ""
+
+
+def meaning(rows: list[list[str]], k: int) -> str:
+    """What the table says, in words read from its rows: the verdicts of the method under test
+    and of the small pipeline, data set by data set ("" without rows)."""
+    if not rows:
+        return ""
+    line = f"**What it means:** {VERIFIED.name(k)}, the method under test, {_verdicts(rows, 2)}."
+    piped = [r for r in rows if _verdict(r[3])]
+    if piped:
+        line += (
+            f" {SMALL_PIPELINE.name(k)} (the article drafts the candidates, the small model "
+            f"scores them, and every question gets an answer) {_verdicts(piped, 3)}."
+        )
+    return line
+
+
 def answer_section(
     runs: dict[str, Path], chosen_on: dict[str, Path] | None = None, before: str = ""
 ) -> str:
@@ -189,8 +237,10 @@ def answer_section(
             f"{REFERENCE}; {HOLM_MARK} marks the {table.kept} of its {table.verdicts} verdicts "
             f"that survive Holm's correction over all of them (family-wise error {ALPHA}). "
             + _samples_note(rows),
+            "",
+            meaning(rows, k),
         ]
-    )
+    ).rstrip()
 
 
 def update_answer(readme: Path, runs: dict[str, Path]) -> None:
