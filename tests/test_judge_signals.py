@@ -189,12 +189,28 @@ def test_each_way_alone_has_its_first_candidate_and_loss() -> None:
     assert table["held"] == 2 and table["wrong"]["logprob"] == 1 and table["wrong"]["pairwise"] == 0
 
 
+def test_a_fitted_margin_over_unknown_abstains_where_the_training_folds_say() -> None:
+    import numpy as np
+
+    from experiment.bench.fit.ranking_fit import cv_threshold
+
+    # answerable questions whose top candidate is right at a margin of 1 over "unknown", and
+    # unanswerable ones whose top candidate sits 1 below it: a threshold between is right on all
+    its = [Item("s", f"g{i}", i % 2 == 1, [{}], [i % 2 == 0], False) for i in range(10)]
+    margins = [np.array([1.0 if i % 2 == 0 else -1.0]) for i in range(10)]
+    right, chosen = cv_threshold(its, margins, (-np.inf, -2.0, 0.0, 2.0), 5)
+    assert all(right) and chosen == [0.0] * 5
+    never, _ = cv_threshold(its, margins, (-np.inf,), 5)  # a grid that cannot abstain
+    assert sum(never) == 5
+
+
 def test_the_section_is_rendered_from_its_record() -> None:
     judged = [_judged(i, right_at=i % 2, pair_second=0.9 if i % 2 else 0.1, group=f"g{i}")
               for i in range(10)]  # fmt: skip
     got = figures(judged, "small", "m.gguf")
     assert got["cost"]["forms"] == pytest.approx(0.5) and got["cost"]["channel"] == 0.0
     assert not math.isnan(got["together"]["+pairwise"]["mean"])
+    assert "logprob, abstains under a fitted margin" in got["together"]
     text = section(measured("fit-judge", "factqa bench fit judge ...", got))
     assert "| pairwise | 0.000 |" in text and "forms 0.50x" in text
 

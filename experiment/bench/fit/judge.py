@@ -16,9 +16,10 @@ Printed (and, with `--write`, recorded as docs/RESULTS.md's `fit-judge` section)
   the gold where the signal's first candidate is not the gold, beside the model-free rank, the
   base log-probability and the shipped small-text@0 selector (the coverage: the share of the
   answerable questions whose pool holds the gold);
-- **together**: the model writing its own answer, its log-probability's pick, then a logistic
-  regression of "right" on the evidence features, the base score features and each signal's
-  (then the signals a rule fixed beforehand keeps), by 5-fold cross-validation grouped by
+- **together**: the model writing its own answer, its log-probability's pick (abstaining where
+  "unknown" wins, never, or under a margin over "unknown" fitted by cross-validation), then a
+  logistic regression of "right" on the evidence features, the base score features and each
+  signal's (then the signals a rule fixed beforehand keeps), by 5-fold cross-validation grouped by
   article, each set's question accuracy (abstaining under the fold's threshold; right on an
   unanswerable question), the selector's way (`ranking_fit`);
 - **cost**: each signal's FLOPs per question over the base scoring call's.
@@ -84,6 +85,9 @@ BASE = (*EVIDENCE, *SCORE_FEATURES)
 # a feature the signal did not give a candidate (beyond its top few): its value there
 IMPUTE = {"form_gap": -20.0, "calib_gap": -20.0, "channel_gap": -5.0, "channel_mask": 0.0,
           "pair_win": 0.0}  # fmt: skip
+# the log-probability's pick abstaining under a margin over "unknown" fitted by cross-validation
+FITTED_MARGIN = "logprob, abstains under a fitted margin"
+MARGINS = (-np.inf, *(t / 4 for t in range(-40, 17)))  # nats: never, then -10 to +4
 COMMAND = (
     "factqa bench fit judge PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json "
     "--tatqa PATH/TO/tatqa_dataset_dev.json --write"
@@ -276,10 +280,14 @@ def together(judged: Sequence[Judged]) -> tuple[dict[str, dict[str, Any]], list[
         cols = (*BASE, *(f for n in kept for f in SIGNALS[n].features))
         table |= rf.logistic_ways(its, {"+kept": cols}, folds, IMPUTE)
     logprob = [np.array([_or(f.get("score_gap"), -1e9) for f in it.features]) for it in its]
+    # the same pick, abstaining where its margin over "unknown" is under a fitted threshold
+    margin = [np.array([_or(f.get("score_margin"), -1e9) for f in it.features]) for it in its]
+    fitted, _ = rf.cv_threshold(its, margin, MARGINS, folds)
     fixed = {
         "writes": [j.writes for j in judged],
         f"logprob{rf.UNKNOWN_RULE}": rf.rights(its, logprob, -np.inf, True),
         "logprob": rf.rights(its, logprob, -np.inf, False),  # never abstains
+        FITTED_MARGIN: fitted,
     }
     out: dict[str, dict[str, Any]] = {}
     for way, right in fixed.items():
@@ -383,6 +391,12 @@ def section(record: Record) -> str:
     together_t = "\n".join(markdown_table(["way", *sets, "mean", "against base"], rows))
     kept = ", ".join(f["kept"]) or "none"
     cost_t = ", ".join(f"{s} {x:.2f}x" for s, x in f["cost"].items())
+    fitted_rule = (
+        f'; with "{FITTED_MARGIN.split(", ", 1)[1]}", it abstains where its margin over '
+        '"unknown" is under a threshold chosen on the training folds, grouped by article'
+        if FITTED_MARGIN in f["together"]
+        else ""  # a record made before the row
+    )
     return f"""## The judge's signals on the fitting halves ({f["role"]} model)
 
 Command: `{record.command}` ({f["model"]} judges). Commit `{record.commit}`, {record.date}. \
@@ -405,7 +419,7 @@ shipped small-text@0 selector, `pairwise` its top two reordered by the pairwise 
 Together, question accuracy over every question (an abstention is right on an unanswerable \
 one; higher is better): the model writing its own greedy answer (`writes`, as large@1 does), \
 judging by its log-probability alone (large-text@1's way; without "unknown abstains", it never \
-abstains), then a logistic regression over the \
+abstains{fitted_rule}), then a logistic regression over the \
 evidence and base score features, with each signal's features, by 5-fold cross-validation \
 grouped by article (abstaining under the fold's threshold), with the questions each gains and \
 loses against the base of the same abstention rule:

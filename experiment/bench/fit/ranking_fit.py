@@ -11,7 +11,7 @@ the same).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,6 +68,29 @@ def mean_of(acc: Mapping[str, float]) -> float:
 def best_threshold(its: list[Item], scores: Rankings, rule: bool) -> float:
     means = [mean_of(accuracy(its, scores, t, rule)) for t in THRESHOLDS]
     return THRESHOLDS[int(np.argmax(means))]
+
+
+def cv_threshold(
+    its: list[Item], scores: Rankings, grid: Sequence[float], folds: int
+) -> tuple[list[bool], list[float]]:
+    """A fixed ranking whose abstention threshold is fitted: by `folds`-fold cross-validation
+    grouped by `Item.group`, each fold's threshold (of `grid`) is the one that maximises the
+    mean of the sets' accuracies on its training folds, and the held-out questions are scored
+    under it. Each question's rightness, and the folds' thresholds."""
+    from sklearn.model_selection import GroupKFold
+
+    split = GroupKFold(folds).split(np.zeros(len(its)), groups=[it.group for it in its])
+    right = [False] * len(its)
+    chosen = []
+    for train, test in split:
+        tr, tr_scores = [its[i] for i in train], [scores[i] for i in train]
+        means = [mean_of(accuracy(tr, tr_scores, t, False)) for t in grid]
+        t = grid[int(np.argmax(means))]
+        chosen.append(float(t))
+        got = rights([its[i] for i in test], [scores[i] for i in test], t, False)
+        for i, ok in zip(test, got, strict=True):
+            right[i] = ok
+    return right, chosen
 
 
 def design(its: list[Item], names: tuple[str, ...], impute: dict[str, float]) -> list[np.ndarray]:
