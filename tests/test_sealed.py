@@ -48,6 +48,21 @@ def test_a_bench_run_logs_one_look_at_its_development_sample(tmp_path: Path, mod
     assert looks.validate(Path(os.environ["FACTQA_LOOKS"])) == []
 
 
+def test_a_look_names_the_commit_its_command_started_at(
+    tmp_path: Path, models: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import experiment.config
+
+    said = iter(["c" * 40])  # the first call: the clean code; any later one: the tree as written
+    monkeypatch.setattr(experiment.config, "git_commit", lambda: next(said, "c" * 40 + "-dirty"))
+    data = squad_file(tmp_path / "dev-v1.1.json")
+    _bench(["bench", "run", "squad-v1", str(data), "--sample", "4", "--out", str(tmp_path / "o"),
+            "--results-dir", str(tmp_path / "results"), "--results-md", str(tmp_path / "R.md"),
+            "--readme", str(tmp_path / "README.md"), "--small", "s"])  # fmt: skip
+    (row,) = _log()
+    assert row["commit"] == "c" * 40  # not the tree its own results dirtied
+
+
 def test_a_fitting_half_run_is_no_look_and_nothing_is_logged_outside_bench() -> None:
     looked.mark("drop", "development")  # no bench command is running: not counted
     assert looked.take() == {}

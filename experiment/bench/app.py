@@ -57,15 +57,17 @@ class _LazyGroup(TyperGroup):
         """Run the subcommand; the evaluation samples it read are logged as looks when it ends,
         whether it succeeds or fails (`bench/looks.py`)."""
         from experiment.bench import looks
+        from experiment.config import git_commit
         from experiment.importers import looked
 
         pending = getattr(ctx, "_protected_args", None) or getattr(ctx, "protected_args", [])
         said = [*ctx.command_path.split()[1:], *pending, *ctx.args]
         looked.begin()
+        started_at = git_commit()  # the code that computes the figures, before any write
         try:
             return super().invoke(ctx)
         finally:
-            looks.flush(looks.public_command(said))
+            looks.flush(looks.public_command(said), commit=started_at)
 
 
 bench_app = typer.Typer(

@@ -45,15 +45,18 @@ def log_path() -> Path:
     return Path(os.environ.get("FACTQA_LOOKS") or LOOKS)
 
 
-def flush(command: str, path: Path | None = None) -> list[dict[str, str]]:
-    """Append a row per sample marked since `looked.begin` to the log (none: nothing)."""
+def flush(command: str, path: Path | None = None, commit: str = "") -> list[dict[str, str]]:
+    """Append a row per sample marked since `looked.begin` to the log (none: nothing), with
+    `commit`: the code the command started at (a command that writes results dirties the tree
+    before it ends); the current commit where none is given."""
     path = path or log_path()
     marked = take()
     if not marked:
         return []
     now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    commit = commit or git_commit()
     rows = [
-        {"date": now, "commit": git_commit(), "command": command, "dataset": d, "sample": s,
+        {"date": now, "commit": commit, "command": command, "dataset": d, "sample": s,
          "figure": f}
         for (d, s), f in marked.items()
     ]  # fmt: skip

@@ -154,8 +154,9 @@ def _samples_note(rows: list[list[str]]) -> str:
             'public data set\'s sealed sample is scored once (docs/RESULTS.md, "A clean test").'
         )
     return (
-        f"{sealed} rows are sealed samples, scored once on frozen code, their best methods chosen "
-        "on the development sample; the others are development samples, scored many times "
+        ("1 row is a sealed sample" if sealed == 1 else f"{sealed} rows are sealed samples")
+        + ", scored once on frozen code, its best methods chosen on the development sample; the "
+        "others are development samples, scored many times "
         '(docs/RESULTS.md, "A clean test").'
     )
 
