@@ -145,3 +145,12 @@ def test_a_sealed_sample_is_scored_once_on_a_clean_tree(
     assert run_ids == set(sealed_samples.sealed_ids("squad-v1", results))
     again = CliRunner().invoke(cli.app, args)
     assert again.exit_code != 0 and "scored at" in again.output and len(_log()) == 1
+
+
+def test_two_samples_agree_when_their_difference_s_interval_holds_zero() -> None:
+    from experiment.bench.clean_test import difference
+
+    gap, half = difference((0.50, 0.40, 0.60), (0.60, 0.50, 0.70))
+    assert gap == pytest.approx(0.10) and half == pytest.approx(0.1 * 2**0.5)  # wider than each
+    gap, half = difference((0.50, 0.45, 0.55), (0.70, 0.65, 0.75))
+    assert abs(gap) > half  # 0.20 apart with narrow intervals: the samples disagree

@@ -6,6 +6,7 @@ correction. Its machine-readable line is the one issue 52 names."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -24,11 +25,22 @@ def _figure(records: Mapping[str, Record], name: str, key: str) -> object:
     return rec.figures.get(key, "unmeasured") if rec is not None else "unmeasured"
 
 
+def difference(
+    dev: tuple[float, float, float], sealed: tuple[float, float, float]
+) -> tuple[float, float]:
+    """Sealed less development accuracy and the half-width of its 95 % interval, each sample's
+    (accuracy, low, high) read as a normal interval: two independent samples, so their errors
+    add (the interval is about 1.4 times either one's)."""
+    se = [(high - low) / (2 * 1.96) for _, low, high in (dev, sealed)]
+    return sealed[0] - dev[0], 1.96 * math.hypot(*se)
+
+
 def before_after(results: Path) -> list[str]:
     """The headline figures of each data set scored on both samples, one table: large@1,
     small-verified@k and the methods the development sample chooses as best (`first_screen.best`),
-    each with its development accuracy and interval beside its sealed accuracy, and whether the
-    sealed figure falls within the development interval."""
+    each with its development accuracy and interval beside its sealed accuracy, whether the
+    sealed figure falls within the development interval, and the difference with its own
+    interval (`difference`): whether the two samples agree."""
     from experiment.report.first_screen import best
     from experiment.report.results import load_any
 
@@ -49,15 +61,22 @@ def before_after(results: Path) -> list[str]:
                 d.at[method, "ci_high"],
                 s.at[method, "accuracy"],
             )
+            gap, half = difference(
+                (d.at[method, "accuracy"], low, high),
+                (got, s.at[method, "ci_low"], s.at[method, "ci_high"]),
+            )
             lines.append(
                 f"| {name} | {method} | {d.at[method, 'accuracy']:.3f} [{low:.3f}, {high:.3f}] "
-                f"| {got:.3f} | {'yes' if low <= got <= high else 'no'} |"
+                f"| {got:.3f} | {'yes' if low <= got <= high else 'no'} "
+                f"| {gap:+.3f} [{gap - half:+.3f}, {gap + half:+.3f}] "
+                f"| {'yes' if abs(gap) <= half else 'no'} |"
             )
     if not lines:
         return []
     return [
-        "| data set | method | development (95 % interval) | sealed | within |",
-        "| --- | --- | --- | ---: | --- |",
+        "| data set | method | development (95 % interval) | sealed | within | sealed − "
+        "development (95 % interval) | samples agree |",
+        "| --- | --- | --- | ---: | --- | --- | --- |",
         *lines,
     ]
 
