@@ -155,8 +155,8 @@ def _samples_note(rows: list[list[str]]) -> str:
         )
     return (
         ("1 row is a sealed sample" if sealed == 1 else f"{sealed} rows are sealed samples")
-        + ", scored once on frozen code, its best methods chosen on the development sample; the "
-        "others are development samples, scored many times "
+        + f", scored once on frozen code, {'its' if sealed == 1 else 'their'} best methods "
+        "chosen on the development sample; the others are development samples, scored many times "
         '(docs/RESULTS.md, "A clean test").'
     )
 
