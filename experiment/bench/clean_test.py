@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from experiment.bench.looks import counts, log_path, read
-from experiment.bench.sealed_samples import PUBLIC, read_samples, samples_path
+from experiment.bench.sealed_samples import PUBLIC, read_samples, samples_path, sealed_name
 from experiment.bench.sections import Record
 from experiment.importers.looked import pending
 
@@ -46,7 +46,7 @@ def before_after(results: Path) -> list[str]:
 
     lines = []
     for name in PUBLIC:
-        dev_path, sealed_path = results / name, results / f"sealed-{name}"
+        dev_path, sealed_path = results / name, results / sealed_name(name)
         if not (dev_path / "summary.csv").is_file() or not (sealed_path / "summary.csv").is_file():
             continue
         dev, sealed = load_any(dev_path), load_any(sealed_path)
@@ -119,8 +119,8 @@ def clean_test(results: Path, records: Mapping[str, Record], holm: tuple[int, in
     looked = ", ".join(f"{name} {dev.get(name, 0)}" for name in ("bundled", *PUBLIC))
 
     def state(name: str) -> str:
-        scored = (results / f"sealed-{name}" / "summary.csv").is_file()
-        return f"results/sealed-{name}" if scored else "not scored yet"
+        scored = (results / sealed_name(name) / "summary.csv").is_file()
+        return f"results/{sealed_name(name)}" if scored else "not scored yet"
 
     drawn = ", ".join(
         f"{name} {samples[name]['size']} ({sealed.get(name, 0)} looks, {state(name)})"

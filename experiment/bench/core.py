@@ -138,8 +138,9 @@ def bench_rescore(
     from experiment.bench.harness import OUT
     from experiment.bench.rescore import rescore, rescored_line, save_rescored
     from experiment.bench.results import RESULTS
+    from experiment.bench.sealed_samples import sealed_name
 
-    name = ("sealed-" if sealed else "") + _preset(preset)
+    name = sealed_name(_preset(preset)) if sealed else _preset(preset)
     folder = (results_dir or RESULTS) / name
     models = cli._factory() if score_missing else None
     done = rescore(folder, data, out or OUT / "rescore", models)

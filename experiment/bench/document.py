@@ -23,6 +23,7 @@ from experiment.bench.analyse.pipeline import pipeline_section
 from experiment.bench.app import load, subcommands
 from experiment.bench.clean_test import CLEAN, READ_BY_CLEAN, clean_test
 from experiment.bench.presets import PRESETS
+from experiment.bench.sealed_samples import sealed_name, sealed_preset
 from experiment.bench.sections import (
     SECTIONS,
     Record,
@@ -175,16 +176,13 @@ def folders(results: Path) -> dict[str, Path]:
     return {p.name: p for p in sorted(results.iterdir()) if (p / INDEX).is_file()}
 
 
-SEALED = "sealed-"  # a sealed sample's results folder: results/sealed-PRESET/
-
-
 def preset_section(path: Path) -> str:
     """One results folder's whole section: the benchmark section and its figures line (a
     sealed sample's keys marked `sealed_`, so they never read as the development sample's)."""
     res = load_results(path)
     src = res.source
     line = src.line
-    if path.name.startswith(SEALED):
+    if sealed_preset(path.name):
         line = " ".join(f"sealed_{pair}" for pair in line.split())
     return benchmark_section(res.run, src.title, src.command) + f"\n\n`{line}`"
 
@@ -214,7 +212,7 @@ class DataSet:
         verdict = next((i for i, c in enumerate(chunks) if c.startswith("**")), len(chunks) - 1)
         lines = [c for c in chunks[verdict + 1 :] if c.startswith("`") and c.endswith("`")]
         head = chunks[: verdict + 1]
-        if self.name.startswith(SEALED):  # its method table is on its page; the headline
+        if sealed_preset(self.name):  # its method table is on its page; the headline
             head = [c for c in head if not c.startswith("| method |")]  # figures: "A clean test"
         if self.migrated:
             head.insert(1, provenance(self.record))
@@ -377,8 +375,8 @@ def first_runs(layout: Layout) -> tuple[dict[str, Path], dict[str, Path]]:
     runs, chosen_on = {}, {}
     for label, p in FIRST.items():
         dev = found.get(p, layout.results / p)
-        if f"sealed-{p}" in found:
-            runs[label + SEALED_LABEL] = found[f"sealed-{p}"]
+        if sealed_name(p) in found:
+            runs[label + SEALED_LABEL] = found[sealed_name(p)]
             chosen_on[label + SEALED_LABEL] = dev
         else:
             runs[label] = dev

@@ -30,6 +30,7 @@ import typer
 from experiment.base.errors import InputError
 from experiment.base.files import atomic_write, safe_cell
 from experiment.bench.app import command
+from experiment.bench.sealed_samples import SEALED, sealed_preset
 from experiment.config import PROJECT_ROOT, git_commit
 from experiment.importers.looked import SAMPLES, mark, take
 from experiment.report.results import load_any
@@ -116,7 +117,7 @@ def validate(path: Path = LOOKS) -> list[str]:
     """`problems` of the log at `path` (none where there is no log: no look yet; a results
     folder with sealed results and no log is one problem)."""
     if not path.is_file():
-        sealed = [p for p in path.parent.glob("sealed-*") if (p / "summary.csv").is_file()]
+        sealed = [p for p in path.parent.glob(f"{SEALED}*") if (p / "summary.csv").is_file()]
         return [f"{path}: no log of looks beside the sealed results"] if sealed else []
     try:
         reader = csv.DictReader(io.StringIO(path.read_text(encoding="utf-8")))
@@ -146,8 +147,8 @@ def evaluation_run(path: Path) -> Run:
     (`results/sealed-PRESET/`)."""
     run = load_any(path)
     name = path.name
-    if name.startswith("sealed-") and name[len("sealed-") :] in DATASETS:
-        mark(name[len("sealed-") :], "sealed")
+    if (preset := sealed_preset(name)) in DATASETS:
+        mark(str(preset), "sealed")
     elif name in DATASETS:
         mark(name, "development")
     return run

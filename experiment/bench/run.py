@@ -20,7 +20,7 @@ from experiment.bench.looks import headline
 from experiment.bench.presets import BUNDLED_PRESET, PRESETS, figures_line, import_preset
 from experiment.bench.report import write_report
 from experiment.bench.results import RESULTS, save_results
-from experiment.bench.sealed_samples import sealed_ids
+from experiment.bench.sealed_samples import sealed_ids, sealed_name
 from experiment.bench.sections import blocks_of, measured, records_dir, save
 from experiment.config import RunConfig
 from experiment.generate.windows import ARTICLE
@@ -132,7 +132,7 @@ def run_name(o: BenchOptions) -> tuple[str, str]:
     name, title = o.preset + (f"-{o.small}" if o.small else ""), p.title
     title += f", small model {o.small}" if o.small else ""
     if o.sealed:
-        name, title = f"sealed-{name}", f"{title}, sealed sample"
+        name, title = sealed_name(name), f"{title}, sealed sample"
     for v, value in o.changed():
         name, title = name + v.suffix(str(value)), title + v.said(str(value))
     return name, title
@@ -157,7 +157,7 @@ def config_of(o: BenchOptions, out: Path | None = None) -> tuple[RunConfig, str,
     data_dir = o.out / "data" / (o.preset + (f"-{o.part}" if o.part != p.half else ""))
     ids = sealed_ids(o.preset, o.results) if o.sealed else None
     if o.sealed:
-        data_dir = o.out / "data" / f"sealed-{o.preset}"
+        data_dir = o.out / "data" / sealed_name(o.preset)
     corpus = import_preset(o.preset, o.data, data_dir, o.seed, o.part, o.sample, ids=ids)
     cfg = RunConfig(
         articles=corpus.articles,

@@ -17,6 +17,17 @@ from experiment.importers.readers import read_dataset
 from experiment.report.results import gunzipped
 
 SEED = 1  # the development samples used seed 0
+SEALED = "sealed-"  # a sealed sample's folders: results/sealed-PRESET/ and its run's
+
+
+def sealed_name(preset: str) -> str:
+    """The folder name of `preset`'s sealed sample."""
+    return SEALED + preset
+
+
+def sealed_preset(name: str) -> str | None:
+    """The preset whose sealed sample a folder `name` holds (None: not a sealed sample's)."""
+    return name[len(SEALED) :] if name.startswith(SEALED) else None
 
 
 def samples_path(results: Path) -> Path:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from experiment.bench.sealed_samples import sealed_name
 from experiment.evaluate.methods import (
     LARGE_PIPELINE,
     LARGE_TEXT,
@@ -82,6 +83,11 @@ class SetFigures:
     judge_gap: Paired  # large-text@1 against large@1 on the stated questions
     flops_vs_large: float | None
 
+    @property
+    def shown(self) -> str:
+        """Its data set's label, marked where the figures are its sealed sample's."""
+        return self.label + (SEALED_LABEL if self.sample == "sealed" else "")
+
 
 def set_figures(key: str, label: str, path: Path, sample: str) -> SetFigures | None:
     """A committed run's figures (its `sample`); None where the run was made before the
@@ -117,7 +123,7 @@ def figures(results: Path) -> list[SetFigures]:
     for key, folder, label in SETS:
         for sample, path in (
             ("development", results / folder),
-            ("sealed", results / f"sealed-{folder}"),
+            ("sealed", results / sealed_name(folder)),
         ):
             if (path / "summary.csv").exists():
                 got = set_figures(key, label, path, sample)
@@ -154,7 +160,7 @@ def pipeline_section(results: Path) -> str:
         return ""
     rows = [
         [
-            f"{s.label}{SEALED_LABEL if s.sample == 'sealed' else ''} ({s.questions})",
+            f"{s.shown} ({s.questions})",
             f"{s.versus_large.a:.3f}",
             f"{s.versus_large.b:.3f}",
             s.versus_large.said(),
@@ -167,7 +173,7 @@ def pipeline_section(results: Path) -> str:
     ]
     judge = [
         [
-            f"{s.label}{SEALED_LABEL if s.sample == 'sealed' else ''} ({s.stated})",
+            f"{s.shown} ({s.stated})",
             f"{s.judge_gap.a:.3f}",
             f"{s.judge_gap.b:.3f}",
             s.judge_gap.said(),

@@ -89,9 +89,10 @@ def unsure(questions: list[Question]) -> Unsure:
     questions: run it on a fitting half)."""
     figures = [q for q in questions if q.kind == "figure"]
     share = {cue: s for cue, _, s in cue_rows(figures)}
-    wrong = [q for q in figures if asks_computation(q.text) != q.computed]
-    within = [q for q in figures if UNSURE[0] <= share[cue_of(q.text)] <= UNSURE[1]]
-    return Unsure(len(figures), len(wrong), len(within), sum(q in wrong for q in within))
+    wrong = [asks_computation(q.text) != q.computed for q in figures]
+    within = [UNSURE[0] <= share[cue_of(q.text)] <= UNSURE[1] for q in figures]
+    both = sum(w and u for w, u in zip(wrong, within, strict=True))
+    return Unsure(len(figures), sum(wrong), sum(within), both)
 
 
 def print_cues(drop: Path, tatqa: Path, tmp: Path) -> None:

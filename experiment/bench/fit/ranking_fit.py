@@ -65,9 +65,21 @@ def mean_of(acc: Mapping[str, float]) -> float:
     return float(np.mean(list(acc.values())))
 
 
-def best_threshold(its: list[Item], scores: Rankings, rule: bool) -> float:
-    means = [mean_of(accuracy(its, scores, t, rule)) for t in THRESHOLDS]
-    return THRESHOLDS[int(np.argmax(means))]
+def best_threshold(
+    its: list[Item], scores: Rankings, rule: bool, grid: Sequence[float] = THRESHOLDS
+) -> float:
+    """The threshold of `grid` that maximises the mean of the sets' accuracies (the first
+    among equals)."""
+    means = [mean_of(accuracy(its, scores, t, rule)) for t in grid]
+    return float(grid[int(np.argmax(means))])
+
+
+def group_folds(its: list[Item], folds: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """`folds` (train, test) index splits of `its`, grouped by `Item.group`."""
+    from sklearn.model_selection import GroupKFold
+
+    groups = [it.group for it in its]
+    return list(GroupKFold(folds).split(np.zeros(len(its)), groups=groups))
 
 
 def cv_threshold(
@@ -77,16 +89,11 @@ def cv_threshold(
     grouped by `Item.group`, each fold's threshold (of `grid`) is the one that maximises the
     mean of the sets' accuracies on its training folds, and the held-out questions are scored
     under it. Each question's rightness, and the folds' thresholds."""
-    from sklearn.model_selection import GroupKFold
-
-    split = GroupKFold(folds).split(np.zeros(len(its)), groups=[it.group for it in its])
     right = [False] * len(its)
     chosen = []
-    for train, test in split:
-        tr, tr_scores = [its[i] for i in train], [scores[i] for i in train]
-        means = [mean_of(accuracy(tr, tr_scores, t, False)) for t in grid]
-        t = grid[int(np.argmax(means))]
-        chosen.append(float(t))
+    for train, test in group_folds(its, folds):
+        t = best_threshold([its[i] for i in train], [scores[i] for i in train], False, grid)
+        chosen.append(t)
         got = rights([its[i] for i in test], [scores[i] for i in test], t, False)
         for i, ok in zip(test, got, strict=True):
             right[i] = ok
@@ -145,10 +152,7 @@ def logistic_ways(
     """Each variant's logistic regression (its feature columns), with and without the "unknown"
     rule, by `folds`-fold cross-validation grouped by `Item.group`: each fold's threshold is
     chosen on its training folds, and the held-out questions are scored."""
-    from sklearn.model_selection import GroupKFold
-
-    groups = [it.group for it in its]
-    split = list(GroupKFold(folds).split(np.zeros(len(its)), groups=groups))
+    split = group_folds(its, folds)
     out: dict[str, dict[str, Any]] = {}
     for way, cols in variants.items():
         for rule in (True, False):
