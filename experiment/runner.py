@@ -22,7 +22,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -249,10 +249,11 @@ class Confirmed:
     large: dict[str, Answer]
     models: dict[str, ModelInfo]
     checks: dict[str, dict[str, Check]] | None = None
-    checks_left_out: str = ""  # why the large model's checks were not run ("" when they were)
     # each model's scores of each question's pool (by question id, then role; None: not run)
     drafts: dict[str, dict[str, Drafts]] | None = None
-    drafts_left_out: str = ""  # why a model's scores of the pools were not made
+    # each scoring the run left out (its `Scoring.label`) and why: the backend cannot score,
+    # or its first scoring request failed
+    left_out: dict[str, str] = field(default_factory=dict)
 
     @property
     def has(self) -> frozenset[str]:
@@ -579,16 +580,11 @@ def large_checks(
     cache = _cache(cfg)
     try:
         for mode in modes:
-            made, why = score_all(
-                check_scoring(cfg, articles, got.small, found, mode),
-                backend,
-                cache,
-                order,
-                progress,
-            )
+            scoring = check_scoring(cfg, articles, got.small, found, mode)
+            made, why = score_all(scoring, backend, cache, order, progress)
             if why:
                 log.warning("the large model's checks are left out: %s", why)
-                return replace(got, checks_left_out=why)
+                return replace(got, left_out=got.left_out | {scoring.label: why})
             for qid, check in made.items():
                 checks[qid][mode] = check
     finally:
@@ -652,7 +648,7 @@ def pool_scores(
         own, merged = question_pools(q, articles[q.article_id], small, cfg.prompt, cfg.derived_text)
         texts[q.id] = {SMALL_ROLE: texts_to_score(own, merged), LARGE_ROLE: texts_to_score(own)}
     drafts: dict[str, dict[str, Drafts]] = {q.id: {} for q in questions}
-    left_out: list[str] = []
+    left_out: dict[str, str] = {}
     cache = _cache(cfg)
     try:
         for role in cfg.draft_roles:
@@ -665,13 +661,13 @@ def pool_scores(
                 gc.collect()
             if why:
                 log.warning("the %s model's pool scores are left out: %s", role, why)
-                left_out.append(f"{role}: {why}")
+                left_out[scoring.label] = why
             for qid, scored in made.items():
                 drafts[qid][role] = scored
     finally:
         cache.close()
     made_any = any(drafts[q.id] for q in questions)
-    return replace(got, drafts=drafts if made_any else None, drafts_left_out="; ".join(left_out))
+    return replace(got, drafts=drafts if made_any else None, left_out=got.left_out | left_out)
 
 
 def cannot_score(backend: Backend, cache: GenerationCache, probe: Probe) -> str:
@@ -919,8 +915,7 @@ def _manifest(
         cpu_seconds=round(cpu_seconds, 1),
         cost={role: _cost(role, attempts) for role in ("small", "large")}
         | ({"check": _check_cost(got.checks)} if got.checks is not None else {}),
-        checks_left_out=got.checks_left_out,
-        drafts_left_out=got.drafts_left_out,
+        left_out=got.left_out,
         fitted_files=fitted_read(),
     )
     this_run = {

@@ -59,7 +59,7 @@ def test_old_runs_keep_their_ids_and_read_as_before() -> None:
     figure = RunConfig(prompt=FIGURE)
     assert figure.fingerprint() == RunConfig(prompt=FIGURE, calc_max_tokens=0).fingerprint()
     manifest, _ = migrate({"format_version": 3, "config": {"max_tokens": 32}}, {})
-    assert manifest["config"]["calc_max_tokens"] == 0 and manifest["format_version"] == 4
+    assert manifest["config"]["calc_max_tokens"] == 0 and manifest["format_version"] >= 4
 
 
 def test_the_limit_chosen_is_the_smallest_that_few_answers_reach() -> None:

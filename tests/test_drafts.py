@@ -198,7 +198,7 @@ def test_a_run_scores_the_pools_and_reports_the_methods(  # type: ignore[no-unty
     scored = [texts for _, texts in fakes["fake-small"].scored]
     assert scored and all(t[-1] == "unknown" for t in scored)
     manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
-    assert manifest["drafts_left_out"] == ""
+    assert manifest["left_out"] == {}
 
 
 def test_a_model_that_cannot_score_leaves_its_method_out_and_says_why(  # type: ignore[no-untyped-def]
@@ -221,7 +221,8 @@ def test_a_model_that_cannot_score_leaves_its_method_out_and_says_why(  # type: 
     methods = set(pd.read_csv(tmp_path / "half" / "summary.csv").method)
     assert "small-text@0" in methods and "large-text@1" not in methods
     manifest = json.loads((tmp_path / "half" / "manifest.json").read_text(encoding="utf-8"))
-    assert manifest["drafts_left_out"].startswith("large: ")
+    assert list(manifest["left_out"]) == ["pool scores (large)"]
+    assert "malformed response" in manifest["left_out"]["pool scores (large)"]
 
 
 def test_no_drafts_runs_no_scoring(  # type: ignore[no-untyped-def]

@@ -100,6 +100,22 @@ def test_a_new_run_writes_the_current_format_and_the_spec_s_columns(fake_run: Pa
     assert header == question_columns(run.methods, facts)
 
 
+def test_a_folder_of_format_4_says_what_it_left_out_in_one_record() -> None:
+    older = {
+        "format_version": 4,
+        "checks_left_out": "fake-large cannot score candidates",
+        "drafts_left_out": "small: first request failed: a; b; large: malformed response",
+    }
+    manifest, _ = migrate(older, {})
+    assert manifest["left_out"] == {
+        "check": "fake-large cannot score candidates",
+        "pool scores (small)": "first request failed: a; b",
+        "pool scores (large)": "malformed response",
+    }
+    assert "checks_left_out" not in manifest and "drafts_left_out" not in manifest
+    assert migrate({"format_version": 4}, {})[0]["left_out"] == {}
+
+
 def test_a_folder_of_a_later_format_is_refused(fake_run: Path, tmp_path: Path) -> None:
     later = tmp_path / "later"
     shutil.copytree(fake_run, later)

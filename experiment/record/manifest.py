@@ -259,11 +259,10 @@ class Manifest:
     # per model role: its shape and what its samples evaluated, in this run (made, not cached)
     # and in all (cached ones at the cost they had when made); None where unknown
     cost: dict[str, dict[str, Any]] = field(default_factory=dict)
-    # why the large model's checks (and their methods) were left out of this run: the backend
-    # cannot score, or its first scoring request failed ("" when they ran or were not asked for)
-    checks_left_out: str = ""
-    # why the models' scores of the pools (and their methods) were left out, as above
-    drafts_left_out: str = ""
+    # each scoring (and its methods) left out of this run, by name (`check (MODE)`,
+    # `pool scores (ROLE)`), and why: the backend cannot score, or its first scoring request
+    # failed (empty when every scoring asked for ran)
+    left_out: dict[str, str] = field(default_factory=dict)
     # the SHA-256 of each shipped fitted file the run read (`evaluate/fitted.py`), by name
     fitted_files: dict[str, str] = field(default_factory=dict)
     format_version: int = FORMAT_VERSION
@@ -348,6 +347,7 @@ def from_json(data: Any, path: Path) -> Manifest:
         values["models"] = {role: ModelInfo.of(info) for role, info in data["models"].items()}
         values["history"] = [RunEntry.of(h) for h in values.get("history") or []]
         values["outputs"] = {n: FileRecord.of(r) for n, r in (values.get("outputs") or {}).items()}
+        values["left_out"] = {str(k): str(v) for k, v in dict(values.get("left_out") or {}).items()}
         manifest = Manifest(**values)
         manifest.k  # noqa: B018 - a manifest without k is not one
     except (AttributeError, KeyError, TypeError, ValueError) as e:

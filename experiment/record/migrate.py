@@ -10,11 +10,14 @@ method's confidence (its agreement), every confirming span (only the first, and 
 pairs before JSON), an answer's working, the samples' cost, and the curves' cost.
 Format 1 lacked the scoring calls' cost in checks.csv and drafts.csv (unknown: blank).
 Format 2 lacked the computed questions' scored-text form in its settings (it was the result).
+Format 3 lacked the calculation prompt's token limit in its settings (there was none).
+Format 4 said why the checks and why the pools' scores were left out in two fields of its own.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -23,7 +26,7 @@ import pandas as pd
 from experiment.base.errors import InputError
 from experiment.base.types import BUNDLED
 
-FORMAT_VERSION = 4  # the run folder's format, written by every new run
+FORMAT_VERSION = 5  # the run folder's format, written by every new run
 Tables = dict[str, pd.DataFrame]
 
 
@@ -104,7 +107,22 @@ def _v3(manifest: dict[str, Any], tables: Tables) -> tuple[dict[str, Any], Table
     return manifest, dict(tables)
 
 
-STEPS = [_v0, _v1, _v2, _v3]  # STEPS[v] takes a folder of format v to v + 1
+def _v4(manifest: dict[str, Any], tables: Tables) -> tuple[dict[str, Any], Tables]:
+    """Format 4 to 5: `checks_left_out` and `drafts_left_out` ("ROLE: why; ...") become one
+    `left_out` record, by scoring (`check`, `pool scores (ROLE)`)."""
+    manifest["format_version"] = 5
+    left_out: dict[str, str] = {}
+    if checks := str(manifest.pop("checks_left_out", "") or ""):
+        left_out["check"] = checks
+    drafts = str(manifest.pop("drafts_left_out", "") or "")
+    for part in re.split(r"; (?=(?:small|large): )", drafts) if drafts else []:
+        role, _, why = part.partition(": ")
+        left_out[f"pool scores ({role})"] = why
+    manifest["left_out"] = left_out
+    return manifest, dict(tables)
+
+
+STEPS = [_v0, _v1, _v2, _v3, _v4]  # STEPS[v] takes a folder of format v to v + 1
 
 
 def _confidences(q: pd.DataFrame) -> pd.DataFrame:

@@ -131,7 +131,7 @@ def items_of(
     got = pool_scores(
         cfg, articles, questions, confirm(cfg, articles, questions, drawn), factory, progress
     )
-    assert got.drafts is not None, got.drafts_left_out
+    assert got.drafts is not None, got.left_out
     out = []
     for q in questions:
         article = articles[q.article_id]

@@ -149,7 +149,7 @@ def judged_set(
         if not is_computed(q, cfg.prompt)
     ][:n]
     got = pool_scores(cfg, articles, questions, Confirmed({}, {}, {}), factory)
-    assert got.drafts is not None, got.drafts_left_out
+    assert got.drafts is not None, got.left_out
     spec = cfg.small if role == "small" else cfg.large
     writer = replace(cfg, large=spec, run_id=f"{cfg.run_id}-writes-{role}")
     drawn = sample(writer, articles, questions, factory, roles=("large",))

@@ -85,7 +85,7 @@ def items(v1: Path, v2: Path, tatqa: Path, per_set: int, tatqa_n: int) -> list[I
                 print(f"{name} {role}: {int(done)}/{total}", flush=True)
 
         got = pool_scores(cfg, articles, questions, Confirmed({}, {}, {}), progress=progress)
-        assert got.drafts is not None, got.drafts_left_out
+        assert got.drafts is not None, got.left_out
         for q in questions:
             article = articles[q.article_id]
             cands = bounded(pool(q, article))
