@@ -11,7 +11,7 @@ import json
 import re
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields, replace
 from functools import cached_property
@@ -447,6 +447,17 @@ class RunConfig:
 
     def as_dict(self) -> dict[str, Any]:
         return {k: str(v) if isinstance(v, Path) else v for k, v in asdict(self).items()}
+
+    @classmethod
+    def of_record(cls, values: Mapping[str, Any]) -> RunConfig:
+        """The settings a manifest records (`as_dict`, brought to the current format by
+        `record.migrate`), typed again: its paths as written, a setting it lacks at its default
+        (`migrate` fills those whose older runs had another value)."""
+        kinds = {f.name: f.type for f in fields(cls)}
+        typed = {
+            k: Path(v) if kinds[k] in ("Path", Path) else v for k, v in values.items() if k in kinds
+        }
+        return cls(**typed)
 
 
 SETTINGS: dict[str, Setting] = {f.name: f.metadata["setting"] for f in fields(RunConfig)}

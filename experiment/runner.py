@@ -105,7 +105,6 @@ from experiment.record.manifest import (
     RunEntry,
     Sampling,
     Seeds,
-    Settings,
     owned_before_ledger,
 )
 from experiment.record.write import (
@@ -879,7 +878,7 @@ def _manifest(
         dataset=cfg.dataset,
         bundled=cfg.dataset == BUNDLED,
         command=cfg.command(),
-        config=Settings(cfg.as_dict()),
+        config=cfg,
         git_commit=git_commit(),
         versions=_versions(),
         models=got.models,

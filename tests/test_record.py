@@ -83,7 +83,7 @@ def test_a_folder_before_the_calculation_form_scored_the_results(fake_run: Path)
     older = data | {"format_version": 2, "config": dict(data["config"])}
     del older["config"]["derived_text"]
     assert migrate(older, {})[0]["config"]["derived_text"] == "result"
-    assert validated_run(V0).manifest.config["derived_text"] == "result"
+    assert validated_run(V0).manifest.config.derived_text == "result"
 
 
 def test_a_new_run_writes_the_current_format_and_the_spec_s_columns(fake_run: Path) -> None:

@@ -20,7 +20,7 @@ import math
 import shutil
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
@@ -42,8 +42,6 @@ from experiment.report.results import Results, load_results
 from experiment.report.run import Run, load_run
 from experiment.report.tables import markdown_table
 from experiment.runner import BackendFactory, Factories, RunResult, load_corpus, run_experiment
-
-PATHS = ("articles", "questions", "out", "run_id")  # settings a rescore sets itself
 
 
 @dataclass(frozen=True)
@@ -272,11 +270,12 @@ def replay(
 
 def config_of(res: Results, articles: Path, questions: Path, out: Path) -> RunConfig:
     """The recorded run's settings, over the imported sample, written to `out`."""
-    settings = res.run.manifest.config.values
-    names = {f.name for f in fields(RunConfig)} - set(PATHS)
-    kept = {k: v for k, v in settings.items() if k in names}
-    return RunConfig(
-        articles=articles, questions=questions, out=out, run_id=res.run.manifest.run_id, **kept
+    return replace(
+        res.run.manifest.config,
+        articles=articles,
+        questions=questions,
+        out=out,
+        run_id=res.run.manifest.run_id,
     )
 
 

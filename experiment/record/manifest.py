@@ -8,14 +8,15 @@ refuses one that is not a manifest; `record.write` writes it.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from experiment.base.errors import InputError
+from experiment.base.errors import ConfigError, InputError
 from experiment.base.files import Ledger, safe_name, sha256_file
 from experiment.base.types import BUNDLED
+from experiment.config import RunConfig
 from experiment.record.migrate import FORMAT_VERSION, migrate
 
 COUNTERS = ("requests", "retried", "drafted", "accepted")  # a backend's own counts, when kept
@@ -43,52 +44,6 @@ class ModelInfo:
         return cls(
             str(data.get("spec", "")), str(data["name"]), str(data["fingerprint"]), counters, shape
         )
-
-
-@dataclass(frozen=True)
-class Settings(Mapping[str, Any]):
-    """The run's settings (`RunConfig.as_dict()`), typed where reports read them; still a
-    mapping of every setting by name, as `RunConfig` declares them."""
-
-    values: dict[str, Any]
-
-    def __getitem__(self, key: str) -> Any:
-        return self.values[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.values)
-
-    def __len__(self) -> int:
-        return len(self.values)
-
-    @property
-    def k(self) -> int:
-        return int(self.values["k"])
-
-    @property
-    def limit(self) -> int:
-        return int(self.values.get("limit") or 0)
-
-    @property
-    def small_context(self) -> str:
-        """What the small model read (`article`, or an excerpt spec)."""
-        return str(self.values.get("small_context", "article"))
-
-    @property
-    def articles(self) -> str:
-        return str(self.values.get("articles", ""))
-
-    @property
-    def temperature(self) -> float:
-        return float(self.values["temperature"])
-
-    @property
-    def top_p(self) -> float:
-        return float(self.values["top_p"])
-
-    @property
-    def seed(self) -> int:
-        return int(self.values["seed"])
 
 
 @dataclass(frozen=True)
@@ -212,7 +167,7 @@ class RunEntry:
 @dataclass(frozen=True)
 class Manifest:
     run_id: str
-    config: Settings
+    config: RunConfig
     models: dict[str, ModelInfo]  # "small", "large"
     questions: int
     articles: int
@@ -284,7 +239,7 @@ class Manifest:
     def as_json(self) -> dict[str, Any]:
         out = {f.name: getattr(self, f.name) for f in fields(self)}
         out |= {
-            "config": dict(self.config),
+            "config": self.config.as_dict(),
             "models": {role: info.as_json() for role, info in self.models.items()},
             "seeds": asdict(self.seeds),
             "sampling": asdict(self.sampling) if self.sampling.k else {},
@@ -320,7 +275,7 @@ def read(path: Path) -> Manifest:
 
 
 _TYPED = {
-    "config": Settings,
+    "config": RunConfig.of_record,
     "seeds": Seeds.of,
     "sampling": Sampling.of,
     "machine": Machine.of,
@@ -350,7 +305,7 @@ def from_json(data: Any, path: Path) -> Manifest:
         values["left_out"] = {str(k): str(v) for k, v in dict(values.get("left_out") or {}).items()}
         manifest = Manifest(**values)
         manifest.k  # noqa: B018 - a manifest without k is not one
-    except (AttributeError, KeyError, TypeError, ValueError) as e:
+    except (AttributeError, KeyError, TypeError, ValueError, ConfigError) as e:
         raise InputError(
             f"the manifest is malformed ({type(e).__name__}: {e})",
             path=path,

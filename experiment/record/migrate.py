@@ -11,7 +11,8 @@ pairs before JSON), an answer's working, the samples' cost, and the curves' cost
 Format 1 lacked the scoring calls' cost in checks.csv and drafts.csv (unknown: blank).
 Format 2 lacked the computed questions' scored-text form in its settings (it was the result).
 Format 3 lacked the calculation prompt's token limit in its settings (there was none).
-Format 4 said why the checks and why the pools' scores were left out in two fields of its own.
+Format 4 said why the checks and why the pools' scores were left out in two fields of its own,
+and its oldest runs had no `drafts` setting (they scored no pools).
 """
 
 from __future__ import annotations
@@ -109,7 +110,8 @@ def _v3(manifest: dict[str, Any], tables: Tables) -> tuple[dict[str, Any], Table
 
 def _v4(manifest: dict[str, Any], tables: Tables) -> tuple[dict[str, Any], Tables]:
     """Format 4 to 5: `checks_left_out` and `drafts_left_out` ("ROLE: why; ...") become one
-    `left_out` record, by scoring (`check`, `pool scores (ROLE)`)."""
+    `left_out` record, by scoring (`check`, `pool scores (ROLE)`); a run from before
+    `drafts` scored no pools (the manifest's settings are typed: `RunConfig.of_record`)."""
     manifest["format_version"] = 5
     left_out: dict[str, str] = {}
     if checks := str(manifest.pop("checks_left_out", "") or ""):
@@ -119,6 +121,9 @@ def _v4(manifest: dict[str, Any], tables: Tables) -> tuple[dict[str, Any], Table
         role, _, why = part.partition(": ")
         left_out[f"pool scores ({role})"] = why
     manifest["left_out"] = left_out
+    config = manifest.get("config")
+    if isinstance(config, dict):  # runs before the pools' scores made none
+        manifest["config"] = {"drafts": "none", **config}
     return manifest, dict(tables)
 
 

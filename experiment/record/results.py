@@ -34,6 +34,7 @@ from experiment.base.files import (
     sha256_file,
     write_csv,
 )
+from experiment.config import RunConfig
 from experiment.record.columns import (
     QUESTION_FACTS,
     RESULT_ANSWERS,
@@ -43,7 +44,7 @@ from experiment.record.columns import (
     RESULT_QUESTIONS,
     RESULT_SAMPLES,
 )
-from experiment.record.manifest import Manifest, Settings
+from experiment.record.manifest import Manifest
 from experiment.record.results_index import INDEX, MANIFEST, RESULTS_FORMAT, Source, text_key
 from experiment.record.write import write_manifest
 
@@ -67,7 +68,7 @@ def portable(path: str, root: Path) -> str:
 
 def portable_manifest(m: Manifest, root: Path) -> Manifest:
     """The manifest with its settings' paths and its command made `portable`."""
-    values = dict(m.config.values)
+    values = m.config.as_dict()
     command = m.command
     for name in PATH_SETTINGS:
         given = str(values.get(name, ""))
@@ -75,7 +76,7 @@ def portable_manifest(m: Manifest, root: Path) -> Manifest:
         if given and given != values[name]:
             command = command.replace(given, values[name])
     command = command.replace(str(root.resolve()) + "/", "")
-    return replace(m, config=Settings(values), command=command)
+    return replace(m, config=RunConfig.of_record(values), command=command)
 
 
 def _text(value: Any) -> str:

@@ -54,7 +54,7 @@ def _side(path: Path) -> tuple[dict[str, Any], dict[str, Any], pd.DataFrame]:
     with reporting(path):
         m = run.manifest
         machine = {**m.machine.as_json(), "git_commit": m.git_commit}
-        return dict(m.config), machine, attempts[cols].astype(str)
+        return m.config.as_dict(), machine, attempts[cols].astype(str)
 
 
 def compare(a: Path, b: Path, show: int = 5) -> Comparison:

@@ -39,9 +39,9 @@ def cut(preset: str, data: Path | None, results: Path, tmp: Path) -> tuple[int, 
                            src.unanswerable)  # type: ignore[arg-type]  # fmt: skip
     questions = load_questions(corpus.questions, load_articles(corpus.articles))
     config = res.run.manifest.config
-    routed = {q.id for q in questions if is_computed(q, str(config["prompt"]))}
+    routed = {q.id for q in questions if is_computed(q, config.prompt)}
     large = res.samples[(res.samples.role == "large") & res.samples.question_id.isin(routed)]
-    limit = int(config["max_tokens"])
+    limit = config.max_tokens
     return len(large), int((large.completion_tokens.astype(int) >= limit).sum())
 
 

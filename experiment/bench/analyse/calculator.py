@@ -36,8 +36,8 @@ def record(run_dir: Path) -> list[str]:
     """The Markdown lines of one run: a row per model, then its refusals."""
     run = evaluation_run(run_dir)
     cfg = run.manifest.config
-    articles = load_articles(Path(cfg["articles"]))
-    qs = {q.id: q for q in load_questions(Path(cfg["questions"]), articles)}
+    articles = load_articles(cfg.articles)
+    qs = {q.id: q for q in load_questions(cfg.questions, articles)}
     split = stated_computed(run.questions, [m for m in METHODS if run.has(m)])
     scores = " ".join(f"{r.method} {r.stated:.3f}/{r.computed:.3f}" for r in split.itertuples())
     lines = [
@@ -71,10 +71,7 @@ PARTS = ("stated", "computed")
 def _precision(run_dir: Path) -> float:
     run = evaluation_run(run_dir)
     cfg = run.manifest.config
-    qs = {
-        q.id: q
-        for q in load_questions(Path(cfg["questions"]), load_articles(Path(cfg["articles"])))
-    }
+    qs = {q.id: q for q in load_questions(cfg.questions, load_articles(cfg.articles))}
     rec = derivation_record(run.attempts[run.attempts.role == "small"], qs)
     return rec["derived_right"] / rec["derived"] if rec["derived"] else float("nan")
 

@@ -153,7 +153,7 @@ def drafts(
             print(f"{preset}: no run with the pools' scores in {folder}; left out")
             continue
         run = evaluation_run(folder)
-        k = int(run.manifest.config["k"])
+        k = run.manifest.config.k
         articles, questions = corpus_of(runs, preset)
         cov = coverage_and_loss(run, articles, questions)
         cov["stated_all"] = stated_computed(run.questions, []).attrs["n_stated"]

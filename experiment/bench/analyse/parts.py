@@ -37,7 +37,7 @@ def parts(
     a corpus grew compare on the same questions."""
     files = _question_files(questions)
     run = evaluation_run(run_dir)
-    k = int(run.manifest.config["k"])
+    k = run.manifest.config.k
     methods = [m.name(k) for m in (LARGE_1, VERIFIED, SELECTED, PASS, ROUTED[1])]
     q = run.questions
     spots = run.blindspots

@@ -184,7 +184,7 @@ def _flops_ratio(run: Run, names: dict[str, str]) -> float | None:
     """small-text-derived@k's FLOPs over large@1's on the questions it answers for."""
     if not run.has(names["small-text-derived"]):
         return None
-    prompt = str(run.manifest.config.get("prompt", "figure"))
+    prompt = run.manifest.config.prompt
     q = run.questions
     routed = {
         row.question_id

@@ -34,7 +34,6 @@ import typer
 from experiment.bench.app import command
 from experiment.bench.harness import RESULTS_MD, ResultsMdOpt, WriteOpt, write_section
 from experiment.bench.looks import evaluation_run
-from experiment.config import build_config
 from experiment.evaluate.features import candidates
 from experiment.evaluate.large_check import EVIDENCE, MODES, WHOLE
 from experiment.evaluate.methods import (
@@ -56,7 +55,7 @@ PASSES = ("large@1", *MODES)
 
 def _run(run_dir: Path, name: str, limit: int, results: Path, write: bool) -> None:
     run = evaluation_run(run_dir)
-    cfg = build_config(None, run.manifest.config)
+    cfg = run.manifest.config
     articles, questions, small = small_samples(cfg)
     ordered = article_order(questions)[: limit or None]
     backend = llama_factory(cfg.large, cfg)
@@ -113,7 +112,7 @@ def _run(run_dir: Path, name: str, limit: int, results: Path, write: bool) -> No
         ],
         rows,
     )
-    k = int(run.manifest.config["k"])
+    k = run.manifest.config.k
     acc = dict(zip(run.summary["method"], run.summary["accuracy"], strict=True))
 
     def accuracy(method: str) -> str:
