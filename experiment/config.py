@@ -453,14 +453,14 @@ class RunConfig:
         """The settings a manifest records (`as_dict`, brought to the current format by
         `record.migrate`), typed again: its paths as written, a setting it lacks at its default
         (`migrate` fills those whose older runs had another value)."""
-        kinds = {f.name: f.type for f in fields(cls)}
-        typed = {
-            k: Path(v) if kinds[k] in ("Path", Path) else v for k, v in values.items() if k in kinds
-        }
+        names = {f.name for f in fields(cls)}
+        typed = {k: Path(v) if k in PATH_SETTINGS else v for k, v in values.items() if k in names}
         return cls(**typed)
 
 
 SETTINGS: dict[str, Setting] = {f.name: f.metadata["setting"] for f in fields(RunConfig)}
+# the settings that are paths (annotations are strings here: `from __future__ import annotations`)
+PATH_SETTINGS = tuple(f.name for f in fields(RunConfig) if f.type == "Path")
 # Every setting, in the order a recorded command names those that differ from their defaults
 # (`command` builds it from the effective configuration, so it reproduces the run id).
 COMMAND_OPTIONS = tuple(SETTINGS)

@@ -34,7 +34,7 @@ from experiment.base.files import (
     sha256_file,
     write_csv,
 )
-from experiment.config import RunConfig
+from experiment.config import PATH_SETTINGS, RunConfig
 from experiment.record.columns import (
     QUESTION_FACTS,
     RESULT_ANSWERS,
@@ -48,7 +48,6 @@ from experiment.record.manifest import Manifest
 from experiment.record.results_index import INDEX, MANIFEST, RESULTS_FORMAT, Source, text_key
 from experiment.record.write import write_manifest
 
-PATH_SETTINGS = ("articles", "questions", "out")
 OUTSIDE = "DATA"  # a path outside the repository, in a committed manifest: DATA/<its name>
 
 
