@@ -23,6 +23,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -78,7 +79,7 @@ from experiment.evaluate.registry import (
     MethodAnswers,
     known_sum,
 )
-from experiment.evaluate.scoring import Scoring, T
+from experiment.evaluate.scoring import CHECK, POOL, Scoring, ScoringResults, T, label
 from experiment.evaluate.stopping import adaptive_facts, sample_stopper
 from experiment.evaluate.summary import MethodSummary, summarize
 from experiment.generate.cache import GenerationCache, score_key
@@ -94,7 +95,7 @@ from experiment.generate.sampling import (
 )
 from experiment.generate.windows import WHOLE_ARTICLE, Reading
 from experiment.record import write as record
-from experiment.record.columns import CHECKS, DRAFTS, PARQUET, ROUTING
+from experiment.record.columns import PARQUET, ROUTING, SCORES
 from experiment.record.manifest import (
     NOT_OURS,
     FileRecord,
@@ -241,18 +242,39 @@ def _failure(role: str, bad: int, made: int, max_failed: float, last: str) -> st
 @dataclass(frozen=True)
 class Confirmed:
     """Every question's samples read and confirmed: the small model's k, the large model's one,
-    the large model's checks of the small model's candidates (by question id, then mode; None
-    where the run made none) and the models' scores of the pools."""
+    and every scoring the run made (`scored`, in the order made): the large model's checks of
+    the small model's candidates and the models' scores of the pools."""
 
     small: dict[str, list[Answer]]
     large: dict[str, Answer]
     models: dict[str, ModelInfo]
-    checks: dict[str, dict[str, Check]] | None = None
-    # each model's scores of each question's pool (by question id, then role; None: not run)
-    drafts: dict[str, dict[str, Drafts]] | None = None
+    scored: tuple[ScoringResults[Any], ...] = ()
     # each scoring the run left out (its `Scoring.label`) and why: the backend cannot score,
     # or its first scoring request failed
     left_out: dict[str, str] = field(default_factory=dict)
+
+    def _by_question(self, kind: str) -> dict[str, dict[str, Any]] | None:
+        """The results of the scorings of `kind`, by question id, then which (None: none)."""
+        mine = [s for s in self.scored if s.kind == kind]
+        if not mine:
+            return None
+        out: dict[str, dict[str, Any]] = {qid: {} for qid in self.small}
+        for s in mine:
+            for qid, result in s.made.items():
+                out.setdefault(qid, {})[s.which] = result
+        return out
+
+    @cached_property
+    def checks(self) -> dict[str, dict[str, Check]] | None:
+        """The large model's checks by question id, then mode (None: the run made none)."""
+        return self._by_question(CHECK)
+
+    @cached_property
+    def drafts(self) -> dict[str, dict[str, Drafts]] | None:
+        """Each model's scores of each question's pool, by question id, then role (None: no
+        model scored any)."""
+        out = self._by_question(POOL)
+        return out if out and any(out.values()) else None
 
     @property
     def has(self) -> frozenset[str]:
@@ -547,11 +569,12 @@ def check_scoring(
         return decide(mode, found[q.id], small[q.id][: cfg.k], list(made), list(scores))
 
     return Scoring(
-        f"check ({mode})",
+        label(CHECK, mode),
         LARGE_ROLE,
         calls,
         decided,
         lambda q, error: failed_check(mode, found[q.id], error),
+        check_rows,
     )
 
 
@@ -572,25 +595,24 @@ def large_checks(
         return got
     order = article_order(questions)
     found = {q.id: candidates(q, articles[q.article_id], got.small[q.id][: cfg.k]) for q in order}
-    checks: dict[str, dict[str, Check]] = {q.id: {} for q in questions}
-    if not any(found.values()):
-        return replace(got, checks=checks)
+    scorings = [check_scoring(cfg, articles, got.small, found, mode) for mode in modes]
+    if not any(found.values()):  # nothing to check: every mode made, of nothing
+        return replace(got, scored=(*got.scored, *(ScoringResults(s, {}) for s in scorings)))
     backend = factory(cfg.large, cfg)
     cache = _cache(cfg)
+    made: list[ScoringResults[Check]] = []
     try:
-        for mode in modes:
-            scoring = check_scoring(cfg, articles, got.small, found, mode)
-            made, why = score_all(scoring, backend, cache, order, progress)
+        for scoring in scorings:
+            checked, why = score_all(scoring, backend, cache, order, progress)
             if why:
                 log.warning("the large model's checks are left out: %s", why)
                 return replace(got, left_out=got.left_out | {scoring.label: why})
-            for qid, check in made.items():
-                checks[qid][mode] = check
+            made.append(ScoringResults(scoring, checked))
     finally:
         cache.close()
         del backend
         gc.collect()
-    return replace(got, checks=checks)
+    return replace(got, scored=(*got.scored, *made))
 
 
 def pool_scoring(
@@ -615,11 +637,12 @@ def pool_scoring(
         return drafts_of(role, made[0].texts, scores[0], backend.shape, of, cfg.derived_text)
 
     return Scoring(
-        f"pool scores ({role})",
+        label(POOL, role),
         role,
         calls,
         decided,
         lambda q, error: failed_drafts(role, error, pool_of(q, cfg.prompt)),
+        as_rows,
     )
 
 
@@ -646,7 +669,7 @@ def pool_scores(
         small = got.small.get(q.id, [])[: cfg.k]
         own, merged = question_pools(q, articles[q.article_id], small, cfg.prompt, cfg.derived_text)
         texts[q.id] = {SMALL_ROLE: texts_to_score(own, merged), LARGE_ROLE: texts_to_score(own)}
-    drafts: dict[str, dict[str, Drafts]] = {q.id: {} for q in questions}
+    made: list[ScoringResults[Drafts]] = []
     left_out: dict[str, str] = {}
     cache = _cache(cfg)
     try:
@@ -654,19 +677,18 @@ def pool_scores(
             backend = factory(cfg.small if role == SMALL_ROLE else cfg.large, cfg)
             try:
                 scoring = pool_scoring(cfg, articles, texts, role)
-                made, why = score_all(scoring, backend, cache, order, progress)
+                scored, why = score_all(scoring, backend, cache, order, progress)
             finally:
                 del backend
                 gc.collect()
             if why:
                 log.warning("the %s model's pool scores are left out: %s", role, why)
                 left_out[scoring.label] = why
-            for qid, scored in made.items():
-                drafts[qid][role] = scored
+            else:
+                made.append(ScoringResults(scoring, scored))
     finally:
         cache.close()
-    made_any = any(drafts[q.id] for q in questions)
-    return replace(got, drafts=drafts if made_any else None, left_out=got.left_out | left_out)
+    return replace(got, scored=(*got.scored, *made), left_out=got.left_out | left_out)
 
 
 def cannot_score(backend: Backend, cache: GenerationCache, probe: Probe) -> str:
@@ -785,7 +807,8 @@ OUTPUTS = (
     "curves.csv",
     "routing.csv",
     "blindspots.csv",
-    "checks.csv",
+    "scores.csv",
+    "checks.csv",  # before format 6: removed when a run writes the folder again
     "drafts.csv",
     *(name.replace(".csv", ".parquet") for name in PARQUET),
 )  # every file `export` may write; report/ writes plots and report.html beside them
@@ -847,11 +870,9 @@ def export(
     kept = [VERIFIED.name(k), RULE_PICK.name(k), SELECTED.name(k)]
     spots = blind_spots(main, result.answers, kept, got.small, articles)
     put("blindspots.csv", (spot_row(b) for b in spots), SPOT_COLUMNS)
-    if got.checks is not None:
-        put("checks.csv", check_rows(questions, got.checks), CHECK_COLUMNS)
-    if got.drafts is not None:
-        drafts = got.drafts
-        put("drafts.csv", (r for q in questions for r in as_rows(q.id, drafts[q.id])), DRAFTS.names)
+    if got.scored:  # every scoring's rows, one scoring after another
+        qids = [q.id for q in questions]
+        put(SCORES.file, (r for s in got.scored for r in s.rows(qids)), SCORES.names)
     written += parquet_copies(run_dir, PARQUET, ledger, NOT_OURS)
     ledger.remove(
         sorted(n for n in set(OUTPUTS) - set(written) if (run_dir / n).exists()), NOT_OURS
@@ -942,29 +963,24 @@ def _cost(role: str, attempts: list[Attempt]) -> dict[str, Any]:
     }
 
 
-CHECK_COLUMNS = CHECKS.names
-
-
-def check_rows(
-    questions: list[Question], checks: dict[str, dict[str, Check]]
-) -> Iterator[dict[str, Any]]:
-    """checks.csv: each checked candidate's margin over "unknown", by question and mode."""
-    for q in questions:
-        for mode, c in checks.get(q.id, {}).items():
-            for i, text in enumerate(c.texts or ("",)):
-                yield {
-                    "question_id": q.id,
-                    "mode": mode,
-                    "candidate": text,
-                    "margin": round(c.margins[i], 4) if c.texts else "",
-                    "picked": c.pick == i,
-                    "error": c.error,
-                    "prompt_tokens": c.prompt_tokens,
-                    "seconds": round(c.seconds, 4),
-                    "evaluated_tokens": c.evaluated_tokens,
-                    "flops": c.flops,
-                    "calls": c.calls,
-                }
+def check_rows(qid: str, c: Check) -> Iterator[dict[str, Any]]:
+    """scores.csv: a question's checked candidates, each one's margin over "unknown", under
+    its mode's check label (`scoring.label`)."""
+    for i, text in enumerate(c.texts or ("",)):
+        yield {
+            "question_id": qid,
+            "scoring": label(CHECK, c.mode),
+            "text": text,
+            "score": round(c.margins[i], 4) if c.texts else "",
+            "tokens": "",
+            "picked": c.pick == i,
+            "error": c.error,
+            "prompt_tokens": c.prompt_tokens,
+            "seconds": round(c.seconds, 4),
+            "evaluated_tokens": c.evaluated_tokens,
+            "flops": c.flops,
+            "calls": c.calls,
+        }
 
 
 def _check_cost(checks: dict[str, dict[str, Check]]) -> dict[str, Any]:

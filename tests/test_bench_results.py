@@ -6,8 +6,10 @@ from __future__ import annotations
 import gzip
 import json
 import re
+import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
@@ -148,6 +150,34 @@ def test_results_read_back_as_the_run_reads(bench_run: dict[str, Path]) -> None:
         assert list(res.run.questions[f"{m}.correct"]) == list(run.questions[f"{m}.correct"])
     assert not res.checks.empty and not res.drafts.empty
     assert set(res.drafts.text) == {""}  # a public data set's pool texts: keys only
+
+
+def test_results_of_format_1_read_their_two_score_tables_as_the_one(
+    bench_run: dict[str, Path], tmp_path: Path
+) -> None:
+    """Results format 1 kept the checks and the pools' scores as checks.csv.gz and
+    drafts.csv.gz; they read as format 2's one scores.csv.gz, each check's text keyed too."""
+    from experiment.base.files import file_record, write_csv
+    from experiment.record.columns import RESULT_CHECKS, RESULT_DRAFTS
+
+    folder = bench_run["results"] / "squad-v1-s"
+    new = load_results(folder)
+    assert set(new.scores.scoring) >= {"check (whole)", "pool scores (small)"}
+    old = tmp_path / "v1"
+    shutil.copytree(folder, old)
+    (old / "scores.csv.gz").unlink()
+    index = json.loads((old / INDEX).read_text(encoding="utf-8"))
+    files = {n: r for n, r in index["files"].items() if n != "scores.csv.gz"}
+    for table, frame in ((RESULT_CHECKS, new.checks), (RESULT_DRAFTS, new.drafts)):
+        write_csv(old / table.file, frame.fillna("").to_dict("records"), table.names)
+        files[table.file] = file_record(old / table.file)
+    index |= {"format_version": 1, "files": files}
+    (old / INDEX).write_text(json.dumps(index), encoding="utf-8")
+    again = load_results(old)
+    pd.testing.assert_frame_equal(again.scores, new.scores)
+    pd.testing.assert_frame_equal(again.checks, new.checks)
+    pd.testing.assert_frame_equal(again.drafts, new.drafts)
+    assert set(again.drafts.text) == {""} and again.checks.candidate.str.len().gt(0).all()
 
 
 def test_an_edited_results_file_is_refused(bench_run: dict[str, Path]) -> None:
@@ -296,9 +326,7 @@ def test_the_replay_serves_its_record_and_raises_on_anything_else() -> None:
 
 
 def test_a_format_1_folder_s_scores_get_unknown_call_costs() -> None:
-    import pandas as pd
-
-    from experiment.record.columns import CHECKS, DRAFTS
+    from experiment.record.columns import CHECKS, DRAFTS, SCORES
     from experiment.record.migrate import migrate
 
     old = {
@@ -306,9 +334,10 @@ def test_a_format_1_folder_s_scores_get_unknown_call_costs() -> None:
         "drafts.csv": pd.DataFrame({c: ["x"] for c in DRAFTS.names[:5]}),
     }
     _, tables = migrate({"format_version": 1}, old)
-    assert list(tables["checks.csv"].columns) == CHECKS.names
-    assert list(tables["drafts.csv"].columns) == DRAFTS.names
-    assert tables["checks.csv"].flops.tolist() == [""]
+    scores = tables["scores.csv"]
+    assert set(tables) == {"scores.csv"} and list(scores.columns) == SCORES.names
+    assert scores.scoring.tolist() == ["check (x)", "pool scores (x)"]
+    assert scores.flops.tolist() == ["", ""] and scores.calls.tolist() == ["", ""]
 
 
 def test_a_scoring_call_the_record_lacks_is_asked_of_the_real_model_when_told() -> None:

@@ -34,6 +34,7 @@ from experiment.evaluate.pool import POOL_N, bounded, pool
 from experiment.evaluate.selector import SelectorModel, learned
 from experiment.generate.models.base import CandidateScores
 from experiment.generate.models.cost import ModelShape
+from experiment.report.run import load_run
 
 from .conftest import FakeBackend, run_args
 from .test_pool import PROSE, article, question, sample
@@ -192,7 +193,7 @@ def test_a_run_scores_the_pools_and_reports_the_methods(  # type: ignore[no-unty
         assert (
             answers.loc[(q, "cascade-text@30%"), "answer"] == answers.loc[(q, "large@1"), "answer"]
         )
-    rows = pd.read_csv(run / "drafts.csv", keep_default_na=False)
+    rows = load_run(run).drafts
     assert set(rows.role) == {"small", "large"}
     assert (rows.groupby(["question_id", "role"]).text.last() == "unknown").all()
     scored = [texts for _, texts in fakes["fake-small"].scored]
@@ -234,4 +235,4 @@ def test_no_drafts_runs_no_scoring(  # type: ignore[no-untyped-def]
     result = CliRunner().invoke(cli.app, [*args, "--drafts", "none", "--checks", "none"])
     assert result.exit_code == 0, result.output
     assert not fakes["fake-small"].scored and not fakes["fake-large"].scored
-    assert not (tmp_path / "plain" / "drafts.csv").exists()
+    assert not (tmp_path / "plain" / "scores.csv").exists()

@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 from experiment import cli
 from experiment.config import PROJECT_ROOT
 from experiment.generate.models.catalog import CATALOG, TEST_MODEL
+from experiment.report.run import load_run
 
 from .conftest import run_args
 
@@ -96,7 +97,7 @@ def test_real_model_end_to_end(tiny_model: Path, two_articles, tmp_path: Path) -
     assert summary.accuracy.between(0, 1).all()
     # both models scored every question's pool through llama.cpp, "unknown" last: real
     # log-probabilities, and a question after the first of its article reads its prefix cached
-    drafts = pd.read_csv(folder / "drafts.csv", keep_default_na=False)
+    drafts = load_run(folder).drafts
     assert set(drafts.role) == {"small", "large"}
     assert set(drafts.question_id) == set(attempts.question_id)
     assert (drafts.groupby(["question_id", "role"]).text.last() == "unknown").all()
@@ -105,7 +106,7 @@ def test_real_model_end_to_end(tiny_model: Path, two_articles, tmp_path: Path) -
     assert 0 < text0.evaluated_tokens < text0.prompt_tokens / 2  # a cached prefix is not read
     assert text0.mean_samples == 0 and text0.flops > 0
     # the large model checked the confirmed candidates through llama.cpp: no check failed
-    checks = pd.read_csv(folder / "checks.csv", keep_default_na=False)
+    checks = load_run(folder).checks
     assert set(checks["mode"]) <= {"whole", "evidence"} and (checks.error == "").all()
     # the batched backend sums each answer's token log-probabilities (the selector reads them)
     small = attempts[attempts.role == "small"]
@@ -153,7 +154,7 @@ def test_real_model_scores_a_computed_questions_proposals_under_auto(
         assert summary.loc[method, "flops"] > 0 and summary.loc[method, "evaluated_tokens"] > 0
     assert summary.loc["large-text-derived@1", "large_calls"] == 1
     assert summary.loc["small-text-derived@2", "mean_samples"] == 2
-    drafts = pd.read_csv(folder / "drafts.csv", keep_default_na=False)
+    drafts = load_run(folder).drafts
     assert set(drafts.role) == {"small", "large"}
     assert (drafts.groupby("role").text.last() == "unknown").all()
     # the kept proposal 450 = 4,800 - 4,350, scored as its calculation (the default form)

@@ -48,6 +48,7 @@ from experiment.evaluate.selector import SelectorModel
 from experiment.evaluate.summary import BEATS, TIED, TOO_FEW
 from experiment.generate.prompts import AUTO, CALC, FIGURE
 from experiment.generate.sampling import Sample
+from experiment.report.run import load_run
 
 from .conftest import (
     ARTICLE_A,
@@ -316,7 +317,7 @@ def test_a_run_under_auto_scores_the_proposals_and_reports_the_methods(
     # both texts-derived methods' cost is theirs alone: one question's
     assert summary.loc["large-text-derived@1", "flops"] == pytest.approx(1e7 / 5)
     assert summary.loc["small-text-derived@4", "flops"] > 4 * 1e6
-    drafts = pd.read_csv(run / "drafts.csv", keep_default_na=False)
+    drafts = load_run(run).drafts
     mine = drafts[drafts.question_id == "alpha-4"]
     expected = {"unknown"} | {
         c.text

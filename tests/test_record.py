@@ -140,3 +140,54 @@ def test_a_public_runs_section_counts_its_blind_spots_without_their_text() -> No
     assert "Why the confirmed answers were wrong" in public and question not in public
     own = replace(run, manifest=replace(run.manifest, bundled=True))
     assert question in benchmark_section(own, "Fixture", "factqa bench run bundled")
+
+
+def _as_format_5(run_dir: Path, dest: Path) -> None:
+    """`run_dir` (format 6) as format 5 wrote it: its scores as checks.csv and drafts.csv, in
+    their own columns, the manifest's output records to match."""
+    from experiment.base.files import file_record
+    from experiment.record.columns import CHECKS, DRAFTS
+
+    shutil.copytree(run_dir, dest)
+    raw = pd.read_csv(dest / "scores.csv", keep_default_na=False, dtype=str)
+    (dest / "scores.csv").unlink()
+    parts = raw.scoring.str.partition(" (")
+    kind, which = parts[0], parts[2].str.rstrip(")")
+    checks = raw[kind == "check"].assign(mode=which[kind == "check"])
+    checks = checks.rename(columns={"text": "candidate", "score": "margin"})[CHECKS.names]
+    pools = raw[kind == "pool scores"].assign(role=which[kind == "pool scores"])
+    pools = pools.rename(columns={"score": "logprob"})[DRAFTS.names]
+    path = dest / "manifest.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    outputs = {n: r for n, r in data["outputs"].items() if n != "scores.csv"}
+    for name, frame in (("checks.csv", checks), ("drafts.csv", pools)):
+        frame.to_csv(dest / name, index=False)
+        outputs[name] = file_record(dest / name)
+    data |= {"format_version": 5, "outputs": outputs}
+    path.write_text(json.dumps(data), encoding="utf-8")
+
+
+def test_a_format_5_folder_s_two_score_tables_read_as_the_one(
+    fake_run: Path, tmp_path: Path
+) -> None:
+    """Format 5 wrote the checks and the pools' scores as two tables; they read as the one
+    scores.csv a new run writes, and each kind's view of it is the same."""
+    new = load_run(fake_run)
+    assert set(new.scores.scoring) >= {"check (whole)", "pool scores (small)"}
+    assert not new.checks.empty and not new.drafts.empty
+    _as_format_5(fake_run, tmp_path / "v5")
+    old = validated_run(tmp_path / "v5")
+    assert old.written_in == 5 and "scores.csv" not in old.manifest.outputs
+    pd.testing.assert_frame_equal(old.scores, new.scores)
+    pd.testing.assert_frame_equal(old.checks, new.checks)
+    pd.testing.assert_frame_equal(old.drafts, new.drafts)
+    assert old.checks.columns.tolist()[:4] == ["question_id", "mode", "candidate", "margin"]
+    assert old.drafts.columns.tolist()[:5] == ["question_id", "role", "text", "logprob", "tokens"]
+
+
+def test_a_run_without_scores_has_empty_views(fake_run: Path, tmp_path: Path) -> None:
+    from experiment.record.scores import view
+
+    empty = load_run(fake_run).scores.iloc[:0]
+    assert view(empty, "check").empty and view(empty, "pool scores").empty
+    assert "mode" in view(empty, "check").columns and "role" in view(empty, "pool scores")

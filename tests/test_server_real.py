@@ -17,6 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from experiment import cli
+from experiment.report.run import load_run
 from experiment.runner import llama_factory
 
 from .conftest import run_args
@@ -146,5 +147,5 @@ def test_the_checks_of_a_run_come_through_the_server(server: str, corpus, tmp_pa
     assert res.exit_code == 0, res.output
     summary = pd.read_csv(tmp_path / "c" / "summary.csv")
     assert {"large-checks@3", "large-checks-evidence@3"} <= set(summary.method)
-    checks = pd.read_csv(tmp_path / "c" / "checks.csv", keep_default_na=False)
+    checks = load_run(tmp_path / "c").checks
     assert (checks.error == "").all()

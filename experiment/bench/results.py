@@ -39,8 +39,7 @@ def save_results(run_dir: Path, dest: Path, source: Source) -> dict[str, dict[st
         run.methods,
         with_squad_scores(run.questions, run.methods),
         run.attempts,
-        run.checks,
-        run.drafts,
+        run.scores,
     )
     return write_results(dest, run_dir, tables, source, PROJECT_ROOT)
 

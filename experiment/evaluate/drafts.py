@@ -36,7 +36,7 @@ the large model's most probable proposal (`most_probable`).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -54,6 +54,7 @@ from experiment.evaluate.proposal_pool import (
     is_computed,
     proposal_pool,
 )
+from experiment.evaluate.scoring import POOL, label
 from experiment.evaluate.selector import SelectorModel, learned
 from experiment.generate.models.base import CandidateScores
 from experiment.generate.models.cost import ModelShape
@@ -350,20 +351,23 @@ def derived_pick(
     return _first_against_unknown(tuple(sorted(scored, key=key)), drafts)
 
 
-def as_rows(qid: str, drafts: Mapping[str, Drafts]) -> list[dict[str, object]]:
-    """drafts.csv: one row per question, model and scored text, with the call's cost."""
+def as_rows(qid: str, d: Drafts) -> list[dict[str, object]]:
+    """scores.csv: one model's scores of a question's texts (each text's log-probability), with
+    the call's cost, under the model's pool-scores label (`scoring.label`)."""
     return [
         {
             "question_id": qid,
-            "role": d.role,
+            "scoring": label(POOL, d.role),
             "text": t,
-            "logprob": lp,
+            "score": lp,
             "tokens": n,
+            "picked": False,
+            "error": "",
             "prompt_tokens": d.prompt_tokens,
             "seconds": round(d.seconds, 4),
             "evaluated_tokens": d.evaluated_tokens,
             "flops": d.flops,
+            "calls": "",
         }
-        for d in drafts.values()
         for t, lp, n in zip(d.texts, d.logprobs, d.tokens, strict=True)
     ]

@@ -191,14 +191,33 @@ ROUTING = Table(
     (Column("selector"), *_cols("float", "share_sent", "sent", "accuracy")),
 )
 BLINDSPOTS = Table("blindspots.csv", _cols("str", *SPOT_NAMES), text=True)
-# What a question's scoring calls cost, on each of its rows of checks.csv (the mode's calls
-# together) and drafts.csv (the role's one call): blank where unknown (format 1 kept none)
+# What a question's scoring calls cost, on each of its rows of scores.csv (a check mode's calls
+# together; a pool's one call): blank where unknown (format 1 kept none)
 CALL_COST = (
     Column("prompt_tokens", "int", False, True),
     Column("seconds", "float", False, True),
     Column("evaluated_tokens", "int", False, True),
     Column("flops", "float", False, True),
 )
+# Every scoring's scores in one table (`evaluate.scoring`): a row per question, scoring (its
+# label: "check (whole)", "pool scores (small)") and scored text. `score` is what the scoring
+# reads: a check's margin over "unknown" (blank where the call failed), a pool text's
+# log-probability. A new scoring adds rows under its own label, never a column or a table.
+SCORES = Table(
+    "scores.csv",
+    (
+        *_cols("str", "question_id", "scoring", "text"),
+        Column("score", "float", blank=True),
+        Column("tokens", "int", False, True),  # the scored text's tokens, where it counts them
+        Column("picked", "bool"),  # the text the scoring chose, where it chooses one
+        Column("error"),
+        *CALL_COST,
+        Column("calls", "int", False, True),
+    ),
+)
+# What the readers of one kind of scoring see (`report.run.scores_view`): the check's and the
+# pools' rows of scores.csv, with their own names for `which`, `text` and `score`. Before format
+# 6 a run folder wrote them as two files of these names (`record.migrate`).
 CHECKS = Table(
     "checks.csv",
     (
@@ -238,8 +257,7 @@ TABLES = {
         CURVES,
         ROUTING,
         BLINDSPOTS,
-        CHECKS,
-        DRAFTS,
+        SCORES,
     )
 }
 
@@ -293,11 +311,24 @@ RESULT_SAMPLES = Table(
     ),
     text=True,
 )
+# a scored text is kept whole where the data set is the project's own or the text is a model's
+# (a check's candidate); an article's own text (a pool's) of a public data set only as its
+# SHA-256 (`text_key`), which every row has, so a replay finds the score of the text the
+# current code asks for
+RESULT_SCORES = Table(
+    "scores.csv.gz",
+    (
+        *_cols("str", "question_id", "scoring"),
+        Column("text", required=False),
+        Column("text_sha256"),
+        *(c for c in SCORES.columns[3:] if c.name != "picked"),
+    ),
+    text=True,
+)
+# results format 1 wrote the two kinds as two files (`report.results` reads them into one)
 RESULT_CHECKS = Table(
     "checks.csv.gz", tuple(c for c in CHECKS.columns if c.name != "picked"), text=True
 )
-# a scored text is kept whole for the bundled corpus only; its SHA-256 (`text_key`) always,
-# so a replay finds the score of the text the current code asks for
 RESULT_DRAFTS = Table(
     "drafts.csv.gz",
     (
@@ -310,6 +341,5 @@ RESULT_DRAFTS = Table(
 )
 RESULT_COPIES = ("summary.csv", "agreement.csv", "curves.csv", "routing.csv")  # as the run wrote
 RESULT_TABLES = {
-    t.file: t
-    for t in (RESULT_QUESTIONS, RESULT_ANSWERS, RESULT_SAMPLES, RESULT_CHECKS, RESULT_DRAFTS)
+    t.file: t for t in (RESULT_QUESTIONS, RESULT_ANSWERS, RESULT_SAMPLES, RESULT_SCORES)
 }

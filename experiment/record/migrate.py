@@ -13,6 +13,8 @@ Format 2 lacked the computed questions' scored-text form in its settings (it was
 Format 3 lacked the calculation prompt's token limit in its settings (there was none).
 Format 4 said why the checks and why the pools' scores were left out in two fields of its own,
 and its oldest runs had no `drafts` setting (they scored no pools).
+Format 5 wrote the large model's checks and the pools' scores as two tables (checks.csv and
+drafts.csv); format 6 writes every scoring's scores in one (scores.csv, `record.scores`).
 """
 
 from __future__ import annotations
@@ -26,8 +28,10 @@ import pandas as pd
 
 from experiment.base.errors import InputError
 from experiment.base.types import BUNDLED
+from experiment.record.columns import SCORES
+from experiment.record.scores import joined
 
-FORMAT_VERSION = 5  # the run folder's format, written by every new run
+FORMAT_VERSION = 6  # the run folder's format, written by every new run
 Tables = dict[str, pd.DataFrame]
 
 
@@ -127,7 +131,20 @@ def _v4(manifest: dict[str, Any], tables: Tables) -> tuple[dict[str, Any], Table
     return manifest, dict(tables)
 
 
-STEPS = [_v0, _v1, _v2, _v3, _v4]  # STEPS[v] takes a folder of format v to v + 1
+def _v5(manifest: dict[str, Any], tables: Tables) -> tuple[dict[str, Any], Tables]:
+    """Format 5 to 6: checks.csv and drafts.csv, where read, become the one scores.csv."""
+    manifest["format_version"] = 6
+    out = dict(tables)
+    checks, drafts = out.pop("checks.csv", None), out.pop("drafts.csv", None)
+    if checks is not None or drafts is not None:
+        empty = pd.DataFrame()
+        out[SCORES.file] = joined(
+            empty if checks is None else checks, empty if drafts is None else drafts, SCORES.names
+        )
+    return manifest, out
+
+
+STEPS = [_v0, _v1, _v2, _v3, _v4, _v5]  # STEPS[v] takes a folder of format v to v + 1
 
 
 def _confidences(q: pd.DataFrame) -> pd.DataFrame:

@@ -3,9 +3,9 @@
 What every published figure is computed from, small enough to commit: the summary and the
 other method tables as the run wrote them, the manifest (paths made relative), one row per
 question (ids and facts), per question and method (the answer and its outcome), per sample
-(the model's raw text, what was read from it, its evidence as offsets, its cost), and the
-large model's checks and the pools' scores with their calls' cost. The large tables are
-gzip-compressed CSV (`record.columns.RESULT_TABLES`).
+(the model's raw text, what was read from it, its evidence as offsets, its cost), and every
+scoring's scores (the large model's checks, the pools' scores) with their calls' cost. The
+large tables are gzip-compressed CSV (`record.columns.RESULT_TABLES`).
 
 A public data set's own text stays out: no question, no gold, no passage. Evidence is kept as
 offsets into the passage (`span_start`, `spans`), never as its text, and a scored pool text (the
@@ -35,14 +35,14 @@ from experiment.base.files import (
     write_csv,
 )
 from experiment.config import PATH_SETTINGS, RunConfig
+from experiment.evaluate.scoring import POOL, label_parts
 from experiment.record.columns import (
     QUESTION_FACTS,
     RESULT_ANSWERS,
-    RESULT_CHECKS,
     RESULT_COPIES,
-    RESULT_DRAFTS,
     RESULT_QUESTIONS,
     RESULT_SAMPLES,
+    RESULT_SCORES,
 )
 from experiment.record.manifest import Manifest
 from experiment.record.results_index import INDEX, MANIFEST, RESULTS_FORMAT, Source, text_key
@@ -127,20 +127,17 @@ def sample_rows(attempts: pd.DataFrame) -> Iterator[dict[str, Any]]:
         yield row
 
 
-def check_rows(checks: pd.DataFrame) -> Iterator[dict[str, Any]]:
-    """checks.csv.gz: each candidate's margin by question and mode (a candidate's text is the
-    small model's own), and the mode's calls' cost."""
-    for r in checks.to_dict("records"):
-        yield {c: r.get(c, "") for c in RESULT_CHECKS.names} | {"candidate": _text(r["candidate"])}
-
-
-def draft_rows(drafts: pd.DataFrame, public: bool) -> Iterator[dict[str, Any]]:
-    """drafts.csv.gz: each scored text's log-probability and the call's cost; the text itself
-    only where not `public` (always its `text_key`)."""
-    for r in drafts.to_dict("records"):
+def score_rows(scores: pd.DataFrame, public: bool) -> Iterator[dict[str, Any]]:
+    """scores.csv.gz: each scored text's score and its calls' cost, by question and scoring;
+    the text itself where it is a model's (a check's candidate) or not `public` (always its
+    `text_key`)."""
+    for r in scores.to_dict("records"):
         text = _text(r["text"])
-        row = {c: r.get(c, "") for c in RESULT_DRAFTS.names}
-        yield row | {"text": "" if public else text, "text_sha256": text_key(text)}
+        hidden = public and label_parts(str(r["scoring"]))[0] == POOL
+        kept = str(r.get("text_sha256") or "")  # results written again: a hidden text's key
+        key = kept if kept and not text else text_key(text)
+        row = {c: r.get(c, "") for c in RESULT_SCORES.names}
+        yield row | {"text": "" if hidden else text, "text_sha256": key}
 
 
 @dataclass(frozen=True)
@@ -151,8 +148,7 @@ class RunTables:
     methods: list[str]
     questions: pd.DataFrame
     attempts: pd.DataFrame
-    checks: pd.DataFrame
-    drafts: pd.DataFrame
+    scores: pd.DataFrame
 
 
 def write_results(
@@ -179,14 +175,10 @@ def write_results(
         (RESULT_QUESTIONS, question_rows(tables.questions, public)),
         (RESULT_ANSWERS, answer_rows(tables.questions, tables.methods)),
         (RESULT_SAMPLES, sample_rows(tables.attempts)),
-        (RESULT_CHECKS, check_rows(tables.checks)),
-        (RESULT_DRAFTS, draft_rows(tables.drafts, public)),
+        (RESULT_SCORES, score_rows(tables.scores, public)),
     )
     for table, rows in parts:
-        if (
-            table in (RESULT_CHECKS, RESULT_DRAFTS)
-            and (tables.checks if table is RESULT_CHECKS else tables.drafts).empty
-        ):
+        if table is RESULT_SCORES and tables.scores.empty:
             continue
         columns = [c for c in table.names if not (public and c in ("question", "gold"))]
         write_csv(dest / table.file, _known(rows), columns)

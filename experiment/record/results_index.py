@@ -9,7 +9,10 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-RESULTS_FORMAT = 1  # the results folder's own format (its run manifest has the run's)
+# the results folder's own format (its run manifest has the run's); format 1 kept the checks
+# and the pools' scores as two tables, format 2 as one (scores.csv.gz): both are read
+RESULTS_FORMAT = 2
+READS = (1, 2)
 INDEX = "results.json"
 MANIFEST = "manifest.json"
 

@@ -27,12 +27,21 @@ from experiment.record.columns import (
     RESULT_DRAFTS,
     RESULT_QUESTIONS,
     RESULT_SAMPLES,
+    RESULT_SCORES,
     TABLES,
     Table,
 )
 from experiment.record.manifest import from_json, read_json
 from experiment.record.migrate import migrate, version_of
-from experiment.record.results_index import INDEX, MANIFEST, RESULTS_FORMAT, Source
+from experiment.record.results_index import (
+    INDEX,
+    MANIFEST,
+    READS,
+    RESULTS_FORMAT,
+    Source,
+    text_key,
+)
+from experiment.record.scores import joined
 from experiment.report.run import Run, _typed, load_run, typed_questions
 
 FIX = "write the results again (factqa bench run), or restore the folder from git"
@@ -44,10 +53,19 @@ class Results:
 
     path: Path
     source: Source
-    run: Run  # its `attempts` are the samples; `checks` and `drafts` the recorded scores
+    run: Run  # its `attempts` are the samples; `scores` the recorded scores
     samples: pd.DataFrame
-    checks: pd.DataFrame
-    drafts: pd.DataFrame
+    scores: pd.DataFrame  # every scoring's scores (`record.scores`), each text's `text_sha256`
+
+    @property
+    def checks(self) -> pd.DataFrame:
+        """The large model's checks, by mode and candidate (`record.scores.view`)."""
+        return self.run.checks
+
+    @property
+    def drafts(self) -> pd.DataFrame:
+        """The pools' scores, by role and text (a public data set's: keys only)."""
+        return self.run.drafts
 
 
 def _index(path: Path) -> dict[str, object]:
@@ -55,9 +73,10 @@ def _index(path: Path) -> dict[str, object]:
     if not file.is_file():
         raise InputError("not a results folder (no results.json)", path=path, fix=FIX)
     data = read_json(file)
-    if data.get("format_version") != RESULTS_FORMAT:
+    if data.get("format_version") not in READS:
         raise InputError(
-            f"results format {data.get('format_version')!r}; this factqa reads {RESULTS_FORMAT}",
+            f"results format {data.get('format_version')!r}; this factqa reads {RESULTS_FORMAT}"
+            " and earlier",
             path=file,
             fix="update factqa",
         )
@@ -82,17 +101,36 @@ def gunzipped(file: Path) -> str:
 
 def read_table(path: Path, table: Table) -> pd.DataFrame:
     """A results table (gzip CSV) typed as `table` declares (empty where the file is not
-    there: a run without checks or pool scores)."""
+    there: a run without scores)."""
+    return _typed_cells(_raw(path, table), table)
+
+
+def _raw(path: Path, table: Table) -> pd.DataFrame:
+    """A results table's cells as written (empty, with its columns, where it is not there)."""
     file = path / table.file
     if not file.is_file():
         return pd.DataFrame(columns=table.names)
-    text = gunzipped(file)
-    frame = pd.read_csv(io.StringIO(text), keep_default_na=False, dtype=str)
+    return pd.read_csv(io.StringIO(gunzipped(file)), keep_default_na=False, dtype=str)
+
+
+def _typed_cells(frame: pd.DataFrame, table: Table) -> pd.DataFrame:
+    """`frame`'s text cells as the run meant them (`files.read_cell`), typed as `table` says."""
+    frame = frame.copy()
     for col in frame.columns:
         if col not in table.names or table.dtype(col) == "str":
             frame[col] = frame[col].map(read_cell)
     known = {c: table.dtype(c) for c in table.names if c in frame.columns}
     return _typed(frame, known)
+
+
+def read_scores(path: Path, version: int) -> pd.DataFrame:
+    """The results' scores as one table (`record.scores`): results format 1 kept the checks
+    and the pools' scores as two, joined here, each check's text keyed by its `text_key`."""
+    if version >= 2:
+        return read_table(path, RESULT_SCORES)
+    checks, drafts = _raw(path, RESULT_CHECKS), _raw(path, RESULT_DRAFTS)
+    checks["text_sha256"] = [text_key(read_cell(c)) for c in checks["candidate"]]
+    return _typed_cells(joined(checks, drafts, RESULT_SCORES.names), RESULT_SCORES)
 
 
 def wide_questions(
@@ -148,10 +186,10 @@ def load_results(path: Path) -> Results:
         written_in=version_of(raw),
     )
     samples = read_table(path, RESULT_SAMPLES)
-    checks, drafts = read_table(path, RESULT_CHECKS), read_table(path, RESULT_DRAFTS)
+    scores = read_scores(path, int(index["format_version"]))  # type: ignore[call-overload]
     # the run's lazily read tables are the results' own (no attempts.csv here)
-    run.__dict__.update(attempts=samples, checks=checks, drafts=drafts)
-    return Results(path, source, run, samples, checks, drafts)
+    run.__dict__.update(attempts=samples, scores=scores)
+    return Results(path, source, run, samples, scores)
 
 
 def source_of(path: Path) -> Source:

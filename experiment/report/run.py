@@ -23,17 +23,20 @@ from experiment.base.errors import InputError
 from experiment.base.files import file_record
 from experiment.base.types import Span
 from experiment.evaluate.methods import SELECTED, SMALL_PIPELINE, VERIFIED
+from experiment.evaluate.scoring import CHECK, POOL
 from experiment.record.columns import (
     ATTEMPTS,
     CHECKS,
     DRAFTS,
     QUESTION_PARSE,
+    SCORES,
     TABLES,
     Table,
     question_column,
 )
 from experiment.record.manifest import FileRecord, Manifest, from_json, read_json
 from experiment.record.migrate import migrate, version_of
+from experiment.record.scores import view
 
 RUN_FILES = ("manifest.json", "summary.csv", "questions.csv", "curves.csv")
 OPTIONAL = ("blindspots.csv", "routing.csv", "agreement.csv")
@@ -64,23 +67,28 @@ class Run:
         return typed_attempts(migrate(old, {ATTEMPTS.file: raw})[1][ATTEMPTS.file])
 
     @cached_property
+    def scores(self) -> pd.DataFrame:
+        """scores.csv at the current format, typed: every scoring's scores, a row per question,
+        scoring and text (empty where the run scored nothing; `record.scores`). A folder before
+        format 6 has them as checks.csv and drafts.csv, joined here (`record.migrate`)."""
+        old = {"format_version": self.written_in}
+        raw = {
+            n: pd.read_csv(self.path / n, keep_default_na=False, dtype=str)
+            for n in (SCORES.file, CHECKS.file, DRAFTS.file)  # the two: before format 6
+            if (self.path / n).is_file()
+        }
+        frame = migrate(old, raw)[1].get(SCORES.file, pd.DataFrame(columns=SCORES.names))
+        return _typed(frame, {c: SCORES.dtype(c) for c in SCORES.names})
+
+    @cached_property
     def checks(self) -> pd.DataFrame:
-        """checks.csv at the current format, typed (empty where the run made no checks)."""
-        return self._scores(CHECKS)
+        """The large model's checks: the check rows of `scores`, by mode and candidate."""
+        return view(self.scores, CHECK)
 
     @cached_property
     def drafts(self) -> pd.DataFrame:
-        """drafts.csv at the current format, typed (empty where no model scored the pools)."""
-        return self._scores(DRAFTS)
-
-    def _scores(self, table: Table) -> pd.DataFrame:
-        path = self.path / table.file
-        if not path.is_file():
-            return pd.DataFrame(columns=table.names)
-        raw = pd.read_csv(path, keep_default_na=False, dtype=str)
-        old = {"format_version": self.written_in}
-        frame = migrate(old, {table.file: raw})[1][table.file]
-        return _typed(frame, {c: table.dtype(c) for c in table.names})
+        """The pools' scores: the pool rows of `scores`, by role and text."""
+        return view(self.scores, POOL)
 
     @property
     def scored_against(self) -> str:

@@ -12,7 +12,7 @@ made with the models' pool scores (`--drafts`, on by default). Per data set:
 - **accuracy** of text-only, small-text@0, small-text@k, large-text@1, small-selected@k and
   large@1, over all questions and over the stated ones (not computed, as `bench run`'s
   line splits them), with each method's FLOPs against large@1's on the same questions;
-- **ranking loss** of small-text@0, recomputed from the run's drafts.csv (the small model's
+- **ranking loss** of small-text@0, recomputed from the run's pool scores (the small model's
   scores) by the shipped selector: where the bounded pool held the gold and the method gave
   another candidate, what it gave (`pool_coverage.loss_kind`: the same figure at another
   scale, another period, another row, another entity), or that it abstained.
@@ -27,8 +27,6 @@ import math
 import re
 from collections import Counter
 from pathlib import Path
-
-import pandas as pd
 
 from experiment.base.errors import InputError
 from experiment.base.types import Article, Question
@@ -70,8 +68,7 @@ def corpus_of(runs: Path, preset: str) -> tuple[dict[str, Article], list[Questio
 
 
 def drafts_by_question(run: Run, role: str = SMALL) -> dict[str, Drafts]:
-    rows = pd.read_csv(run.path / "drafts.csv", keep_default_na=False)
-    rows = rows[rows.role == role]
+    rows = run.drafts[run.drafts.role == role]
     out = {}
     for qid, g in rows.groupby("question_id", sort=False):
         out[str(qid)] = Drafts(
@@ -149,10 +146,10 @@ def drafts(
     rows, pairs = [], []
     for preset, key in PRESETS.items():
         folder = runs / preset
-        if not (folder / "drafts.csv").exists():
+        run = evaluation_run(folder) if (folder / "manifest.json").is_file() else None
+        if run is None or run.drafts.empty:
             print(f"{preset}: no run with the pools' scores in {folder}; left out")
             continue
-        run = evaluation_run(folder)
         k = run.manifest.config.k
         articles, questions = corpus_of(runs, preset)
         cov = coverage_and_loss(run, articles, questions)
@@ -175,7 +172,7 @@ def drafts(
             pairs.append(f"small_text_flops_{key}={fig['small_text']['flops']:.3f}")
     if not rows:
         raise InputError(
-            f"no benchmark run folder ({', '.join(PRESETS)}) with the pools' scores (drafts.csv)",
+            f"no benchmark run folder ({', '.join(PRESETS)}) with the pools' scores (scores.csv)",
             path=runs,
             fix="run factqa bench run PRESET PATH/TO/DATA first, or give --runs their folder",
         )
