@@ -37,7 +37,12 @@ from experiment.bench.sections import (
 from experiment.config import PROJECT_ROOT
 from experiment.record.results_index import INDEX
 from experiment.report.first_screen import BLOCK as ANSWER
-from experiment.report.first_screen import SEALED_LABEL, answer_rows, answer_section
+from experiment.report.first_screen import (
+    SEALED_LABEL,
+    answer_block,
+    answer_rows,
+    answer_section,
+)
 from experiment.report.markdown import (
     GENERATED,
     benchmark_section,
@@ -138,7 +143,6 @@ PARTS = (
 )
 INVENTORY = "bench-inventory"
 SUMMARY = "bench-summary"
-README_ANSWER, README_RESULT = "readme-answer", "readme-result"  # kept README blocks' records
 PUBLIC = {  # the claim's table: label -> preset
     "SQuAD v1.1, evaluation titles (small qwen2.5-coder-0.5b)": "squad-v1",
     "SQuAD v1.1, evaluation titles (small smollm2-135m)": "squad-v1-smollm2-135m",
@@ -303,7 +307,7 @@ def _placed(records: dict[str, Record]) -> dict[str, list[str]]:
         if name not in listed and name in records:
             out.setdefault(sec.part, []).append(name)
     for name in records:
-        kept = name.startswith(("bench-", "readme-")) or name in READ_BY_CLEAN
+        kept = name.startswith("bench-") or name in READ_BY_CLEAN
         if name not in listed and name not in SECTIONS and not kept:
             out["other"].append(name)
     return out
@@ -420,19 +424,16 @@ def selector_checked(layout: Layout, record: Record) -> str:
     return render_blocks([*blocks[:-1], {"text": kept + said}], record)
 
 
-def readme_text(layout: Layout, records: dict[str, Record], public: str) -> str:
+def readme_text(layout: Layout, public: str) -> str:
     """The README with its generated blocks: the answer table, the bundled corpus's result,
     the claim on public data."""
     text = layout.readme.read_text(encoding="utf-8")
     found = folders(layout.results)
-    kept = records.get(README_ANSWER)
-    answer = answer_section(*first_runs(layout), render_blocks(kept.blocks or []) if kept else "")
-    text = with_section(text, ANSWER, answer, layout.readme)
+    # a data set with no results folder keeps its row as the README has it
+    before = answer_block(text) or ""
+    text = with_section(text, ANSWER, answer_section(*first_runs(layout), before), layout.readme)
     if "bundled" in found:
         text = with_section(text, "result", readme_section(found["bundled"]), layout.readme)
-    elif README_RESULT in records:
-        result = render_blocks(records[README_RESULT].blocks or [])
-        text = with_section(text, "result", result, layout.readme)
     return with_section(text, "public", public, layout.readme)
 
 
@@ -445,7 +446,7 @@ def build(layout: Layout) -> dict[Path, str]:
     for s in sets:
         out[layout.pages / f"{s.name}.md"] = s.page()
     if layout.readme.exists():
-        out[layout.readme] = readme_text(layout, records, summary(layout, records))
+        out[layout.readme] = readme_text(layout, summary(layout, records))
     rec = records.get(SUMMARY)
     if rec is not None and rec.blocks is not None:
         out[records_dir(layout.results) / f"{SUMMARY}.json"] = dumped(summary_record(layout, rec))

@@ -249,12 +249,17 @@ def update_answer(readme: Path, runs: dict[str, Path]) -> None:
     other data sets' rows stay. A README without the block is left as it is."""
     from experiment.report.markdown import update_section
 
-    text = readme.read_text(encoding="utf-8") if readme.exists() else ""
+    before = answer_block(readme.read_text(encoding="utf-8") if readme.exists() else "")
+    if before is not None:
+        update_section(readme, BLOCK, answer_section(runs, None, before))
+
+
+def answer_block(text: str) -> str | None:
+    """The README answer block's body as `text` holds it (None: `text` has no block)."""
     start, end = f"<!-- {BLOCK}:start -->", f"<!-- {BLOCK}:end -->"
     if start not in text or end not in text:
-        return
-    before = text.split(start, 1)[1].split(end, 1)[0]
-    update_section(readme, BLOCK, answer_section(runs, None, before))
+        return None
+    return text.split(start, 1)[1].split(end, 1)[0]
 
 
 def main(argv: list[str]) -> None:
