@@ -180,6 +180,18 @@ def test_results_of_format_1_read_their_two_score_tables_as_the_one(
     assert set(again.drafts.text) == {""} and again.checks.candidate.str.len().gt(0).all()
 
 
+def test_results_of_a_later_format_are_refused_naming_the_formats_read(
+    bench_run: dict[str, Path],
+) -> None:
+    from experiment.base.errors import InputError
+
+    index = bench_run["results"] / "squad-v1-s" / INDEX
+    data = json.loads(index.read_text(encoding="utf-8"))
+    index.write_text(json.dumps(data | {"format_version": 9}), encoding="utf-8")
+    with pytest.raises(InputError, match="results format 9; this factqa reads formats 1 and 2"):
+        load_results(index.parent)
+
+
 def test_an_edited_results_file_is_refused(bench_run: dict[str, Path]) -> None:
     from experiment.base.errors import InputError
 

@@ -75,8 +75,8 @@ def _index(path: Path) -> dict[str, object]:
     data = read_json(file)
     if data.get("format_version") not in READS:
         raise InputError(
-            f"results format {data.get('format_version')!r}; this factqa reads {RESULTS_FORMAT}"
-            " and earlier",
+            f"results format {data.get('format_version')!r}; this factqa reads formats "
+            f"{' and '.join(map(str, READS))} (the newest, {RESULTS_FORMAT}, it writes)",
             path=file,
             fix="update factqa",
         )
