@@ -79,7 +79,15 @@ from experiment.evaluate.registry import (
     MethodAnswers,
     known_sum,
 )
-from experiment.evaluate.scoring import CHECK, POOL, Scoring, ScoringResults, T, label
+from experiment.evaluate.scoring import (
+    CHECK,
+    POOL,
+    Scoring,
+    ScoringResults,
+    T,
+    label,
+    score_row,
+)
 from experiment.evaluate.stopping import adaptive_facts, sample_stopper
 from experiment.evaluate.summary import MethodSummary, summarize
 from experiment.generate.cache import GenerationCache, score_key
@@ -966,21 +974,12 @@ def _cost(role: str, attempts: list[Attempt]) -> dict[str, Any]:
 def check_rows(qid: str, c: Check) -> Iterator[dict[str, Any]]:
     """scores.csv: a question's checked candidates, each one's margin over "unknown", under
     its mode's check label (`scoring.label`)."""
+    name = label(CHECK, c.mode)
     for i, text in enumerate(c.texts or ("",)):
-        yield {
-            "question_id": qid,
-            "scoring": label(CHECK, c.mode),
-            "text": text,
-            "score": round(c.margins[i], 4) if c.texts else "",
-            "tokens": "",
-            "picked": c.pick == i,
-            "error": c.error,
-            "prompt_tokens": c.prompt_tokens,
-            "seconds": round(c.seconds, 4),
-            "evaluated_tokens": c.evaluated_tokens,
-            "flops": c.flops,
-            "calls": c.calls,
-        }
+        margin = round(c.margins[i], 4) if c.texts else ""
+        yield score_row(
+            qid, name, text, margin, c, picked=c.pick == i, error=c.error, calls=c.calls
+        )
 
 
 def _check_cost(checks: dict[str, dict[str, Check]]) -> dict[str, Any]:

@@ -54,7 +54,7 @@ from experiment.evaluate.proposal_pool import (
     is_computed,
     proposal_pool,
 )
-from experiment.evaluate.scoring import POOL, label
+from experiment.evaluate.scoring import POOL, label, score_row
 from experiment.evaluate.selector import SelectorModel, learned
 from experiment.generate.models.base import CandidateScores
 from experiment.generate.models.cost import ModelShape
@@ -354,20 +354,8 @@ def derived_pick(
 def as_rows(qid: str, d: Drafts) -> list[dict[str, object]]:
     """scores.csv: one model's scores of a question's texts (each text's log-probability), with
     the call's cost, under the model's pool-scores label (`scoring.label`)."""
+    name = label(POOL, d.role)
     return [
-        {
-            "question_id": qid,
-            "scoring": label(POOL, d.role),
-            "text": t,
-            "score": lp,
-            "tokens": n,
-            "picked": False,
-            "error": "",
-            "prompt_tokens": d.prompt_tokens,
-            "seconds": round(d.seconds, 4),
-            "evaluated_tokens": d.evaluated_tokens,
-            "flops": d.flops,
-            "calls": "",
-        }
+        score_row(qid, name, t, lp, d, tokens=n)
         for t, lp, n in zip(d.texts, d.logprobs, d.tokens, strict=True)
     ]

@@ -30,6 +30,29 @@ def label(kind: str, which: str) -> str:
     return f"{kind} ({which})"
 
 
+def score_row(
+    qid: str, label: str, text: str, score: float | str, cost: Any, **rest: Any
+) -> dict[str, Any]:
+    """One row of the run's scores table (`record.columns.SCORES`): a scored text under its
+    scoring's label, with the cost its calls carry (`cost`: a result with `prompt_tokens`,
+    `seconds`, `evaluated_tokens` and `flops`); `rest`, the columns a scoring fills beside
+    (`tokens`, `picked`, `error`, `calls`), blank or false where it does not."""
+    return {
+        "question_id": qid,
+        "scoring": label,
+        "text": text,
+        "score": score,
+        "tokens": "",
+        "picked": False,
+        "error": "",
+        "prompt_tokens": cost.prompt_tokens,
+        "seconds": round(cost.seconds, 4),
+        "evaluated_tokens": cost.evaluated_tokens,
+        "flops": cost.flops,
+        "calls": "",
+    } | rest
+
+
 def label_parts(text: str) -> tuple[str, str]:
     """A label's kind and which: `label`'s inverse ("" for which where there is none)."""
     kind, _, which = text.partition(" (")

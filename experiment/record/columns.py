@@ -215,7 +215,7 @@ SCORES = Table(
         Column("calls", "int", False, True),
     ),
 )
-# What the readers of one kind of scoring see (`report.run.scores_view`): the check's and the
+# What the readers of one kind of scoring see (`record.scores.view`): the check's and the
 # pools' rows of scores.csv, with their own names for `which`, `text` and `score`. Before format
 # 6 a run folder wrote them as two files of these names (`record.migrate`).
 CHECKS = Table(

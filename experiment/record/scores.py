@@ -46,9 +46,10 @@ def view(scores: pd.DataFrame, kind: str) -> pd.DataFrame:
     columns its table declares that `scores` has (and `text_sha256`, where it has it)."""
     which, text, score = NAMES[kind]
     table: Table = KINDS[kind]
-    mine_rows = scores["scoring"].map(lambda s: label_parts(str(s))[0] == kind).astype(bool)
+    parts = [label_parts(str(s)) for s in scores["scoring"]]
+    mine_rows = pd.Series([k == kind for k, _ in parts], index=scores.index, dtype=bool)
     mine = scores[mine_rows].reset_index(drop=True)
     mine = mine.rename(columns={"text": text, "score": score})
-    mine[which] = [label_parts(str(s))[1] for s in mine["scoring"]]
+    mine[which] = [w for k, w in parts if k == kind]
     keep = [c for c in (*table.names, "text_sha256") if c in mine.columns]
     return mine[keep]

@@ -55,7 +55,11 @@ class Results:
     source: Source
     run: Run  # its `attempts` are the samples; `scores` the recorded scores
     samples: pd.DataFrame
-    scores: pd.DataFrame  # every scoring's scores (`record.scores`), each text's `text_sha256`
+
+    @property
+    def scores(self) -> pd.DataFrame:
+        """Every scoring's scores (`record.scores`), each text with its `text_sha256`."""
+        return self.run.scores
 
     @property
     def checks(self) -> pd.DataFrame:
@@ -189,7 +193,7 @@ def load_results(path: Path) -> Results:
     scores = read_scores(path, int(index["format_version"]))  # type: ignore[call-overload]
     # the run's lazily read tables are the results' own (no attempts.csv here)
     run.__dict__.update(attempts=samples, scores=scores)
-    return Results(path, source, run, samples, scores)
+    return Results(path, source, run, samples)
 
 
 def source_of(path: Path) -> Source:
