@@ -384,3 +384,37 @@ def test_a_scoring_call_the_record_lacks_is_asked_of_the_real_model_when_told() 
     assert len(loaded) == 1 and len(b.scored) == 2 and b.misses == []
     with pytest.raises(ModelError, match="fell over"):
         b.score([{"role": "user", "content": "q2"}], ["41"])
+
+
+def test_a_variant_run_keeps_its_results_folder_with_a_page_and_no_headline(
+    bench_run: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A variant (here: no pool scores) saves a results folder of its own, marked a variant:
+    the preset's folder is untouched, the variant gets its page and no headline, and its
+    folder rescores with no model call, as a preset's does."""
+    from experiment import runner
+    from experiment.bench.rescore import rescore
+    from experiment.report.results import source_of
+
+    preset = bench_run["results"] / "squad-v1-s"
+    before = {p.name: p.read_bytes() for p in preset.iterdir()}
+    args = ["bench", "run", "squad-v1", str(bench_run["data"]), "--sample", "8", "--small", "s"]
+    args += ["--out", str(bench_run["out"]), "--results-dir", str(bench_run["results"])]
+    args += ["--results-md", str(bench_run["md"]), "--readme", str(bench_run["readme"])]
+    res = CliRunner().invoke(cli.app, [*args, "--drafts", "none"])
+    assert res.exit_code == 0, res.output
+    variant = bench_run["results"] / "squad-v1-s-nodrafts"
+    assert source_of(variant).variant and not source_of(preset).variant
+    assert {p.name: p.read_bytes() for p in preset.iterdir()} == before
+    text = bench_run["md"].read_text(encoding="utf-8")
+    assert "<!-- bench-squad-v1-s:start -->" in text  # the preset's headline
+    assert "<!-- bench-squad-v1-s-nodrafts:start -->" not in text  # no variant's headline
+    assert "[squad-v1-s-nodrafts](results/squad-v1-s-nodrafts.md)" in text
+    page = bench_run["md"].parent / "results" / "squad-v1-s-nodrafts.md"
+    assert "--drafts none" in page.read_text(encoding="utf-8")
+    assert not list((bench_run["results"] / "bench").glob("bench-*.json"))  # no record
+    refused = Refused()
+    monkeypatch.setattr(runner, "llama_factory", refused)
+    monkeypatch.setattr(cli, "_factory", lambda: refused)
+    done = rescore(variant, bench_run["data"], tmp_path / "rescore")
+    assert refused.calls == [] and done.changed == {}, done.report()

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from experiment.config import RunConfig
-from experiment.report.checks_table import checks_table
+from experiment.report.checks_table import checks_figures, checks_line, checks_table
 from experiment.runner import run_experiment
 
 from .conftest import LARGE_ANSWERS, SMALL_ANSWERS, FakeBackend, keyword_script
@@ -38,7 +39,9 @@ def test_the_table_states_each_check_with_its_cost(
 ) -> None:
     checked = _run(corpus, tmp_path / "o", "whole,evidence")
     unchecked = _run(corpus, tmp_path / "o", "none")
-    lines, line = checks_table({"a": checked, "b": unchecked, "c": tmp_path / "missing"})
+    figures = checks_figures({"a": checked, "b": unchecked, "c": tmp_path / "missing"})
+    json.dumps(figures)  # a record's figures: plain JSON
+    lines, line = checks_table(figures), checks_line(figures)
     summary = pd.read_csv(checked / "summary.csv").set_index("method")
     pairs = dict(p.split("=") for p in line.split())
     assert set(k.rsplit("_", 1)[1] for k in pairs) == {"a"}  # b has no checks, c no run

@@ -10,7 +10,16 @@ from pathlib import Path
 import pytest
 
 from experiment.base.types import Article, Question
-from experiment.bench.fit.derived import Fit, fit, items_of, routed_sample, section
+from experiment.bench.fit.derived import (
+    SECTION,
+    Fit,
+    figures,
+    fit,
+    items_of,
+    routed_sample,
+    section,
+)
+from experiment.bench.sections import measured
 from experiment.config import RunConfig
 from experiment.evaluate.drafts import (
     derived_pick,
@@ -88,7 +97,8 @@ def test_the_fit_compares_the_ways_and_keeps_the_best_by_passage(tmp_path: Path)
 
     # the section: one row per way, a logistic way's "unknown abstains" mean beside its own
     fits = {form: Fit(table, chosen, model, {"fit-set": 10}) for form in ("result", "calculation")}
-    text = section(fits, "factqa bench fit derived T D --forms result,calculation --write")
+    command = "factqa bench fit derived T D --forms result,calculation"
+    text = section(measured(SECTION, command, figures(fits)))
     row = next(line for line in text.splitlines() if line.startswith("| logistic+text |"))
     ruled = table["logistic+text, unknown abstains"]["mean"]
     mean = table["logistic+text"]["mean"]

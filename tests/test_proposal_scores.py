@@ -5,7 +5,7 @@ calculations, small-text-derived@k's rule, large-text-derived@1, their cost, a r
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import pandas as pd
@@ -388,8 +388,9 @@ def test_the_benchmark_reads_the_models_figures_and_issue_40s_keys_from_a_run(
     assert got.accuracy["small-text-derived"] == got.accuracy["large-text-derived"] == 1.0
     # small-text-derived@4 paid its 4 samples (1e6 each) and its texts; large@1 its answer, 1e7
     assert got.flops_ratio is not None and 0.4 < got.flops_ratio < 0.5
-    part = bench.PartResult("tatqa-eval", [bench.Row(True, 0, 3, True)])
-    line = bench.key_line([part], {"tatqa-eval": got, "bundled": got})
+    part = bench.part_figures(bench.PartResult("tatqa-eval", [bench.Row(True, 0, 3, True)]))
+    models = {"tatqa-eval": asdict(got), "bundled": asdict(got)}
+    line = bench.key_line([part], models)
     assert line.split() == [
         "tatqa_arith_large=1.000",
         "tatqa_arith_text_derived=1.000",
@@ -399,7 +400,7 @@ def test_the_benchmark_reads_the_models_figures_and_issue_40s_keys_from_a_run(
         "bundled_computed_small_text_derived=1.000",
         f"computed_flops_ratio_tatqa={got.flops_ratio:.3f}",
     ]
-    table = bench.table([part], 10, {"tatqa-eval": got})
+    table = bench.table([part], 10, {"tatqa-eval": models["tatqa-eval"]})
     assert "small-text-derived@4" in table.splitlines()[0]
     text_derived = f"{got.accuracy['text-derived']:.3f}"
     large = f"{got.accuracy['large']:.3f}"

@@ -15,7 +15,6 @@ from experiment.bench import document
 from experiment.bench.sections import (
     SECTIONS,
     Record,
-    blocks_of,
     load_all,
     render,
     render_blocks,
@@ -68,8 +67,11 @@ def test_each_machine_readable_line_is_in_the_document() -> None:
 
 def test_blocks_render_back_and_a_migrated_record_says_so() -> None:
     text = "## A\n\nSome text\nwrapped.\n\n| a | b |\n| --- | ---: |\n| 1 | 2 |\n\n`x=1 y=0.5`"
-    assert render_blocks(blocks_of(text)) == text
-    rec = Record("a", "factqa bench a", {"blocks": blocks_of(text)}, recorded_from="here")
+    table = {"header": ["a", "b"], "rows": [["1", "2"]], "align": ["---", "---:"]}
+    blocks = [{"text": "## A"}, {"text": "Some text\nwrapped."}, {"table": table}]
+    blocks.append({"line": {"x": "1", "y": "0.5"}})
+    assert render_blocks(blocks) == text
+    rec = Record("a", "factqa bench a", {"blocks": blocks}, recorded_from="here")
     out = render(rec)
     assert out.splitlines()[0] == "## A" and "`factqa bench a` records it anew" in out
 

@@ -25,7 +25,6 @@ from experiment.bench.clean_test import CLEAN, READ_BY_CLEAN, clean_test
 from experiment.bench.presets import PRESETS
 from experiment.bench.sealed_samples import sealed_name, sealed_preset
 from experiment.bench.sections import (
-    SECTIONS,
     Record,
     dumped,
     load_all,
@@ -33,6 +32,7 @@ from experiment.bench.sections import (
     records_dir,
     render,
     render_blocks,
+    section_of,
 )
 from experiment.config import PROJECT_ROOT
 from experiment.record.results_index import INDEX
@@ -52,7 +52,7 @@ from experiment.report.markdown import (
     with_section,
 )
 from experiment.report.plots import cost_points, picture_key, points_key, save_picture
-from experiment.report.results import load_results
+from experiment.report.results import load_results, source_of
 from experiment.report.run import Run
 
 TITLE = "# Results"
@@ -197,7 +197,8 @@ class DataSet:
 
     name: str  # the results folder's or record's name, without "bench-"
     whole: str
-    record: Record | None  # its record (migrated, or a variant run's); None: results/NAME/
+    record: Record | None  # its record (migrated, or an older variant run's); None: results/NAME/
+    variant_run: bool = False  # a results folder of a variant run (`Source.variant`)
 
     @property
     def migrated(self) -> bool:
@@ -206,8 +207,10 @@ class DataSet:
 
     @property
     def variant(self) -> bool:
-        """A variant of a preset's run (another prompt, part, seed, ...), kept as its record."""
-        return self.name not in PRESETS and self.record is not None and not self.migrated
+        """A variant of a preset's run (another prompt, part, seed, ...): its results folder
+        says so, or an older run kept its section as a record."""
+        older = self.name not in PRESETS and self.record is not None and not self.migrated
+        return self.variant_run or older
 
     def headline(self) -> str:
         """Its heading, command, models, method table and verdict, a link to its page, and its
@@ -263,7 +266,8 @@ def datasets(layout: Layout, records: dict[str, Record]) -> list[DataSet]:
     out = []
     for name in names:
         if name in found:
-            out.append(DataSet(name, preset_section(found[name]), None))
+            variant = source_of(found[name]).variant
+            out.append(DataSet(name, preset_section(found[name]), None, variant))
         else:
             rec = records[f"bench-{name}"]
             out.append(DataSet(name, render_blocks(rec.blocks or []), rec))
@@ -303,12 +307,14 @@ def _placed(records: dict[str, Record]) -> dict[str, list[str]]:
     listed = {n for p in PARTS for n in p.names}
     computed = (SUMMARY, CLEAN, PIPELINE)  # read from the results at report time, no record
     out = {p.key: [n for n in p.names if n in records or n in computed] for p in PARTS}
-    for name, sec in sorted(SECTIONS.items()):
-        if name not in listed and name in records:
-            out.setdefault(sec.part, []).append(name)
-    for name in records:
+    for name in sorted(records):
+        sec = section_of(name)
         kept = name.startswith("bench-") or name in READ_BY_CLEAN
-        if name not in listed and name not in SECTIONS and not kept:
+        if name in listed:
+            continue
+        if sec is not None:
+            out.setdefault(sec.part, []).append(name)
+        elif not kept:
             out["other"].append(name)
     return out
 

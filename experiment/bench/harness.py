@@ -1,5 +1,5 @@
 """What the benchmark subcommands share: the repository's paths, the options that name them,
-and a section of docs/RESULTS.md saved as its record (or left alone)."""
+and a study's record printed, and saved with docs/RESULTS.md written again (or left alone)."""
 
 from __future__ import annotations
 
@@ -39,21 +39,15 @@ RunsOpt = Annotated[
 WriteOpt = Annotated[bool, typer.Option("--write", help="Rewrite the section in docs/RESULTS.md.")]
 
 
-def write_section(
-    results_md: Path, name: str, text: str, write: bool = True, command: str = ""
-) -> None:
-    """Save the section `name` as its record (`results/bench/NAME.json`: its text as blocks,
-    its command, this commit and date) and write the results document whole again (nothing
-    if not `write`). The command defaults to the section's "Command: `...`"."""
-    if not write:
-        return
-    import re
+def finish(results_md: Path, record: Record, write: bool) -> None:
+    """Print the section `record` renders to; with `write`, save the record and write the
+    results document whole again (`publish`). Every study ends here, so its printed section is
+    the one the document shows."""
+    from experiment.bench.sections import render
 
-    from experiment.bench.sections import blocks_of, measured
-
-    said = re.search(r"Command: `([^`]+)`", text)
-    command = command or (said[1] if said else f"factqa bench {name}")
-    publish(results_md, measured(name, command, {"blocks": blocks_of(text)}))
+    print(render(record))
+    if write:
+        publish(results_md, record)
 
 
 def publish(results_md: Path, record: Record) -> None:
@@ -64,9 +58,17 @@ def publish(results_md: Path, record: Record) -> None:
     from experiment.bench.sections import save
 
     default = results_md.resolve() == RESULTS_MD.resolve()
-    results = ROOT / "results" if default else results_md.parent / "results"
-    save(record, results)
-    write_report(results, results_md, README if default else results_md.parent / "README.md")
+    save(record, results_dir(results_md))
+    write_report(
+        results_dir(results_md), results_md, README if default else results_md.parent / "README.md"
+    )
+
+
+def results_dir(results_md: Path) -> Path:
+    """The results folder a results document is written from: results/ for docs/RESULTS.md, a
+    results/ folder beside any other."""
+    default = results_md.resolve() == RESULTS_MD.resolve()
+    return ROOT / "results" if default else results_md.parent / "results"
 
 
 def every_nth(items: Sequence[T], n: int | None) -> list[T]:

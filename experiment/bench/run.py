@@ -3,8 +3,9 @@ committed results (`results/PRESET/`) and write docs/RESULTS.md, its pages and t
 tables again from results/ (`bench/document`).
 
 A variant (adaptive sampling, an excerpt, another prompt, part, checks or seed) is named after
-what differs (`squad-v1-adaptive-window2`) and saves its section only, as its record
-(`results/bench/bench-NAME.json`).
+what differs (`squad-v1-adaptive-window2`) and saves its results folder under that name
+(`results/NAME/`, marked a variant): it gets its page under docs/results/, and no headline or
+README row.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from experiment.bench.presets import BUNDLED_PRESET, PRESETS, figures_line, impo
 from experiment.bench.report import write_report
 from experiment.bench.results import RESULTS, save_results
 from experiment.bench.sealed_samples import sealed_ids, sealed_name
-from experiment.bench.sections import blocks_of, measured, records_dir, save
+from experiment.bench.sections import records_dir
 from experiment.config import RunConfig
 from experiment.generate.windows import ARTICLE
 from experiment.importers.looked import mark
@@ -83,8 +84,8 @@ class BenchOptions:
 
     @property
     def variant(self) -> bool:
-        """A run other than the preset's default models' or another small model's (its section
-        only: no README table, no results folder)."""
+        """A run other than the preset's default models' or another small model's (its page
+        only: no headline, no README row)."""
         return bool(self.changed())
 
 
@@ -194,6 +195,7 @@ def source_of(o: BenchOptions, title: str, line: str) -> Source:
         command=command_of(o),
         line=line,
         sealed=o.sealed,
+        variant=o.variant,
     )
 
 
@@ -220,15 +222,12 @@ def run_preset(
     text = benchmark_section(run, title, command_of(o)) + f"\n\n`{line}`\n"
     say(text)
     if o.write and not o.limit:
+        files = save_results(result.run_dir, o.results / name, source_of(o, title, line))
+        size = sum(int(r["bytes"]) for r in files.values())
+        say(f"wrote {o.results / name} ({len(files)} files, {size:,} bytes)")
         stale = records_dir(o.results) / f"bench-{name}.json"
-        if o.variant:  # its section only, kept as its record
-            save(measured(f"bench-{name}", command_of(o), {"blocks": blocks_of(text)}), o.results)
-        else:
-            files = save_results(result.run_dir, o.results / name, source_of(o, title, line))
-            size = sum(int(r["bytes"]) for r in files.values())
-            say(f"wrote {o.results / name} ({len(files)} files, {size:,} bytes)")
-            if stale.exists():  # the section migrated from the document: the results replace it
-                stale.unlink()
+        if stale.exists():  # its section as an older record kept it: the results replace it
+            stale.unlink()
         write_report(o.results, o.results_md, o.readme)
         say(f"updated {o.results_md}, its pages and {o.readme}")
     say(line)

@@ -10,7 +10,8 @@ whole document from the records and the results folders alone, with no model.
 A record migrated once from docs/RESULTS.md (a measurement that ran models and was not run
 again) says so in `recorded_from` and holds its section as `blocks` (text, tables with their
 cells, machine-readable lines); it renders through `render_blocks`, with a note that names the
-command that records it anew.
+command that records it anew. Nothing writes blocks any more: a study's command records its
+figures, and the first run of it replaces the migrated record.
 """
 
 from __future__ import annotations
@@ -102,7 +103,9 @@ SECTIONS: dict[str, Section] = {}
 
 def renders(name: str, part: str) -> Callable[[Renderer], Renderer]:
     """Register the decorated function as the renderer of section `name`, placed in `part`
-    (one of `bench/document.PARTS`; after the sections that the document lists by name)."""
+    (one of `bench/document.PARTS`; after the sections that the document lists by name). A
+    name ending in `*` renders a family: every record whose name begins with what precedes it
+    (`server-*`: `server-experiment`, `server-llama-server`)."""
 
     def register(fn: Renderer) -> Renderer:
         SECTIONS[name] = Section(name, part, fn)
@@ -111,13 +114,22 @@ def renders(name: str, part: str) -> Callable[[Renderer], Renderer]:
     return register
 
 
+def section_of(name: str) -> Section | None:
+    """The registered section that renders the record `name`: its own, else its family's."""
+    if name in SECTIONS:
+        return SECTIONS[name]
+    families = [s for key, s in SECTIONS.items() if key.endswith("*")]
+    return next((s for s in families if name.startswith(s.name[:-1])), None)
+
+
 def render(record: Record) -> str:
     """A section's Markdown from its record: its module's renderer, or its blocks."""
     if record.blocks is not None:
         return render_blocks(record.blocks, record)
-    if record.name not in SECTIONS:
+    section = section_of(record.name)
+    if section is None:
         raise KeyError(f"no renderer is registered for the section {record.name}")
-    return SECTIONS[record.name].render(record).strip()
+    return section.render(record).strip()
 
 
 def provenance(record: Record) -> str:
@@ -152,27 +164,6 @@ def _block(b: Block) -> str:
     raise ValueError(f"unknown block {sorted(b)}")
 
 
-def blocks_of(markdown: str) -> list[Block]:
-    """Markdown as blocks (paragraphs split at blank lines): a table's cells, a line of
-    `key=value` pairs in backticks as its pairs, other text as it is."""
-    out: list[Block] = []
-    for chunk in _chunks(markdown):
-        lines = chunk.splitlines()
-        if all(x.startswith("|") for x in lines) and len(lines) >= 2:
-            cells = [_cells(x) for x in lines]
-            align = cells[1]
-            table: dict[str, Any] = {"header": cells[0], "rows": cells[2:]}
-            if any(a != "---" for a in align):
-                table["align"] = align
-            out.append({"table": table})
-        elif _is_line(chunk):
-            pairs = [p.split("=", 1) for p in chunk.strip("`").split()]
-            out.append({"line": {k: v for k, v in pairs}})
-        else:
-            out.append({"text": chunk})
-    return out
-
-
 def _chunks(markdown: str) -> Iterable[str]:
     chunk: list[str] = []
     for line in markdown.strip().splitlines():
@@ -183,10 +174,6 @@ def _chunks(markdown: str) -> Iterable[str]:
             chunk = []
     if chunk:
         yield "\n".join(chunk)
-
-
-def _cells(line: str) -> list[str]:
-    return [c.strip().replace("\\|", "|") for c in line.strip().strip("|").split(" | ")]
 
 
 def _is_line(chunk: str) -> bool:

@@ -35,6 +35,7 @@ class Source:
     command: str = ""  # the command that made the run, paths as PATH/TO/<name>
     line: str = ""  # the preset's machine-readable figures (`bench.presets.figures_line`)
     sealed: bool = False  # the preset's sealed sample (`bench/sealed.py`): imported by its ids
+    variant: bool = False  # a variant of the preset's run (`bench/run.py`): its page, no headline
 
     @classmethod
     def of(cls, data: dict[str, Any]) -> Source:

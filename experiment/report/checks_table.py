@@ -4,7 +4,6 @@ run folders (nothing is generated)."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -42,16 +41,6 @@ COSTED_TOO = {
 }
 
 
-def _cell(row: Any, cost: bool) -> str:
-    if row is None:
-        return "—"
-    text = f"{row.accuracy:.3f}"
-    ratio = getattr(row, "flops_vs_large", None)
-    if cost and ratio is not None and not (isinstance(ratio, float) and math.isnan(ratio)):
-        text += f" ({float(ratio):.2f})"
-    return text
-
-
 def _ratio(row: Any) -> float | None:
     ratio = None if row is None else getattr(row, "flops_vs_large", None)
     return None if ratio is None or ratio != ratio else float(ratio)
@@ -68,7 +57,7 @@ def _truth(col: pd.Series) -> pd.Series:
     return col.astype(str).str.lower() == "true"
 
 
-def _losses(q: pd.DataFrame, names: dict[str, str]) -> list[str]:
+def _losses(q: pd.DataFrame, names: dict[str, str]) -> dict[str, Any]:
     """Where the evidence check loses: its abstentions (and how many of them small-selected got
     right), its accuracy where it answers against large@1's, and the rule that falls back to
     small-selected where it abstains (no parameter: the check's pick, else the selector's)."""
@@ -78,22 +67,30 @@ def _losses(q: pd.DataFrame, names: dict[str, str]) -> list[str]:
     large_answered = q[f"{large}.answer"].astype(str) != ""
     large_right = _truth(q[f"{large}.correct"])
     fallback = (~abstained & right) | (abstained & sel_right)
-    return [
-        f"{int(abstained.sum())} ({int((abstained & sel_right).sum())})",
-        f"{right[~abstained].mean():.3f}" if (~abstained).any() else "—",
-        f"{large_right[large_answered].mean():.3f}" if large_answered.any() else "—",
-        f"{fallback.mean():.3f}",
-    ]
+    return {
+        "abstained": int(abstained.sum()),
+        "abstained_selected_right": int((abstained & sel_right).sum()),
+        "right_answered": float(right[~abstained].mean()) if (~abstained).any() else None,
+        "large_right_answered": float(large_right[large_answered].mean())
+        if large_answered.any()
+        else None,
+        "fallback": float(fallback.mean()),
+    }
+
+
+def _share(x: float | None) -> str:
+    return "—" if x is None else f"{x:.3f}"
 
 
 def _names(run: Run) -> dict[str, str]:
     return {short: m.name(run.k) for short, m in SHORT.items()}
 
 
-def checks_table(runs: Mapping[str, Path]) -> tuple[list[str], str]:
-    """The section's lines and its machine-readable line, over the runs given by their key
-    (`squad`, `tatqa`, ...) that exist and carry the checks."""
-    rows, stated_rows, loss_rows, pairs = [], [], [], []
+def checks_figures(runs: Mapping[str, Path]) -> dict[str, Any]:
+    """The section's figures over the runs given by their key (`squad`, `tatqa`, ...) that exist
+    and carry the checks: per data set each method's accuracy and FLOPs ratio, the checks' own
+    share, where the evidence check loses, and the stated questions' accuracies."""
+    sets: dict[str, Any] = {}
     k = 10
     for key, path in runs.items():
         if not (path / "summary.csv").exists():
@@ -104,39 +101,78 @@ def checks_table(runs: Mapping[str, Path]) -> tuple[list[str], str]:
             continue
         by = {r.method: r for r in run.summary.itertuples()}
         got = {short: by.get(name) for short, name in names.items()}
-        label = run.manifest.dataset
         k = run.k
-        alone = {short: _alone(got[short], got["selected"]) for short in COSTED}
-        rows.append(
-            [f"{label} (`{run.manifest.run_id}`)", str(run.manifest.questions)]
-            + [_cell(got[s], s in COSTED or s in COSTED_TOO) for s in SHORT]
-            + [" / ".join("—" if a is None else f"{a:.2f}" for a in alone.values())]
-        )
-        loss_rows.append([label, *_losses(run.questions, names)])
         split = stated_computed(run.questions, [n for s, n in names.items() if got[s]])
         split = split.set_index("method")
-        if split.attrs["n_computed"]:
-            stated_rows.append(
-                [label, str(split.attrs["n_stated"])]
-                + [
-                    f"{split.loc[names[s], 'stated']:.3f}" if got[s] is not None else "—"
-                    for s in SHORT
-                ]
-            )
-        for short, row in got.items():
+        sets[key] = {
+            "label": run.manifest.dataset,
+            "run_id": run.manifest.run_id,
+            "questions": run.manifest.questions,
+            "methods": {
+                s: None if row is None else {"accuracy": row.accuracy, "ratio": _ratio(row)}
+                for s, row in got.items()
+            },
+            "alone": {s: _alone(got[s], got["selected"]) for s in COSTED},
+            "losses": _losses(run.questions, names),
+            "stated": None
+            if not split.attrs["n_computed"]
+            else {
+                "questions": split.attrs["n_stated"],
+                **{s: float(split.loc[names[s], "stated"]) for s in SHORT if got[s] is not None},
+            },
+        }
+    return {"k": k, "sets": sets}
+
+
+def checks_line(figures: Mapping[str, Any]) -> str:
+    """The machine-readable line: per data set each method's accuracy and cost ratio."""
+    pairs = []
+    for key, got in figures["sets"].items():
+        for short, row in got["methods"].items():
             if row is None:
                 continue
-            pairs.append(f"{short}_{key}={row.accuracy:.3f}")
+            pairs.append(f"{short}_{key}={row['accuracy']:.3f}")
             ratio_key = COSTED.get(short) or COSTED_TOO.get(short)
-            ratio = getattr(row, "flops_vs_large", None)
-            if ratio_key and ratio is not None and ratio == ratio:
-                pairs.append(f"{ratio_key}_{key}={float(ratio):.2f}")
-            if alone.get(short) is not None:
-                pairs.append(f"{COSTED[short]}_alone_{key}={alone[short]:.2f}")
+            if ratio_key and row["ratio"] is not None:
+                pairs.append(f"{ratio_key}_{key}={row['ratio']:.2f}")
+            if got["alone"].get(short) is not None:
+                pairs.append(f"{COSTED[short]}_alone_{key}={got['alone'][short]:.2f}")
+    return " ".join(pairs)
+
+
+def _cell(row: Mapping[str, Any] | None, cost: bool) -> str:
+    if row is None:
+        return "—"
+    ratio = row["ratio"]
+    return f"{row['accuracy']:.3f}" + (f" ({ratio:.2f})" if cost and ratio is not None else "")
+
+
+def checks_table(figures: Mapping[str, Any]) -> list[str]:
+    """The section's tables from `checks_figures`."""
+    rows, stated_rows, loss_rows = [], [], []
+    for got in figures["sets"].values():
+        m = got["methods"]
+        rows.append(
+            [f"{got['label']} (`{got['run_id']}`)", str(got["questions"])]
+            + [_cell(m[s], s in COSTED or s in COSTED_TOO) for s in SHORT]
+            + [" / ".join("—" if a is None else f"{a:.2f}" for a in got["alone"].values())]
+        )
+        lost = got["losses"]
+        loss_rows.append(
+            [got["label"], f"{lost['abstained']} ({lost['abstained_selected_right']})",
+             _share(lost["right_answered"]), _share(lost["large_right_answered"]),
+             _share(lost["fallback"])]
+        )  # fmt: skip
+        if got["stated"] is not None:
+            stated = got["stated"]
+            stated_rows.append(
+                [got["label"], str(stated["questions"])]
+                + [f"{stated[s]:.3f}" if s in stated else "—" for s in SHORT]
+            )
     header = [
         "data set (run)",
         "questions",
-        *(m.name(k) for m in SHORT.values()),
+        *(m.name(figures["k"]) for m in SHORT.values()),
         "the check alone: evidence / whole",
     ]
     lines = [
@@ -181,4 +217,4 @@ def checks_table(runs: Mapping[str, Path]) -> tuple[list[str], str]:
             "",
             *markdown_table(["data set", "stated questions", *header[2:-1]], stated_rows),
         ]
-    return lines, " ".join(pairs)
+    return lines

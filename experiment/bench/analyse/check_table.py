@@ -22,9 +22,12 @@ from experiment.bench.harness import (
     ResultsMdOpt,
     RunsOpt,
     WriteOpt,
-    write_section,
+    finish,
 )
-from experiment.report.checks_table import checks_table
+from experiment.bench.sections import Record, measured, renders
+from experiment.report.checks_table import checks_figures, checks_line, checks_table
+
+SECTION = "large-check"
 
 # a run folder's preset, by its key in the machine-readable line
 RUNS = {
@@ -56,7 +59,6 @@ def check_table(
     """The large model as checker on every benchmark run present, from the run folders: the
     section "large-check" of docs/RESULTS.md and its machine-readable line."""
     runs = {key: run_folder(out, preset) for key, preset in RUNS.items()}
-    lines, line = checks_table(runs)
     missing = [RUNS[key] for key, d in runs.items() if not (d / "summary.csv").exists()]
     if len(missing) == len(runs):
         raise InputError(
@@ -64,24 +66,29 @@ def check_table(
             path=out,
             fix="run factqa bench run PRESET PATH/TO/DATA first, or give --out their folder",
         )
+    figures = {**checks_figures(runs), "missing": missing}
+    finish(results, measured(SECTION, "factqa bench check-table --write", figures), write)
+
+
+@renders(SECTION, "better")
+def section(record: Record) -> str:
+    """docs/RESULTS.md's `large-check` section from its record; its machine-readable line
+    last."""
+    f = record.figures
     absent = (
-        [f"No run folder for {', '.join(missing)} when this was written: their rows are absent."]
-        if missing
-        else []
+        f"No run folder for {', '.join(f['missing'])} when this was written: their rows are absent."
+        if f["missing"]
+        else ""
     )
-    text = "\n".join(
+    return "\n".join(
         [
             "## The large model as checker (issue 29)",
             "",
-            "Command: `factqa bench check-table --write` (after the `factqa bench run` runs; reads "
-            "their folders).",
-            *absent,
+            f"Command: `{record.command}` (after the `factqa bench run` runs; reads their "
+            f"folders). Commit `{record.commit}`, {record.date}. {absent}".rstrip(),
             "",
-            *lines,
+            *checks_table(f),
             "",
-            f"`{line}`",
+            f"`{checks_line(f)}`",
         ]
     )
-    print(text)
-    write_section(results, "large-check", text, write)
-    print(line)

@@ -24,7 +24,6 @@ of docs/RESULTS.md.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from pathlib import Path
 
@@ -39,16 +38,18 @@ from experiment.bench.harness import (
     RunsOpt,
     WriteOpt,
     corpus,
-    write_section,
+    finish,
+    results_dir,
 )
 from experiment.bench.looks import evaluation_run
+from experiment.bench.sections import Record, load, measured, records_dir, renders
 from experiment.evaluate.drafts import SMALL, Drafts, rank_scored, text_selector
 from experiment.evaluate.judge import gold_of, judge
 from experiment.evaluate.pool import POOL_N, bounded, pool
 from experiment.report.analysis import stated_computed
-from experiment.report.markdown import section_text
 from experiment.report.run import Run
 
+SECTION = "drafts"
 PRESETS = {  # run folder -> the line's name
     "bundled": "bundled",
     "squad-v1": "squad",
@@ -143,71 +144,67 @@ def drafts(
 ) -> None:
     """The article drafts, the small model checks: coverage, each method's accuracy and cost,
     and the ranking loss, from the benchmark runs' own folders (no model)."""
-    rows, pairs = [], []
-    for preset, key in PRESETS.items():
+    sets = {}
+    for preset in PRESETS:
         folder = runs / preset
         run = evaluation_run(folder) if (folder / "manifest.json").is_file() else None
         if run is None or run.drafts.empty:
             print(f"{preset}: no run with the pools' scores in {folder}; left out")
             continue
-        k = run.manifest.config.k
         articles, questions = corpus_of(runs, preset)
         cov = coverage_and_loss(run, articles, questions)
         cov["stated_all"] = stated_computed(run.questions, []).attrs["n_stated"]
-        fig = figures(run, k)
-        rows.append((preset, k, cov, fig))
-        pairs.append(f"text_cov_{key}={cov['whole']:.3f}")
-        for name, line_key in (
-            ("text_only", "text_only"),
-            ("small_text0", "small_text0"),
-            ("small_text", "small_text"),
-            ("large_text", "large_text"),
-            ("large", "large"),
-        ):
-            if name in fig:
-                pairs.append(f"{line_key}_{key}={fig[name]['all']:.3f}")
-                if key in STATED_TOO:
-                    pairs.append(f"{line_key}_{key}_stated={fig[name]['stated']:.3f}")
-        if "small_text" in fig:
-            pairs.append(f"small_text_flops_{key}={fig['small_text']['flops']:.3f}")
-    if not rows:
+        sets[preset] = {
+            "k": run.manifest.config.k,
+            **cov,
+            "methods": figures(run, run.manifest.config.k),
+        }
+    if not sets:
         raise InputError(
             f"no benchmark run folder ({', '.join(PRESETS)}) with the pools' scores (scores.csv)",
             path=runs,
             fix="run factqa bench run PRESET PATH/TO/DATA first, or give --runs their folder",
         )
-    present = {preset for preset, *_ in rows}
-    kept_rows, kept_pairs = kept(section_text(results, "drafts"), present)
-    text = section(rows, " ".join(pairs + kept_pairs), kept_rows)
-    print(text)
-    write_section(results, "drafts", text, write)
-
-
-def _data_set_of(pair: str) -> str:
-    """The data set a line pair (`large_squad_v2=0.690`) is about: its longest key suffix."""
-    name = pair.split("=", 1)[0].removesuffix("_stated")
-    return max((k for k in PRESETS.values() if name.endswith(f"_{k}")), key=len, default="")
-
-
-def kept(previous: str, present: set[str]) -> tuple[dict[str, str], list[str]]:
-    """The table rows and line pairs that the recorded section holds for the data sets whose
-    run folder is absent here (outputs/ is not committed: a machine without a run keeps the
-    figures measured before, until that run is made again), by preset."""
-    absent = {preset: key for preset, key in PRESETS.items() if preset not in present}
-    rows = {
-        preset: line
-        for line in previous.splitlines()
-        for preset in absent
-        if line.startswith(f"| {preset} (k=")
+    fitted = text_selector().fitted
+    selector = {key: fitted.get(key) for key in ("questions", "command", "chosen", "ways")}
+    selector["unknown_abstains"] = fitted.get("unknown_abstains", True)
+    figures_now = {
+        "pool_n": POOL_N,
+        "sets": {**kept(results, set(sets)), **sets},
+        "selector": selector,
     }
-    recorded = re.findall(r"^`(text_cov_.*)`$", previous, flags=re.MULTILINE)
-    pairs = [
-        p for p in (recorded[-1].split() if recorded else []) if _data_set_of(p) in absent.values()
-    ]
-    return rows, pairs
+    finish(results, measured(SECTION, "factqa bench drafts --write", figures_now), write)
 
 
-def section(rows: list, line: str, kept_rows: dict[str, str]) -> str:  # type: ignore[type-arg]
+def kept(results_md: Path, present: set[str]) -> dict[str, dict]:  # type: ignore[type-arg]
+    """The recorded section's figures for the data sets whose run folder is absent here
+    (outputs/ is not committed: a machine without a run keeps the figures measured before,
+    until that run is made again), by preset."""
+    path = records_dir(results_dir(results_md)) / f"{SECTION}.json"
+    before = load(path).figures.get("sets", {}) if path.is_file() else {}
+    return {p: before[p] for p in PRESETS if p in before and p not in present}
+
+
+def line(sets: dict[str, dict]) -> str:  # type: ignore[type-arg]
+    """Issue 39's machine-readable line from the figures."""
+    pairs = []
+    for preset, got in ((p, sets[p]) for p in PRESETS if p in sets):
+        key, fig = PRESETS[preset], got["methods"]
+        pairs.append(f"text_cov_{key}={got['whole']:.3f}")
+        for name in ("text_only", "small_text0", "small_text", "large_text", "large"):
+            if name in fig:
+                pairs.append(f"{name}_{key}={fig[name]['all']:.3f}")
+                if key in STATED_TOO:
+                    pairs.append(f"{name}_{key}_stated={fig[name]['stated']:.3f}")
+        if "small_text" in fig:
+            pairs.append(f"small_text_flops_{key}={fig['small_text']['flops']:.3f}")
+    return " ".join(pairs)
+
+
+@renders(SECTION, "better")
+def section(record: Record) -> str:
+    """docs/RESULTS.md's `drafts` section from its record; issue 39's line last."""
+    f = record.figures
     head = (
         "| data set | stated: answerable / all | sampled (pass@k) | bounded pool | whole pool "
         "| text-only "
@@ -215,51 +212,52 @@ def section(rows: list, line: str, kept_rows: dict[str, str]) -> str:  # type: i
         "| small-text@0 loss (scale/period/row/entity/abstained) |"
     )
     lines = [head, "| --- |" + " ---: |" * 10 + " --- |"]
-    made: dict[str, str] = dict(kept_rows)
-    for preset, k, cov, fig in rows:
+    for preset in (p for p in PRESETS if p in f["sets"]):
+        cov = f["sets"][preset]
+        fig = cov["methods"]
 
         def cell(key: str, fig: dict = fig) -> str:  # type: ignore[type-arg]
             if key not in fig:
                 return "—"
-            f = fig[key]
-            return f"{f['all']:.3f} / {f['stated']:.3f} ({f['flops']:.2f})"
+            m = fig[key]
+            return f"{m['all']:.3f} / {m['stated']:.3f} ({m['flops']:.2f})"
 
-        losses = "/".join(str(cov["losses"][k_]) for k_ in LOSSES)
+        losses = "/".join(str(cov["losses"].get(k_, 0)) for k_ in LOSSES)
         sampled = fig["pass"]["stated"] if "pass" in fig else math.nan
-        made[preset] = (
-            f"| {preset} (k={k}) | {cov['stated']} / {cov.get('stated_all', '—')} "
+        lines.append(
+            f"| {preset} (k={cov['k']}) | {cov['stated']} / {cov.get('stated_all', '—')} "
             f"| {sampled:.3f} | {cov['bounded']:.3f} "
             f"| {cov['whole']:.3f} | {cell('text_only')} | {cell('small_text0')} "
             f"| {cell('small_text')} | {cell('large_text')} | {cell('selected')} "
             f"| {cell('large')} | {losses} |"
         )
-    lines += [made[preset] for preset in PRESETS if preset in made]
     table = "\n".join(lines)
-    fitted = text_selector().fitted
-    ways = "\n".join(f"| {w} | {m:.3f} |" for w, m in fitted.get("ways", {}).items())
-    sets = ", ".join(f"{n} {c}" for n, c in fitted.get("questions", {}).items())
+    sel, n = f["selector"], f["pool_n"]
+    ways = "\n".join(f"| {w} | {m:.3f} |" for w, m in (sel.get("ways") or {}).items())
+    sets = ", ".join(f"{n} {c}" for n, c in (sel.get("questions") or {}).items())
     return f"""## The article drafts, the small model checks (issue 39)
 
-Command: `factqa bench drafts --write` (no model: it reads the benchmark runs' folders,
-made by `factqa bench run PRESET PATH/TO/DATA` with the pools' scores on).
+Command: `{record.command}` (commit `{record.commit}`, {record.date}; no model: it reads the
+benchmark runs' folders, made by `factqa bench run PRESET PATH/TO/DATA` with the pools' scores
+on).
 
 Each method's cell: accuracy over all questions / over the stated ones (gold not computed,
 unanswerable ones included: the second count of the stated column) (its FLOPs against
 large@1's on the same questions, from the run's own counters). Coverage columns are over the
-stated answerable questions (the first count): the bounded pool (N={POOL_N}) holds the gold, the
+stated answerable questions (the first count): the bounded pool (N={n}) holds the gold, the
 whole pool holds it; the sampled column is small-pass@k over all the stated ones. The loss column
 counts, where the bounded pool held the gold, what small-text@0 gave instead.
 
 {table}
 
 **The text selector** (small-text@0's ranking; small-text@k adds the shipped selector's
-sample terms) was chosen on the fitting sets only ({sets} questions; `{fitted.get("command", "")}`):
+sample terms) was chosen on the fitting sets only ({sets} questions; `{sel.get("command") or ""}`):
 the mean over the sets of the question accuracy, 5-fold cross-validated grouped by article, of
-each way of ranking the bounded pool. Chosen: `{fitted.get("chosen", "")}` (abstaining where
-"unknown" is more probable than every candidate: {fitted.get("unknown_abstains", True)}).
+each way of ranking the bounded pool. Chosen: `{sel.get("chosen") or ""}` (abstaining where
+"unknown" is more probable than every candidate: {sel["unknown_abstains"]}).
 
 | way | mean accuracy (cross-validated) |
 | --- | ---: |
 {ways}
 
-`{line}`"""
+`{line(f["sets"])}`"""

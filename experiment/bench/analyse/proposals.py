@@ -53,9 +53,9 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import pandas as pd
 import typer
@@ -64,8 +64,10 @@ from experiment.base.errors import ConfigError
 from experiment.base.types import Article, Question
 from experiment.bench.analyse.pool_coverage import fit_n
 from experiment.bench.app import command
-from experiment.bench.harness import RESULTS_MD, ResultsMdOpt, WriteOpt, every_nth, write_section
+from experiment.bench.harness import RESULTS_MD, ResultsMdOpt, WriteOpt, every_nth, finish
 from experiment.bench.looks import evaluation_run
+from experiment.bench.sections import Record, renders
+from experiment.bench.sections import measured as measured_record
 from experiment.corpus import load_articles, load_questions
 from experiment.evaluate import proposals as P
 from experiment.evaluate.judge import Gold, gold_of, judge
@@ -85,6 +87,7 @@ from experiment.report.run import Run
 from experiment.values.canonical import Quantity
 from experiment.values.question_kind import asks_computation
 
+SECTION = "proposals"
 COVERAGE_SHARE = 0.95
 PARTS = [  # name, format, half, line key
     ("tatqa-fit", "tatqa", "fit", ""),
@@ -275,12 +278,32 @@ def load_part(
 MODEL_COLUMNS = ("large", "text-derived", "small-text-derived", "large-text-derived")
 
 
+def part_figures(r: PartResult, n: int = KEEP_N) -> dict[str, Any]:
+    """One part's figures for the record: its computed questions, the share that asks a
+    computation, the coverage of every proposal and of the top `n`, text-derived's accuracy,
+    the mean proposals, and why the gold was not first or not proposed."""
+    losses = Counter(row.loss for row in r.rows if row.loss)
+    rows = len(r.rows)
+    return {
+        "name": r.name,
+        "computed": rows,
+        "asked": sum(row.asked for row in r.rows) / rows if rows else math.nan,
+        "covered": r.covered(),
+        "covered_kept": r.covered(n),
+        "accuracy": r.accuracy(),
+        "size": sum(row.size for row in r.rows) / rows if rows else math.nan,
+        "losses": {k: losses[k] for k in (*LOSSES, *MISSES)},
+        "seconds": r.seconds,
+    }
+
+
 def table(
-    results: Sequence[PartResult], n: int, models: dict[str, ModelResult] | None = None
+    parts: Sequence[dict[str, Any]], n: int, models: dict[str, dict[str, Any]] | None = None
 ) -> str:
-    """The coverage table; with `models` (by part), the runs' columns: the run's computed
-    questions, large@1, text-derived, small-text-derived@k and large-text-derived@1 on them,
-    and small-text-derived@k's FLOPs over large@1's ("—" where a part has no run)."""
+    """The coverage table of the parts' figures (`part_figures`); with `models` (by part, each
+    a `ModelResult` as a dict), the runs' columns: the run's computed questions, large@1,
+    text-derived, small-text-derived@k and large-text-derived@1 on them, and
+    small-text-derived@k's FLOPs over large@1's ("—" where a part has no run)."""
     models = models or {}
     head = (
         f"| part | computed | asks a computation | all proposals | kept top {n} | ranked first "
@@ -289,7 +312,7 @@ def table(
     )
     rule = "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"
     if models:
-        k = next(iter(models.values())).k
+        k = next(iter(models.values()))["k"]
         head += (
             f" run: computed | large@1 | text-derived | small-text-derived@{k} "
             f"| large-text-derived@1 | FLOPs / large@1 | small-text-derived@{k} against large@1 "
@@ -297,51 +320,51 @@ def table(
         )
         rule += " ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"
     lines = [head, rule]
-    for s in results:
-        losses = Counter(r.loss for r in s.rows if r.loss)
-        size = sum(r.size for r in s.rows) / len(s.rows) if s.rows else math.nan
-        asked = sum(r.asked for r in s.rows) / len(s.rows) if s.rows else math.nan
+    for s in parts:
+        lost = s["losses"]
         lines.append(
-            f"| {s.name} | {len(s.rows)} | {asked:.1%} | {s.covered():.1%} | {s.covered(n):.1%} "
-            f"| {s.accuracy():.1%} | {size:.1f} | {'/'.join(str(losses[k]) for k in LOSSES)} "
-            f"| {'/'.join(str(losses[k]) for k in MISSES)} |" + _model_cells(models, s.name)
+            f"| {s['name']} | {s['computed']} | {s['asked']:.1%} | {s['covered']:.1%} "
+            f"| {s['covered_kept']:.1%} | {s['accuracy']:.1%} | {s['size']:.1f} "
+            f"| {'/'.join(str(lost[k]) for k in LOSSES)} "
+            f"| {'/'.join(str(lost[k]) for k in MISSES)} |" + _model_cells(models, s["name"])
         )
-    for part in (p for p in models if p not in {s.name for s in results}):
+    for part in (p for p in models if p not in {s["name"] for s in parts}):
         lines.append(f"| {part} |" + " — |" * 8 + _model_cells(models, part))
     return "\n".join(lines)
 
 
-def _model_cells(models: dict[str, ModelResult], part: str) -> str:
+def _model_cells(models: dict[str, dict[str, Any]], part: str) -> str:
     if not models:
         return ""
     m = models.get(part)
     if m is None:
         return " — |" * (len(MODEL_COLUMNS) + 4)
-    cells = [str(m.n)]
-    cells += [f"{m.accuracy[c]:.3f}" if c in m.accuracy else "—" for c in MODEL_COLUMNS]
-    cells.append("—" if m.flops_ratio is None else f"{m.flops_ratio:.2f}x")
-    cells += [m.verdict or "—", m.over_text or "—"]
+    acc, ratio = m["accuracy"], m["flops_ratio"]
+    cells = [str(m["n"])]
+    cells += [f"{acc[c]:.3f}" if c in acc else "—" for c in MODEL_COLUMNS]
+    cells.append("—" if ratio is None else f"{ratio:.2f}x")
+    cells += [m["verdict"] or "—", m["over_text"] or "—"]
     return "".join(f" {c} |" for c in cells)
 
 
-def model_pairs(models: dict[str, ModelResult]) -> dict[str, list[str]]:
+def model_pairs(models: dict[str, dict[str, Any]]) -> dict[str, list[str]]:
     """Issue 40's keys that need a model, by part's key: `*_large`, `*_text_derived` (over the
     run's questions, beside the others), `*_small_text_derived`; and
     `computed_flops_ratio_tatqa`."""
     out: dict[str, list[str]] = {}
     for part, m in models.items():
-        key = RUN_KEYS[part]
+        key, acc = RUN_KEYS[part], m["accuracy"]
         pairs = [
-            f"{key}_{name}={m.accuracy[family]:.3f}"
+            f"{key}_{name}={acc[family]:.3f}"
             for name, family in (
                 ("large", "large"),
                 ("text_derived", "text-derived"),
                 ("small_text_derived", "small-text-derived"),
             )
-            if family in m.accuracy and m.accuracy[family] == m.accuracy[family]
+            if family in acc and acc[family] == acc[family]
         ]
-        if part == "tatqa-eval" and m.flops_ratio is not None:
-            pairs.append(f"computed_flops_ratio_tatqa={m.flops_ratio:.3f}")
+        if part == "tatqa-eval" and m["flops_ratio"] is not None:
+            pairs.append(f"computed_flops_ratio_tatqa={m['flops_ratio']:.3f}")
         out[key] = pairs
     return out
 
@@ -400,19 +423,22 @@ def proposals(
     print("coverage of the computed questions against N (fitting halves):")
     for name, curve in curves.items():
         print(f"  {name}: " + " ".join(f"{k}:{c:.3f}" for k, c in enumerate(curve, 1)))
-    note = kept_note(n, fitting)
-    print(note)
     print(f"at most {MAX_PROPOSALS} proposals a question")
-    print(table(measured, KEEP_N, models))
     print(" ".join(f"{r.name}: {r.seconds:.0f} s CPU" for r in measured))
-    line = key_line(measured, models)
-    if line:
-        print(line)
-    if write:
-        if fit_only or drop_sample:
-            raise ConfigError("--write needs every part, whole", field="write")
-        body = table(measured, KEEP_N, models)
-        write_section(results, "proposals", section(body, note, line, bool(models)))
+    if write and (fit_only or drop_sample):
+        raise ConfigError("--write needs every part, whole", field="write")
+    figures = {
+        "keep_n": KEEP_N,
+        "fitted_n": n,
+        "coverage_share": COVERAGE_SHARE,
+        "parts": [part_figures(r) for r in measured],
+        "models": {part: asdict(m) for part, m in models.items()},
+    }
+    command_line = (
+        "factqa bench proposals PATH/TO/tatqa_dataset_dev.json PATH/TO/drop_dev.jsonl.gz --write"
+        + (" --run PART=RUN ..." if models else "")
+    )
+    finish(results, measured_record(SECTION, command_line, figures), write)
 
 
 RULES = ("noun", "qualified", "dated")  # prose rules whose first examples were evaluation ones
@@ -448,13 +474,13 @@ def left_out(rule: str | None) -> Iterator[None]:
             clear()
 
 
-def key_line(results: Sequence[PartResult], models: dict[str, ModelResult]) -> str:
+def key_line(parts: Sequence[dict[str, Any]], models: dict[str, dict[str, Any]]) -> str:
     """Issue 40's line, in its order: per part (DROP, TAT-QA, the bundled corpus) large@1,
     text-derived, small-text-derived@k (the three over the run's computed questions where a run
     is given: one denominator) and the coverage over the whole part where measured; then the
     FLOPs ratio."""
     keys = {name: key for name, _, _, key in PARTS if key}
-    free = {keys[r.name]: r for r in results if r.name in keys}
+    free = {keys[r["name"]]: r for r in parts if r["name"] in keys}
     given = model_pairs(models)
     pairs: list[str] = []
     for key in ("drop_computed", "tatqa_arith", "bundled_computed"):
@@ -467,42 +493,44 @@ def key_line(results: Sequence[PartResult], models: dict[str, ModelResult]) -> s
         if r is None:  # issue 40 names text-derived where the part is measured
             text = []
         elif not text:  # no run: over the whole part (the table's first column)
-            text = [f"{key}_text_derived={r.accuracy():.3f}"]
+            text = [f"{key}_text_derived={r['accuracy']:.3f}"]
         pairs += text + small
-        pairs += [f"{key}_cov={r.covered():.3f}"] if r is not None else []
+        pairs += [f"{key}_cov={r['covered']:.3f}"] if r is not None else []
     pairs += [p for v in given.values() for p in v if p.startswith("computed_flops")]
     return " ".join(pairs)
 
 
-def kept_note(n: int, fitting: Sequence[PartResult]) -> str:
+def kept_note(f: dict[str, Any]) -> str:
     """What the shipped bound keeps on the fitting halves, against every proposal and the 95 %
     rule's N."""
-    held = "; ".join(f"{r.name} {r.covered(KEEP_N):.1%} of {r.covered():.1%}" for r in fitting)
+    fitting = [p for p in f["parts"] if p["name"].endswith("-fit")]
+    held = "; ".join(f"{p['name']} {p['covered_kept']:.1%} of {p['covered']:.1%}" for p in fitting)
     return (
-        f"The models score the top `proposals.KEEP_N` = {KEEP_N}, set by hand for the scoring "
-        f"cost; on the fitting halves it keeps the gold of {held} (every proposal). The rule that "
-        f"fits the stated pool's N ({COVERAGE_SHARE:.0%} of what every proposal covers, on every "
-        f"part) would score {n}."
+        f"The models score the top `proposals.KEEP_N` = {f['keep_n']}, set by hand for the "
+        f"scoring cost; on the fitting halves it keeps the gold of {held} (every proposal). The "
+        f"rule that fits the stated pool's N ({f['coverage_share']:.0%} of what every proposal "
+        f"covers, on every part) would score {f['fitted_n']}."
     )
 
 
-def section(body: str, note: str, line: str, models: bool = False) -> str:
-    """docs/RESULTS.md's `proposals` section."""
-    runs = " --run PART=RUN ..." if models else ""
+@renders(SECTION, "better")
+def section(record: Record) -> str:
+    """docs/RESULTS.md's `proposals` section from its record; issue 40's line last."""
+    f = record.figures
     said = (
         "Issue 40's keys, below the table, give large@1, text-derived and small-text-derived@k "
         "from the runs given, all three over each run's computed questions (one denominator); "
         "`*_cov` is over the whole part, as the table's coverage columns."
-        if models
+        if f["models"]
         else "Issue 40's keys below the table need no model (`*_large`, `*_small_text_derived` "
         "and `computed_flops_ratio_tatqa` come from run folders: `--run PART=RUN`)."
     )
     return f"""## Computed answers drafted from the text (issue 40)
 
-Command: `factqa bench proposals PATH/TO/tatqa_dataset_dev.json PATH/TO/drop_dev.jsonl.gz \
---write{runs}` (no model runs). Every computed question of each part (TAT-QA: arithmetic; DROP: \
-computed, figure); the columns are described in experiment/bench/analyse/proposals.py. {note} {said}
+Command: `{record.command}` (no model runs; commit `{record.commit}`, {record.date}). Every \
+computed question of each part (TAT-QA: arithmetic; DROP: computed, figure); the columns are \
+described in experiment/bench/analyse/proposals.py. {kept_note(f)} {said}
 
-{body}
+{table(f["parts"], f["keep_n"], f["models"])}
 
-`{line}`"""
+`{key_line(f["parts"], f["models"])}`"""

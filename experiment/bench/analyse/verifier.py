@@ -34,7 +34,8 @@ import typer
 from experiment.base.errors import InputError
 from experiment.base.types import Span
 from experiment.bench.app import command
-from experiment.bench.harness import RESULTS_MD, WriteOpt, records_of, write_section
+from experiment.bench.harness import RESULTS_MD, WriteOpt, finish, records_of
+from experiment.bench.sections import Record, measured, renders
 from experiment.importers.readers import SQUAD_FIX, data_json
 from experiment.importers.split import HALVES, half_of
 from experiment.values.canonical import CURRENCIES, UNITS, DateValue, Quantity, Value, supports
@@ -43,6 +44,8 @@ from experiment.values.question_kind import question_kind
 from experiment.values.tables import article_mentions
 from experiment.verify.match import verify
 
+SECTION = "verifier"
+HALF_FIGURES = ("recall", "answers", "rejection", "corruptions")
 SCALE_SWAP = {
     "million": "billion",
     "billion": "million",
@@ -337,7 +340,6 @@ def _run(data: Path, limit: int, seed: int, write: bool) -> int:
         if not verify(value, it.context, it.gold).confirmed:
             misses.append(it)
             miss_rows.append([it.qid, it.kind, value_kind(value), miss_cause(it, value)])
-    recall = 1 - len(misses) / len(items)
 
     corrupt: dict[str, list[tuple[Item, str]]] = {
         "digit": [],
@@ -380,8 +382,6 @@ def _run(data: Path, limit: int, seed: int, write: bool) -> int:
                         accepted_cause(text, value, evidence, span),
                     )
                 )
-    total_c = sum(len(p) for p in corrupt.values())
-    rejection = 1 - sum(len(a) for a in accepted.values()) / max(total_c, 1)
 
     checks = [(it.gold, it.kind, it.context) for it in items]
     checks += [(t, it.kind, it.context) for pairs in corrupt.values() for it, t in pairs]
@@ -398,53 +398,87 @@ def _run(data: Path, limit: int, seed: int, write: bool) -> int:
     warm = len(checks) / (time.perf_counter() - t0)
 
     kinds = Counter(i.kind for i in items)
+    by_half = {h: _half_rates(h, items, misses, corrupt, accepted) for h in HALVES}
+    figures = {
+        "questions": questions,
+        "kinds": {"figure": kinds["figure"], "date": kinds["date"]},
+        "answers": len(items),
+        "misses": miss_rows,
+        "corruptions": {name: len(pairs) for name, pairs in corrupt.items()},
+        "accepted": {
+            name: [[it.qid, it.kind, *rest] for it, *rest in acc] for name, acc in accepted.items()
+        },
+        "halves": {h: dict(zip(HALF_FIGURES, got, strict=True)) for h, got in by_half.items()},
+        "checks_per_s": {"warm": warm, "cold": cold},
+    }  # fmt: skip
+    command_line = (
+        f"factqa bench verifier PATH/TO/dev-v1.1.json{f' --limit {limit}' if limit else ''} "
+        f"--seed {seed}"
+    )
+    record = measured(SECTION, command_line, figures)
+    finish(RESULTS_MD, record, write)
+    # checks_per_s is the rate as the verifier is used (each paragraph scanned once, when first
+    # seen, then looked up); the cold worst case is printed above.
+    print(line(figures))
+    return 0
+
+
+def rates(f: dict[str, Any]) -> tuple[float, float]:
+    """Recall and rejection from the record's figures."""
+    total = sum(f["corruptions"].values())
+    taken = sum(len(a) for a in f["accepted"].values())
+    return 1 - len(f["misses"]) / f["answers"], 1 - taken / max(total, 1)
+
+
+def line(f: dict[str, Any]) -> str:
+    """The machine-readable line."""
+    recall, rejection = rates(f)
+    ev = f["halves"]["eval"]
+    return (
+        f"recall={recall:.4f} rejection={rejection:.4f} "
+        f"checks_per_s={f['checks_per_s']['warm']:.0f} "
+        f"recall_eval={ev['recall']:.4f} rejection_eval={ev['rejection']:.4f}"
+    )
+
+
+@renders(SECTION, "verifier")
+def section(record: Record) -> str:
+    """docs/RESULTS.md's `verifier` section from its record."""
+    f = record.figures
+    recall, rejection = rates(f)
+    n, total = f["answers"], sum(f["corruptions"].values())
+    taken = sum(len(a) for a in f["accepted"].values())
     lines = [
         "## Verifier on SQuAD v1.1 dev (figure and date questions)",
         "",
-        f"Command: `factqa bench verifier PATH/TO/dev-v1.1.json"
-        f"{f' --limit {limit}' if limit else ''} --seed {seed}`",
+        f"Command: `{record.command}` (commit `{record.commit}`, {record.date})",
         "",
-        f"- questions kept by the figure/date rule: {questions} "
-        f"({kinds['figure']} figure and {kinds['date']} date gold answers, {len(items)} in all)",
+        f"- questions kept by the figure/date rule: {f['questions']} "
+        f"({f['kinds']['figure']} figure and {f['kinds']['date']} date gold answers, {n} in all)",
         f"- **recall** (gold confirmed in its own paragraph): **{recall:.4f}** "
-        f"({len(items) - len(misses)}/{len(items)})",
-        f"- **rejection** (corruptions refused): **{rejection:.4f}** "
-        f"({total_c - sum(len(a) for a in accepted.values())}/{total_c})",
+        f"({n - len(f['misses'])}/{n})",
+        f"- **rejection** (corruptions refused): **{rejection:.4f}** ({total - taken}/{total})",
     ]
-    for name, pairs in corrupt.items():
-        n = len(pairs)
-        lines.append(f"  - {name}: {1 - len(accepted[name]) / max(n, 1):.4f} of {n}")
-    by_half = {h: _half_rates(h, items, misses, corrupt, accepted) for h in HALVES}
-    for h, (rec, n_rec, rej, n_rej) in by_half.items():
+    for name, count in f["corruptions"].items():
+        lines.append(f"  - {name}: {1 - len(f['accepted'][name]) / max(count, 1):.4f} of {count}")
+    for h, got in f["halves"].items():
         lines.append(
-            f"- {'evaluation' if h == 'eval' else 'fitting'} titles: recall {rec:.4f} of {n_rec} "
-            f"gold answers, rejection {rej:.4f} of {n_rej} corruptions"
+            f"- {'evaluation' if h == 'eval' else 'fitting'} titles: recall {got['recall']:.4f} of "
+            f"{got['answers']} gold answers, rejection {got['rejection']:.4f} of "
+            f"{got['corruptions']} corruptions"
         )
+    speed = f["checks_per_s"]
     lines += [
-        f"- **speed** on one core: **{warm:,.0f} checks/s** as used (each paragraph scanned "
-        f"once, when first checked; the cache starts empty), {cold:,.0f} checks/s in the worst "
-        "case (the paragraph scanned again for every check)",
+        f"- **speed** on one core: **{speed['warm']:,.0f} checks/s** as used (each paragraph "
+        "scanned once, when first checked; the cache starts empty), "
+        f"{speed['cold']:,.0f} checks/s in the worst case (the paragraph scanned again for every "
+        "check)",
         "",
-        *miss_table(miss_rows),
+        *miss_table(f["misses"]),
         "",
-        *accepted_table(
-            {
-                name: [[it.qid, it.kind, *rest] for it, *rest in acc]
-                for name, acc in accepted.items()
-            }
-        ),
+        *accepted_table(f["accepted"]),
     ]
-    report = "\n".join(lines)
-    print(report)
-    if write:
-        write_section(RESULTS_MD, "verifier", report)
-    # checks_per_s is the rate as the verifier is used (each paragraph scanned once, when first
-    # seen, then looked up); the cold worst case is printed above.
-    print(
-        f"recall={recall:.4f} rejection={rejection:.4f} checks_per_s={warm:.0f} "
-        f"recall_eval={by_half['eval'][0]:.4f} rejection_eval={by_half['eval'][2]:.4f}"
-    )
-    return 0
+    return "\n".join(lines)
 
 
 def _half_rates(

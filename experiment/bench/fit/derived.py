@@ -58,7 +58,8 @@ from experiment.bench.fit.ranking_fit import (
     set_counts,
 )
 from experiment.bench.fit.sets import OUT
-from experiment.bench.harness import RESULTS_MD, ResultsMdOpt, every_nth, write_section
+from experiment.bench.harness import RESULTS_MD, ResultsMdOpt, every_nth, publish
+from experiment.bench.sections import Record, measured, renders
 from experiment.config import RunConfig
 from experiment.corpus import load_articles, load_questions
 from experiment.evaluate.drafts import (
@@ -77,6 +78,7 @@ from experiment.generate.prompts import AUTO
 from experiment.importers.service import import_dataset
 from experiment.runner import BackendFactory, confirm, llama_factory, pool_scores, sample
 
+SECTION = "derived-fit"
 PROPOSAL = ("votes", "share", "proposal_score", "proposal_rank")
 VARIANTS = {
     "logistic+text": PROPOSAL,
@@ -271,7 +273,7 @@ def fit_derived(
         save(shipped.model, DERIVED_PACKAGED)
         print(f"wrote {DERIVED_PACKAGED}")
         command = COMMAND + ("" if wanted == [RunConfig.derived_text] else f" --forms {forms}")
-        write_section(results, "derived-fit", section(fits, command), command=command)
+        publish(results, measured(SECTION, command, figures(fits)))
 
 
 @dataclass(frozen=True)
@@ -289,20 +291,36 @@ class Fit:
         return float(self.table[self.chosen]["mean"])
 
 
-def compact(fits: dict[str, Fit]) -> list[str]:
+def figures(fits: dict[str, Fit]) -> dict:  # type: ignore[type-arg]
+    """The record's figures: per form, each way's accuracies, the choice and its weights."""
+    return {
+        "forms": {
+            form: {
+                "ways": {w: {"sets": r["sets"], "mean": r["mean"]} for w, r in f.table.items()},
+                "chosen": f.chosen,
+                "counts": f.counts,
+                "weights": f.model.weights,
+                "threshold": f.model.threshold,
+            }
+            for form, f in fits.items()
+        }
+    }
+
+
+def compact(forms: dict[str, dict]) -> list[str]:  # type: ignore[type-arg]
     """The ways' table, one row a way, for each form two columns: each set's accuracy and their
     mean for the way as it is (`rule` and `logprob` abstain where "unknown" wins, the others
     not), and a logistic way's mean with "unknown" abstaining."""
-    forms = list(fits)
-    sets = list(fits[forms[0]].counts)
+    first = next(iter(forms.values()))
+    sets = list(first["counts"])
     head = ["way"]
     for form in forms:
         head += [f"{form}: {' / '.join(sets)} / mean", f"{form}, unknown abstains"]
     lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
-    for way in (w for w in fits[forms[0]].table if not w.endswith(UNKNOWN_RULE)):
+    for way in (w for w in first["ways"] if not w.endswith(UNKNOWN_RULE)):
         cells = [way]
-        for form in forms:
-            row, ruled = fits[form].table[way], fits[form].table.get(way + UNKNOWN_RULE)
+        for f in forms.values():
+            row, ruled = f["ways"][way], f["ways"].get(way + UNKNOWN_RULE)
             cells.append(
                 " / ".join(f"{row['sets'][s]:.3f}" for s in sets) + f" / {row['mean']:.3f}"
             )
@@ -311,29 +329,32 @@ def compact(fits: dict[str, Fit]) -> list[str]:
     return lines
 
 
-def section(fits: dict[str, Fit], command: str) -> str:
+@renders(SECTION, "fitted")
+def section(record: Record) -> str:
     """docs/RESULTS.md's `derived-fit` section: each form's ways, the choice and its weights."""
-    first = next(iter(fits.values()))
-    sets = ", ".join(f"{name} {n}" for name, n in first.counts.items())
-    tables = "\n".join(compact(fits))
-    shipped = fits[RunConfig.derived_text]
-    weights = ", ".join(f"`{f}` {w:+.2f}" for f, w in shipped.model.weights.items()) or "none"
-    better = max(fits, key=lambda form: fits[form].mean)
+    forms = record.figures["forms"]
+    first = next(iter(forms.values()))
+    sets = ", ".join(f"{name} {n}" for name, n in first["counts"].items())
+    tables = "\n".join(compact(forms))
+    shipped = forms[RunConfig.derived_text]
+    weights = ", ".join(f"`{f}` {w:+.2f}" for f, w in shipped["weights"].items()) or "none"
+    means = {form: f["ways"][f["chosen"]]["mean"] for form, f in forms.items()}
+    better = max(means, key=lambda form: means[form])
     compared = (
         f" Of the forms compared, **{better}** picks best on the fitting halves "
-        f"({', '.join(f'{form} {f.mean:.3f}' for form, f in fits.items())})."
-        if len(fits) > 1
+        f"({', '.join(f'{form} {mean:.3f}' for form, mean in means.items())})."
+        if len(forms) > 1
         else ""
     )
     return f"""## small-text-derived@k's pick: fitted on the fitting halves (issue 40)
 
-Command: `{command}` (the small model samples and scores the questions `auto` routes to the
-calculation prompt: {sets}). Accuracy of each way of picking, each form of the scored texts (`rule`
-and `logprob` abstain where "unknown" is more probable than every candidate; the logistic ones
-cross-validated by passage):
+Command: `{record.command}` (commit `{record.commit}`, {record.date}; the small model samples
+and scores the questions `auto` routes to the calculation prompt: {sets}). Accuracy of each way
+of picking, each form of the scored texts (`rule` and `logprob` abstain where "unknown" is more
+probable than every candidate; the logistic ones cross-validated by passage):
 
 {tables}
 
-Shipped for the run's form ({RunConfig.derived_text}): **{shipped.chosen}** (standardised
-weights: {weights}; threshold {shipped.model.threshold:.2f}), as
+Shipped for the run's form ({RunConfig.derived_text}): **{shipped["chosen"]}** (standardised
+weights: {weights}; threshold {shipped["threshold"]:.2f}), as
 experiment/evaluate/{DERIVED_PACKAGED.name}.{compared}"""

@@ -29,10 +29,14 @@ from experiment.bench.harness import (
     SquadV1Arg,
     SquadV2Arg,
     WriteOpt,
-    write_section,
+    finish,
 )
+from experiment.bench.sections import Record, measured, renders
 from experiment.evaluate.methods import PASS, SELECTED, VERIFIED, answer_methods
 from experiment.generate.windows import ARTICLE
+from experiment.report.tables import markdown_table
+
+SECTION = "excerpt-fit"
 
 TOLERANCE = 0.01
 K = 10
@@ -97,38 +101,47 @@ def fit_excerpt(
     sizes = sentence_counts(grid)
     imports = fitting_sets(squad_v1, squad_v2)
     base = measure(imports, ARTICLE)
-    lines = [
-        "## Reading an excerpt: choosing the sentences on the fitting half",
-        "",
-        f"Command: `factqa bench fit excerpt PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json "
-        f"--grid {grid} --write`. {base['n']} questions of the fitting titles (the selector's "
-        "fitting set), ten samples each, the small model reading the whole passage or only the "
-        "N sentences closest to the question (TF-IDF cosine, in article order); answers are "
-        "verified against the whole passage either way. Kept: the fewest sentences with "
-        f"{METHODS[0]} and {METHODS[1]} both within {TOLERANCE * 100:.0f} point of "
-        'the whole passage. "Gold in what it read": a gold answer is written in the text the '
-        "small model was shown (unanswerable questions count as shown).",
-        "",
-        "| small model reads | prompt tokens per question | gold in what it read | "
-        + " | ".join(METHODS)
-        + " |",
-        "| --- | --- | --- | " + " | ".join("---" for _ in METHODS) + " |",
-    ]
-
-    def row(label: str, got: dict[str, float]) -> str:
-        cells = [f"{got[m]:.3f} ({got[m] - base[m]:+.3f})" for m in METHODS]
-        return f"| {label} | {got['tokens']:.0f} | {got['shown']:.1%} | " + " | ".join(cells) + " |"
-
-    lines.append(row("whole passage", base))
-    print(lines[-1], flush=True)
+    rows = [{"reads": ARTICLE, **base}]
     chosen = ARTICLE
     for n in sizes:
         got = measure(imports, f"excerpt:{n}")
-        lines.append(row(f"`excerpt:{n}`", got))
-        print(lines[-1], flush=True)
+        rows.append({"reads": f"excerpt:{n}", **got})
+        print(f"excerpt:{n}: " + ", ".join(f"{m} {got[m]:.3f}" for m in METHODS), flush=True)
         if all(got[m] >= base[m] - TOLERANCE for m in METHODS[:2]):
             chosen = f"excerpt:{n}"
-    lines += ["", f"Chosen: `{chosen}`."]
-    print("\n".join(lines))
-    write_section(results, "excerpt-fit", "\n".join(lines), write)
+    figures = {"grid": grid, "k": K, "tolerance": TOLERANCE, "rows": rows, "chosen": chosen}
+    command_line = (
+        f"factqa bench fit excerpt PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json --grid {grid} "
+        "--write"
+    )
+    finish(results, measured(SECTION, command_line, figures), write)
     print(f"chosen={chosen}")
+
+
+@renders(SECTION, "fitted")
+def section(record: Record) -> str:
+    """docs/RESULTS.md's `excerpt-fit` section from its record."""
+    f = record.figures
+    base, *_ = f["rows"]
+    methods = [m for m in METHODS if m in base]
+
+    def row(got: dict) -> list[str]:  # type: ignore[type-arg]
+        label = "whole passage" if got["reads"] == ARTICLE else f"`{got['reads']}`"
+        cells = [f"{got[m]:.3f} ({got[m] - base[m]:+.3f})" for m in methods]
+        return [label, f"{got['tokens']:.0f}", f"{got['shown']:.1%}", *cells]
+
+    header = ["small model reads", "prompt tokens per question", "gold in what it read", *methods]
+    table = "\n".join(markdown_table(header, [row(r) for r in f["rows"]]))
+    return f"""## Reading an excerpt: choosing the sentences on the fitting half
+
+Command: `{record.command}`. Commit `{record.commit}`, {record.date}. {base["n"]} questions of \
+the fitting titles (the selector's fitting set), ten samples each, the small model reading the \
+whole passage or only the N sentences closest to the question (TF-IDF cosine, in article \
+order); answers are verified against the whole passage either way. Kept: the fewest sentences \
+with {methods[0]} and {methods[1]} both within {f["tolerance"] * 100:.0f} point of the whole \
+passage. "Gold in what it read": a gold answer is written in the text the small model was \
+shown (unanswerable questions count as shown).
+
+{table}
+
+Chosen: `{f["chosen"]}`."""

@@ -46,13 +46,15 @@ from experiment.bench.harness import (
     SquadV2Arg,
     TatqaOpt,
     WriteOpt,
-    write_section,
+    finish,
 )
+from experiment.bench.sections import Record, measured, renders
 from experiment.evaluate.features import FEATURES
 from experiment.evaluate.large_check import LARGE_EVIDENCE as LARGE
 from experiment.evaluate.selector import out_of_fold
 from experiment.report.tables import markdown_table
 
+SECTION = "feature-sets"
 EARLIER = FEATURES[:13]  # before tables, periods and abstention (issue 26)
 ADDED = FEATURES[13:]
 
@@ -103,50 +105,70 @@ def feature_sets_command(
     extra = LargeEvidence() if large_evidence else None
     rows, counts, questions = fitting_rows(squad_v1, squad_v2, tatqa, extra)
     sets = list(counts)
-    table, means = [], {}
+    table = []
     for label, features in feature_sets(large_evidence):
         threshold, accs = evaluate(rows, questions, sets, features)
-        means[label] = float(np.mean(accs))
-        table.append(
-            [label, f"{threshold:.2f}", *(f"{a:.3f}" for a in accs), f"{means[label]:.3f}"]
-        )
-    lines = markdown_table(["features", "threshold", *sets, "mean"], table)
-    shipped = means[f"all {len(FEATURES)} (shipped)"]
-    best = max(means, key=lambda k: means[k])
+        table.append({"features": label, "threshold": threshold, "accuracy": accs})
+        print(f"{label}: mean {float(np.mean(accs)):.3f}", flush=True)
+    figures: dict = {  # type: ignore[type-arg]
+        "sets": {s: counts[s] for s in sets}, "candidates": len(rows), "rows": table,
+    }  # fmt: skip
+    if large_evidence:
+        alone = set_means(rows, np.array([r.features[LARGE] for r in rows]), questions, sets)
+        figures["evidence"] = {
+            "calls": extra.calls if extra else 0,
+            "at_zero": alone[THRESHOLDS.index(0.5)],
+            "best_threshold": THRESHOLDS[int(np.argmax(alone))],
+            "best_mean": max(alone),
+        }
     command_line = (
         "factqa bench fit feature-sets PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json"
         + (" --tatqa PATH/TO/tatqa_dataset_dev.json" if tatqa else "")
         + (" --large-evidence" if large_evidence else "")
         + " --write"
     )
+    finish(results, measured(SECTION, command_line, figures), write)
+
+
+@renders(SECTION, "fitted")
+def section(record: Record) -> str:
+    """docs/RESULTS.md's `feature-sets` section from its record; its machine-readable line
+    last."""
+    f = record.figures
+    sets = list(f["sets"])
+    means = {r["features"]: float(np.mean(r["accuracy"])) for r in f["rows"]}
+    rows = [
+        [r["features"], f"{r['threshold']:.2f}", *(f"{a:.3f}" for a in r["accuracy"]),
+         f"{means[r['features']]:.3f}"]
+        for r in f["rows"]
+    ]  # fmt: skip
+    shipped = means[f"all {len(FEATURES)} (shipped)"]
+    best = max(means.values())
+    line = f"features_shipped_mean={shipped:.3f} features_best_mean={best:.3f}"
     parts = [
         f"Feature sets on the fitting data only: out-of-fold accuracy on {', '.join(sets)} "
-        f"({', '.join(str(counts[s]) for s in sets)} questions; {len(rows)} candidates) at the "
-        f"threshold that maximises their mean. `{command_line}`",
-        "",
-        *lines,
+        f"({', '.join(str(n) for n in f['sets'].values())} questions; {f['candidates']} "
+        f"candidates) at the threshold that maximises their mean. `{record.command}` (commit "
+        f"`{record.commit}`, {record.date})",
+        "\n".join(markdown_table(["features", "threshold", *sets, "mean"], rows)),
     ]
-    line = f"features_shipped_mean={shipped:.3f} features_best_mean={means[best]:.3f}"
-    if large_evidence:
+    if "evidence" in f:
+        e = f["evidence"]
         with_large = means[f"all {len(FEATURES)} + `{LARGE}`"]
-        line += f" features_large_evidence_mean={with_large:.3f}"
-        alone = set_means(rows, np.array([r.features[LARGE] for r in rows]), questions, sets)
-        best_t = THRESHOLDS[int(np.argmax(alone))]
-        margin = -math.inf if best_t <= 0 else math.log(best_t / (1 - best_t))
-        line += f" evidence_threshold={best_t:.2f} evidence_margin={margin:.2f}"
+        t = e["best_threshold"]
+        margin = -math.inf if t <= 0 else math.log(t / (1 - t))
+        line += (
+            f" features_large_evidence_mean={with_large:.3f} evidence_threshold={t:.2f}"
+            f" evidence_margin={margin:.2f}"
+        )
         parts += [
-            "",
             f"With the large model's evidence check: mean {with_large:.3f} against "
-            f"{shipped:.3f} shipped ({extra.calls if extra else 0} scoring calls made now; the "
-            "rest came from the cache).",
-            "",
+            f"{shipped:.3f} shipped ({e['calls']} scoring calls made now; the rest came from "
+            "the cache).",
             "The evidence check on its own (`large-checks-evidence`: the largest margin over "
             f'"unknown", abstaining below a threshold): at margin 0 the mean is '
-            f"{alone[THRESHOLDS.index(0.5)]:.3f}; the best threshold on the logistic of the "
-            f"margin is {best_t:.2f} (margin {margin:.2f} nats), mean {max(alone):.3f}. "
-            "`EVIDENCE_MARGIN` in experiment/evaluate/large_check.py is that margin.",
+            f"{e['at_zero']:.3f}; the best threshold on the logistic of the margin is {t:.2f} "
+            f"(margin {margin:.2f} nats), mean {e['best_mean']:.3f}. `EVIDENCE_MARGIN` in "
+            "experiment/evaluate/large_check.py is that margin.",
         ]
-    text = "\n".join([*parts, "", f"`{line}`"])
-    print(text)
-    write_section(results, "feature-sets", text, write)
-    print(line)
+    return "\n\n".join([*parts, f"`{line}`"])

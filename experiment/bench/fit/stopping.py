@@ -26,11 +26,14 @@ from experiment.bench.harness import (
     SquadV1Arg,
     SquadV2Arg,
     WriteOpt,
-    write_section,
+    finish,
 )
+from experiment.bench.sections import Record, measured, renders
 from experiment.evaluate.methods import SELECTED, VERIFIED, answer_methods
 from experiment.evaluate.stopping import parse_rounds, parse_rule
+from experiment.report.tables import markdown_table
 
+SECTION = "adaptive-fit"
 GRID = {
     "window": ("window:2", "window:3", "window:4", "window:2+none", "window:3+none"),
     "posterior": ("posterior:0.8", "posterior:0.9", "posterior:0.95", "posterior:0.9+none"),
@@ -66,18 +69,7 @@ def fit_stopping(
         return ver / len(data), sel / len(data)
 
     base = accuracy({q.id: K for q, _, _ in data})
-    lines = [
-        "## Adaptive sampling: choosing the rules on the fitting half",
-        "",
-        f"Command: `factqa bench fit stopping PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json "
-        f"--rounds {rounds} --write`. {len(data)} questions of the fitting titles (the selector's "
-        f"fitting set), rounds {list(schedule)}; all ten samples: {VERIFIED.name(K)} "
-        f"{base[0]:.3f}, {SELECTED.name(K)} {base[1]:.3f}. Kept per family: the fewest samples "
-        f"with both accuracies within {TOLERANCE * 100:.0f} point of all ten.",
-        "",
-        "| rule | samples per question | stopped early | verified (diff) | selected (diff) |",
-        "| --- | --- | --- | --- | --- |",
-    ]
+    rows = []
     chosen = {}
     for family, specs in GRID.items():
         best: tuple[float, str] | None = None
@@ -94,16 +86,46 @@ def fit_stopping(
             ver, sel = accuracy(drawn)
             mean = sum(drawn.values()) / len(drawn)
             early = sum(n < K for n in drawn.values()) / len(drawn)
-            lines.append(
-                f"| `{spec}` | {mean:.2f} | {early:.0%} | {ver:.3f} ({ver - base[0]:+.3f}) | "
-                f"{sel:.3f} ({sel - base[1]:+.3f}) |"
-            )
-            print(lines[-1], flush=True)
+            rows.append({"rule": spec, "samples": mean, "early": early, "verified": ver,
+                         "selected": sel})  # fmt: skip
+            print(f"{spec}: {mean:.2f} samples, verified {ver:.3f}, selected {sel:.3f}", flush=True)
             ok = ver >= base[0] - TOLERANCE and sel >= base[1] - TOLERANCE
             if ok and (best is None or mean < best[0]):
                 best = (mean, spec)
         chosen[family] = best[1] if best else "none"
-    lines += ["", "Chosen: " + ", ".join(f"`{s}`" for s in chosen.values()) + "."]
-    print("\n".join(lines))
-    write_section(results, "adaptive-fit", "\n".join(lines), write)
+    figures = {"rounds": rounds, "schedule": list(schedule), "questions": len(data), "k": K,
+               "tolerance": TOLERANCE, "base": {"verified": base[0], "selected": base[1]},
+               "rows": rows, "chosen": chosen}  # fmt: skip
+    command_line = (
+        f"factqa bench fit stopping PATH/TO/dev-v1.1.json PATH/TO/dev-v2.0.json --rounds {rounds} "
+        "--write"
+    )
+    finish(results, measured(SECTION, command_line, figures), write)
     print("chosen: " + " ".join(f"{f}={s}" for f, s in chosen.items()))
+
+
+@renders(SECTION, "fitted")
+def section(record: Record) -> str:
+    """docs/RESULTS.md's `adaptive-fit` section from its record."""
+    f = record.figures
+    base, k = f["base"], f["k"]
+    ver, sel = VERIFIED.name(k), SELECTED.name(k)
+    rows = [
+        [f"`{r['rule']}`", f"{r['samples']:.2f}", f"{r['early']:.0%}",
+         f"{r['verified']:.3f} ({r['verified'] - base['verified']:+.3f})",
+         f"{r['selected']:.3f} ({r['selected'] - base['selected']:+.3f})"]
+        for r in f["rows"]
+    ]  # fmt: skip
+    header = ["rule", "samples per question", "stopped early", "verified (diff)", "selected (diff)"]
+    table = "\n".join(markdown_table(header, rows))
+    chosen = ", ".join(f"`{s}`" for s in f["chosen"].values())
+    return f"""## Adaptive sampling: choosing the rules on the fitting half
+
+Command: `{record.command}`. Commit `{record.commit}`, {record.date}. {f["questions"]} questions \
+of the fitting titles (the selector's fitting set), rounds {f["schedule"]}; all ten samples: \
+{ver} {base["verified"]:.3f}, {sel} {base["selected"]:.3f}. Kept per family: the fewest samples \
+with both accuracies within {f["tolerance"] * 100:.0f} point of all ten.
+
+{table}
+
+Chosen: {chosen}."""

@@ -27,17 +27,17 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import pandas as pd
 import typer
 
 from experiment.base.types import Article, Question
 from experiment.bench.app import command
-from experiment.bench.harness import RESULTS_MD, ROOT, WriteOpt, write_section
+from experiment.bench.harness import RESULTS_MD, ROOT, WriteOpt, finish
+from experiment.bench.sections import Record, measured, renders
 from experiment.config import RunConfig
 from experiment.corpus import load_articles, load_questions
 from experiment.evaluate.confirm import confirm_samples
@@ -52,8 +52,10 @@ from experiment.generate.sampling import article_order, sample_all
 from experiment.generate.windows import ARTICLE, WHOLE_ARTICLE, Reading, parse_reading
 from experiment.importers.service import import_dataset
 from experiment.report.run import Run, load_run
+from experiment.report.tables import markdown_table
 from experiment.runner import llama_factory, run_experiment
 
+SECTION = "adaptive"
 RULES = ("window:2", "posterior:0.9", "selector:0.6")  # factqa bench fit stopping chose them
 DEFAULT_RULE = "window:2"
 K = 10
@@ -99,41 +101,70 @@ def _correct(run: Run, method: str) -> pd.Series:
     return run.questions.set_index("question_id")[f"{method}.correct"]
 
 
-def accuracy_rows(ds: DataSet, folders: dict[str, Path]) -> tuple[list[list[str]], dict]:
-    """The table of part 1 and the default rule's figures."""
+def accuracy_rows(ds: DataSet, folders: dict[str, Path]) -> dict[str, Any]:
+    """Part 1's figures of one data set: per rule the samples drawn, the share stopped early,
+    each method's accuracy and its paired difference against every round, the recorded
+    seconds; and large@1's accuracy."""
     loaded = {rule: load_run(folder) for rule, folder in folders.items()}
     every = loaded["never"]
     clusters = every.questions.cluster.tolist()
     ver, sel = VERIFIED.name(K), SELECTED.name(K)
     reference = {m: _correct(every, m) for m in (ver, sel)}
-    rows, facts = [], {}
-    for rule, run in loaded.items():
+    rows = []
+    for key, run in loaded.items():
         a = run.attempts
-        n = a.question_id.nunique()
         small = a[a.role == "small"]
         drawn = small.groupby("question_id").size()
-        rule, _, context = rule.partition(" @")
-        cells = [
-            {"off": f"fixed k={K}, all at once", "never": "every round (fixed k in rounds)"}.get(
-                rule, f"`{rule}`"
-            )
-            + (f", small model reads `{context}`" if context else ""),
-            f"{drawn.mean():.2f}",
-            f"{(drawn < K).mean():.0%}",
-        ]
+        rule, _, context = key.partition(" @")
+        row: dict[str, Any] = {
+            "rule": rule, "context": context, "samples": float(drawn.mean()),
+            "early": float((drawn < K).mean()), "methods": {},
+            # recorded when the rounds were drawn: comparable among the rounds' rows only
+            "seconds": None if rule == "off"
+            else float(small.seconds.astype(float).sum()) / a.question_id.nunique(),
+        }  # fmt: skip
         for m in (ver, sel):
             got = _correct(run, m).reindex(reference[m].index)
             diff, low, high = paired_difference_ci(got.tolist(), reference[m].tolist(), clusters)
-            cells += [f"{got.mean():.3f}", f"{diff:+.3f} [{low:+.3f}, {high:+.3f}]"]
-            if rule == DEFAULT_RULE and m == ver:
-                facts["excerpt" if context else "whole"] = {"samples": drawn.mean(), "delta": diff}
-                facts["n"] = n
-        # recorded when the rounds were drawn: comparable among the rounds' rows only
-        cells.append("-" if rule == "off" else f"{small.seconds.astype(float).sum() / n:.2f}")
+            row["methods"][m] = {"accuracy": float(got.mean()), "ci": [diff, low, high]}
+        rows.append(row)
+    n = int(every.attempts.question_id.nunique())
+    return {"questions": n, "rows": rows, "reference": float(_correct(every, REFERENCE).mean())}
+
+
+def default_rule(f: dict[str, Any], excerpt: bool) -> dict[str, float]:
+    """The default rule's samples and small-verified@k's difference against every round (the
+    small model reading the whole passage, or the excerpt)."""
+    row = next(r for r in f["rows"] if r["rule"] == DEFAULT_RULE and bool(r["context"]) == excerpt)
+    return {"samples": row["samples"], "delta": row["methods"][VERIFIED.name(K)]["ci"][0]}
+
+
+def _table(f: dict[str, Any]) -> list[str]:
+    ver, sel = VERIFIED.name(K), SELECTED.name(K)
+    rows = []
+    for r in f["rows"]:
+        label = {"off": f"fixed k={K}, all at once", "never": "every round (fixed k in rounds)"}
+        cells = [
+            label.get(r["rule"], f"`{r['rule']}`")
+            + (f", small model reads `{r['context']}`" if r["context"] else ""),
+            f"{r['samples']:.2f}",
+            f"{r['early']:.0%}",
+        ]
+        for m in (ver, sel):
+            diff, low, high = r["methods"][m]["ci"]
+            cells += [
+                f"{r['methods'][m]['accuracy']:.3f}",
+                f"{diff:+.3f} [{low:+.3f}, {high:+.3f}]",
+            ]
+        cells.append("-" if r["seconds"] is None else f"{r['seconds']:.2f}")
         rows.append(cells)
-    right = _correct(every, REFERENCE).mean()
-    rows.append([f"{REFERENCE} (one greedy answer)", "-", "-", f"{right:.3f}", "", "", "", "-"])
-    return rows, facts
+    rows.append(
+        [f"{REFERENCE} (one greedy answer)", "-", "-", f"{f['reference']:.3f}", "", "", "", "-"]
+    )
+    header = ["sampling", "samples per question", "stopped early", ver,
+              "difference vs every round [95% CI]", sel, "difference vs every round [95% CI]",
+              "small model s per question, recorded as the rounds were drawn"]  # fmt: skip
+    return markdown_table(header, rows)
 
 
 class Profile:
@@ -156,15 +187,12 @@ class Profile:
 
         backend._decode = timed
 
-    def take(self) -> tuple[float, float, int, str]:
-        """Prefill and decode seconds and steps since the last call, with a text template for
-        them per question; then start again."""
+    def take(self, n: int) -> dict[str, float]:
+        """Prefill and decode seconds and steps per question (of `n`) since the last call, and
+        the sequences a step decoded on average; then start again."""
         steps = self.steps
-        text = (
-            f"prefill {{:.2f}} s, decode {{:.2f}} s in {{:.1f}} steps of "
-            f"{sum(steps) / max(len(steps), 1):.1f} sequences on average"
-        )
-        out = (self.prefill, self.decode, len(steps), text)
+        out = {"prefill": self.prefill / n, "decode": self.decode / n, "steps": len(steps) / n,
+               "sequences": sum(steps) / max(len(steps), 1)}  # fmt: skip
         self.prefill = self.decode = 0.0
         self.steps = []
         return out
@@ -199,53 +227,61 @@ def pipeline(
     return seconds, sum(len(v) for v in drawn.values()) / len(questions)
 
 
-def live(ds: DataSet, n: int, reading: str, log: Callable[[str], None]) -> dict[str, float]:
+def live(ds: DataSet, n: int, reading: str) -> dict[str, Any]:
+    """Part 2's figures of one data set: seconds per question of each pipeline, samples drawn,
+    and the small model's llama.cpp profile."""
     articles = load_articles(ds.articles)
     questions = article_order(load_questions(ds.questions, articles))[:n]
+    n = len(questions)
     cfg = RunConfig(k=K)
     params = SamplingParams(cfg.temperature, cfg.top_p, cfg.top_k, cfg.max_tokens)
     small = llama_factory(cfg.small, cfg)
     profile = Profile(small)
-    t_fixed, _ = pipeline(small, articles, questions, K, params, None)
-    fixed_profile = profile.take()
-    t_adaptive, samples = pipeline(small, articles, questions, K, params, DEFAULT_RULE)
-    adaptive_profile = profile.take()
-    t_excerpt = 0.0
+    got: dict[str, Any] = {"questions": n, "profiles": {}, "samples": {}}
+    got["fixed"], _ = pipeline(small, articles, questions, K, params, None)
+    got["profiles"]["fixed"] = profile.take(n)
+    got["adaptive"], got["samples"]["adaptive"] = pipeline(
+        small, articles, questions, K, params, DEFAULT_RULE
+    )
+    got["profiles"]["adaptive"] = profile.take(n)
+    got["excerpt"] = 0.0
     if reading != ARTICLE:
-        t_excerpt, excerpt_samples = pipeline(
+        got["excerpt"], got["samples"]["excerpt"] = pipeline(
             small, articles, questions, K, params, DEFAULT_RULE, parse_reading(reading)
         )
-        excerpt_profile = profile.take()
+        got["profiles"]["excerpt"] = profile.take(n)
     del small
     gc.collect()
     large = llama_factory(cfg.large, cfg)
-    t_large, _ = pipeline(large, articles, questions, 1, replace(GREEDY, max_tokens=32), None)
+    got["large"], _ = pipeline(large, articles, questions, 1, replace(GREEDY, max_tokens=32), None)
     del large
     gc.collect()
-    n = len(questions)
+    for key in ("fixed", "adaptive", "excerpt", "large"):
+        got[key] /= n
+    return got
 
-    def per_question(measured: tuple[float, float, int, str]) -> str:
-        prefill, decode, steps, text = measured
-        return text.format(prefill / n, decode / n, steps / n)
 
-    log(
-        f"{ds.name}, first {n} questions: small fixed k={K} {t_fixed / n:.2f} s, "
-        f"adaptive {t_adaptive / n:.2f} s ({samples:.2f} samples), {REFERENCE} {t_large / n:.2f} s "
-        f"per question; the small model's llama.cpp time per question, fixed k: "
-        f"{per_question(fixed_profile)}; adaptive: {per_question(adaptive_profile)}"
-    )
-    if reading != ARTICLE:
-        log(
-            f"{ds.name}, the same questions, adaptive with the small model reading `{reading}`: "
-            f"{t_excerpt / n:.2f} s ({excerpt_samples:.2f} samples) per question; llama.cpp: "
-            f"{per_question(excerpt_profile)}"
+def _live_lines(name: str, t: dict[str, Any], reading: str) -> list[str]:
+    def per_question(p: dict[str, float]) -> str:
+        return (
+            f"prefill {p['prefill']:.2f} s, decode {p['decode']:.2f} s in {p['steps']:.1f} steps "
+            f"of {p['sequences']:.1f} sequences on average"
         )
-    return {
-        "fixed": t_fixed / n,
-        "adaptive": t_adaptive / n,
-        "excerpt": t_excerpt / n,
-        "large": t_large / n,
-    }
+
+    n, prof = t["questions"], t["profiles"]
+    out = [
+        f"{name}, first {n} questions: small fixed k={K} {t['fixed']:.2f} s, "
+        f"adaptive {t['adaptive']:.2f} s ({t['samples']['adaptive']:.2f} samples), {REFERENCE} "
+        f"{t['large']:.2f} s per question; the small model's llama.cpp time per question, fixed "
+        f"k: {per_question(prof['fixed'])}; adaptive: {per_question(prof['adaptive'])}"
+    ]
+    if "excerpt" in prof:
+        out.append(
+            f"{name}, the same questions, adaptive with the small model reading `{reading}`: "
+            f"{t['excerpt']:.2f} s ({t['samples']['excerpt']:.2f} samples) per question; "
+            f"llama.cpp: {per_question(prof['excerpt'])}"
+        )
+    return out
 
 
 def _run(squad_v1: Path, live_questions: int, reading: str, write: bool) -> None:
@@ -261,89 +297,98 @@ def _run(squad_v1: Path, live_questions: int, reading: str, write: bool) -> None
             "bundled", ROOT / "articles", ROOT / "questions", ROOT / "outputs", "bench/adaptive"
         ),
     ]
-    lines: list[str] = []
-    facts: dict[str, dict] = {}
-    timing: dict[str, dict[str, float]] = {}
+    figures: dict[str, Any] = {"reading": reading, "sets": {}}
     for ds in sets:
-        rows, facts[ds.name] = accuracy_rows(ds, runs(ds, reading))
-        lines += [
-            f"**{ds.name}** ({facts[ds.name]['n']} questions)",
-            "",
-            f"| sampling | samples per question | stopped early | {VERIFIED.name(K)} | "
-            f"difference vs every round [95% CI] | {SELECTED.name(K)} | difference vs every "
-            "round [95% CI] | small model s per question, recorded as the rounds were drawn |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- |",
-            *("| " + " | ".join(r) + " |" for r in rows),
-            "",
-        ]
-    lines.append(
-        "The recorded seconds come from the run that drew every round, so they compare the "
-        "rules with each other; fixed k and large@1 were drawn in other runs, under other "
-        "load: their time is the live measurement below."
+        figures["sets"][ds.name] = accuracy_rows(ds, runs(ds, reading))
+    for ds in sets:
+        figures["sets"][ds.name]["live"] = live(ds, live_questions, reading)
+    command_line = (
+        f"factqa bench adaptive PATH/TO/dev-v1.1.json --live {live_questions}"
+        + (f" --small-context {reading}" if reading != ARTICLE else "")
+        + " --write"
     )
-    lines.append("")
-    live_lines: list[str] = []
-    for ds in sets:
-        timing[ds.name] = live(ds, live_questions, reading, live_lines.append)
-    s, b = timing["squad-v1"], timing["bundled"]
-    fs, fb = facts["squad-v1"], facts["bundled"]
+    finish(RESULTS_MD, measured(SECTION, command_line, figures), write)
+    print(line(figures))
+
+
+def line(f: dict[str, Any]) -> str:
+    """The machine-readable line."""
+    squad, bundled = f["sets"]["squad-v1"], f["sets"]["bundled"]
+    s, b = squad["live"], bundled["live"]
+    fs, fb = default_rule(squad, False), default_rule(bundled, False)
     last = (
-        f"adaptive_rule={DEFAULT_RULE} adaptive_samples_squad={fs['whole']['samples']:.2f} "
-        f"adaptive_samples_bundled={fb['whole']['samples']:.2f} "
-        f"adaptive_acc_delta_squad={fs['whole']['delta']:+.3f} "
-        f"adaptive_acc_delta_bundled={fb['whole']['delta']:+.3f} "
+        f"adaptive_rule={DEFAULT_RULE} adaptive_samples_squad={fs['samples']:.2f} "
+        f"adaptive_samples_bundled={fb['samples']:.2f} "
+        f"adaptive_acc_delta_squad={fs['delta']:+.3f} "
+        f"adaptive_acc_delta_bundled={fb['delta']:+.3f} "
         f"ratio_D_squad={s['adaptive'] / s['large']:.2f} "
         f"ratio_D_bundled={b['adaptive'] / b['large']:.2f} "
         f"ratio_D_fixed_squad={s['fixed'] / s['large']:.2f} "
         f"ratio_D_fixed_bundled={b['fixed'] / b['large']:.2f}"
     )
-    excerpt_line = ""
-    if reading != ARTICLE:
+    if f["reading"] != ARTICLE:
+        es, eb = default_rule(squad, True), default_rule(bundled, True)
         last += (
-            f" excerpt={reading} excerpt_samples_squad={fs['excerpt']['samples']:.2f} "
-            f"excerpt_samples_bundled={fb['excerpt']['samples']:.2f} "
-            f"excerpt_acc_delta_squad={fs['excerpt']['delta']:+.3f} "
-            f"excerpt_acc_delta_bundled={fb['excerpt']['delta']:+.3f} "
+            f" excerpt={f['reading']} excerpt_samples_squad={es['samples']:.2f} "
+            f"excerpt_samples_bundled={eb['samples']:.2f} "
+            f"excerpt_acc_delta_squad={es['delta']:+.3f} "
+            f"excerpt_acc_delta_bundled={eb['delta']:+.3f} "
             f"ratio_D_excerpt_squad={s['excerpt'] / s['large']:.2f} "
             f"ratio_D_excerpt_bundled={b['excerpt'] / b['large']:.2f}"
         )
-        excerpt_line = (
+    return last
+
+
+@renders(SECTION, "cost")
+def section(record: Record) -> str:
+    """docs/RESULTS.md's `adaptive` section from its record."""
+    f = record.figures
+    reading = f["reading"]
+    lines: list[str] = []
+    for name, got in f["sets"].items():
+        lines += [f"**{name}** ({got['questions']} questions)", "", *_table(got), ""]
+    s, b = f["sets"]["squad-v1"]["live"], f["sets"]["bundled"]["live"]
+    live_lines = [
+        x for name, got in f["sets"].items() for x in _live_lines(name, got["live"], reading)
+    ]
+    excerpt = (
+        [
             f"- ratio D with `{DEFAULT_RULE}` and the small model reading `{reading}`: "
             f"**{s['excerpt'] / s['large']:.2f}** on SQuAD v1.1, "
             f"**{b['excerpt'] / b['large']:.2f}** on the bundled corpus"
-        )
-    report = "\n".join(
+        ]
+        if reading != ARTICLE
+        else []
+    )
+    return "\n".join(
         [
             "## Adaptive sampling",
             "",
-            f"Command: `factqa bench adaptive PATH/TO/dev-v1.1.json --live {live_questions}"
-            + (f" --small-context {reading}" if reading != ARTICLE else "")
-            + " --write` "
-            f"(rules {', '.join(RULES)}; rounds 3, 3, 3, 1; default rule `{DEFAULT_RULE}`; "
-            "2 CPU cores). Rules and rounds were chosen on the fitting half of SQuAD v1.1 "
-            "and v2.0, not on these samples.",
+            f"Command: `{record.command}` (commit `{record.commit}`, {record.date}; rules "
+            f"{', '.join(RULES)}; rounds 3, 3, 3, 1; default rule `{DEFAULT_RULE}`; 2 CPU "
+            "cores). Rules and rounds were chosen on the fitting half of SQuAD v1.1 and v2.0, "
+            "not on these samples.",
             "",
             *lines,
+            "The recorded seconds come from the run that drew every round, so they compare the "
+            "rules with each other; fixed k and large@1 were drawn in other runs, under other "
+            "load: their time is the live measurement below.",
+            "",
             "Time, measured live in one process (no cache; sampling, checking, vote and "
             "selector included):",
             "",
-            *(f"- {line}" for line in live_lines),
+            *(f"- {x}" for x in live_lines),
             f"- ratio D (whole small pipeline / {REFERENCE} per question), `{DEFAULT_RULE}`: "
             f"**{s['adaptive'] / s['large']:.2f}** on SQuAD v1.1, "
             f"**{b['adaptive'] / b['large']:.2f}** on the bundled corpus; fixed k=10: "
             f"{s['fixed'] / s['large']:.2f} and {b['fixed'] / b['large']:.2f}",
-            *([excerpt_line] if excerpt_line else []),
+            *excerpt,
             "",
             f"Last line (adaptive_acc_delta and excerpt_acc_delta: {VERIFIED.name(K)} of the "
             "default rule against every round drawn, the small model reading the whole "
-            "passage): "
-            f"`{last}`",
+            f"passage): `{line(f)}`",
         ]
     )
-    print(report)
-    if write:
-        write_section(RESULTS_MD, "adaptive", report)
-    print(last)
 
 
 @command("adaptive")

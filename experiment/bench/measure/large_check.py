@@ -27,13 +27,14 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from experiment.bench.app import command
-from experiment.bench.harness import RESULTS_MD, ResultsMdOpt, WriteOpt, write_section
+from experiment.bench.harness import RESULTS_MD, ResultsMdOpt, WriteOpt, finish
 from experiment.bench.looks import evaluation_run
+from experiment.bench.sections import Record, measured, renders
 from experiment.evaluate.features import candidates
 from experiment.evaluate.large_check import EVIDENCE, MODES, WHOLE
 from experiment.evaluate.methods import (
@@ -50,6 +51,7 @@ from experiment.report.machine import load_average
 from experiment.report.tables import markdown_table
 from experiment.runner import check_scoring, llama_factory, small_samples
 
+SECTION = "large-check"  # a record a data set: large-check-NAME
 PASSES = ("large@1", *MODES)
 
 
@@ -86,8 +88,57 @@ def _run(run_dir: Path, name: str, limit: int, results: Path, write: bool) -> No
             cost["calls"] += len(got)
         loads += load_average()[:1]
 
-    n = len(ordered)
+    k = run.manifest.config.k
+    acc = dict(zip(run.summary["method"], run.summary["accuracy"], strict=True))
+    methods = (CHECK_EVIDENCE, CHECK_WHOLE, LARGE_1, CASCADE_CHECK_20, CASCADE_20)
+    figures = {
+        "name": name, "run": run_dir.name, "questions": len(ordered), "large": cfg.large,
+        "threads": os.cpu_count(), "load": [min(loads, default=0), max(loads, default=0)],
+        "spent": spent, "accuracy": {m.name(k): float(acc[m.name(k)]) for m in methods
+                                     if m.name(k) in acc},
+        "k": k,
+    }  # fmt: skip
+    command = f"factqa bench large-check RUN_DIR --name {name}" + (
+        f" --limit {limit}" if limit else ""
+    )
+    finish(results, measured(f"{SECTION}-{name}", command + " --write", figures), write)
+    print(line(figures))
+
+
+def line(f: dict[str, Any]) -> str:
+    """The machine-readable line (an accuracy the run's summary lacks is left out)."""
+    name, k, spent = f["name"], f["k"], f["spent"]
     base = spent["large@1"]
+
+    said = (
+        ("check_acc", CHECK_EVIDENCE),
+        ("check_whole_acc", CHECK_WHOLE),
+        ("large_acc", LARGE_1),
+        ("cascade_check20", CASCADE_CHECK_20),
+        ("cascade20", CASCADE_20),
+    )
+    pairs = [
+        f"{key}_{name}={f['accuracy'][m.name(k)]:.3f}"
+        for key, m in said
+        if m.name(k) in f["accuracy"]
+    ]
+    return " ".join(
+        [
+            *pairs,
+            f"check_cost_ratio_{name}={spent[EVIDENCE]['flops'] / base['flops']:.2f}",
+            f"check_whole_cost_ratio_{name}={spent[WHOLE]['flops'] / base['flops']:.2f}",
+            f"check_seconds_ratio_{name}={spent[EVIDENCE]['seconds'] / base['seconds']:.2f}",
+            f"check_whole_seconds_ratio_{name}={spent[WHOLE]['seconds'] / base['seconds']:.2f}",
+            f"load_max={f['load'][1]:.2f}",
+        ]
+    )
+
+
+@renders(f"{SECTION}-*", "better")
+def section(record: Record) -> str:
+    """docs/RESULTS.md's `large-check-NAME` section (one a data set) from its record."""
+    f = record.figures
+    n, base = f["questions"], f["spent"]["large@1"]
     rows = [
         [
             stage,
@@ -98,60 +149,29 @@ def _run(run_dir: Path, name: str, limit: int, results: Path, write: bool) -> No
             f"{c['seconds'] / base['seconds']:.2f}",
             f"{c['flops'] / base['flops']:.2f}",
         ]
-        for stage, c in spent.items()
+        for stage, c in f["spent"].items()
     ]
-    table = markdown_table(
+    header = [
+        "pass",
+        "calls / question",
+        "seconds / question",
+        "evaluated tokens / question",
+        "GFLOPs / question",
+        "seconds / large@1",
+        "FLOPs / large@1",
+    ]
+    low, high = f["load"]
+    return "\n".join(
         [
-            "pass",
-            "calls / question",
-            "seconds / question",
-            "evaluated tokens / question",
-            "GFLOPs / question",
-            "seconds / large@1",
-            "FLOPs / large@1",
-        ],
-        rows,
-    )
-    k = run.manifest.config.k
-    acc = dict(zip(run.summary["method"], run.summary["accuracy"], strict=True))
-
-    def accuracy(method: str) -> str:
-        value = acc.get(method)
-        return "" if value is None else f"{float(value):.3f}"
-
-    line = " ".join(
-        [
-            f"check_acc_{name}={accuracy(CHECK_EVIDENCE.name(k))}",
-            f"check_whole_acc_{name}={accuracy(CHECK_WHOLE.name(k))}",
-            f"large_acc_{name}={accuracy(LARGE_1.name(k))}",
-            f"cascade_check20_{name}={accuracy(CASCADE_CHECK_20.name(k))}",
-            f"cascade20_{name}={accuracy(CASCADE_20.name(k))}",
-            f"check_cost_ratio_{name}={spent[EVIDENCE]['flops'] / base['flops']:.2f}",
-            f"check_whole_cost_ratio_{name}={spent[WHOLE]['flops'] / base['flops']:.2f}",
-            f"check_seconds_ratio_{name}={spent[EVIDENCE]['seconds'] / base['seconds']:.2f}",
-            f"check_whole_seconds_ratio_{name}={spent[WHOLE]['seconds'] / base['seconds']:.2f}",
-            f"load_max={max(loads, default=0):.2f}",
+            f"Run `{f['run']}`, {n} questions, large model {f['large']}, {f['threads']} threads, "
+            f"load average {low:.2f} to {high:.2f}. `{record.command}` (commit "
+            f"`{record.commit}`, {record.date})",
+            "",
+            *markdown_table(header, rows),
+            "",
+            f"`{line(f)}`",
         ]
     )
-    command = f"factqa bench large-check RUN_DIR --name {name}" + (
-        f" --limit {limit}" if limit else ""
-    )
-    text = "\n".join(
-        [
-            f"Run `{run_dir.name}`, {n} questions, large model {cfg.large}, "
-            f"{os.cpu_count()} threads, load average {min(loads, default=0):.2f} to "
-            f"{max(loads, default=0):.2f}. "
-            f"`{command} --write`",
-            "",
-            *table,
-            "",
-            f"`{line}`",
-        ]
-    )
-    print(text)
-    if write:
-        write_section(results, f"large-check-{name}", text)
-    print(line)
 
 
 @command("large-check")

@@ -30,7 +30,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
 import typer
@@ -38,7 +38,8 @@ import typer
 from experiment.base.types import Article, Generation, Question
 from experiment.bench.app import command
 from experiment.bench.fit.sets import OUT, fitting_samples, fitting_sets
-from experiment.bench.harness import RESULTS_MD, SquadV1Arg, SquadV2Arg, WriteOpt, write_section
+from experiment.bench.harness import RESULTS_MD, SquadV1Arg, SquadV2Arg, WriteOpt, finish
+from experiment.bench.sections import Record, measured, renders
 from experiment.config import RunConfig
 from experiment.evaluate.answer import Answer
 from experiment.evaluate.features import FEATURES, ConfirmedAnswer, candidates
@@ -48,10 +49,17 @@ from experiment.evaluate.vote import same_answer
 from experiment.generate.cache import GenerationCache, cache_key
 from experiment.generate.models.base import Backend, Messages, SamplingParams
 from experiment.generate.prompts import messages_for
+from experiment.report.tables import markdown_table
 from experiment.runner import llama_factory
 from experiment.verify.answer import confirm_text
 
 RESULTS = RESULTS_MD
+SECTION = "model-check"
+ANY = "any candidate right (a perfect ranking)"
+VOTE = "the vote (most confirmed samples)"
+BASE = "selector features, out of fold"
+WITH_CHOICE = "selector features + choice, out of fold"
+WITH_YES = "selector features + P(yes), out of fold"
 CHOICE = SamplingParams(temperature=0.0, top_p=1.0, top_k=1, max_tokens=24)
 YES_NO = SamplingParams(temperature=0.0, top_p=1.0, top_k=1, max_tokens=2)
 CHECK_SYSTEM = "You check answers to questions against one sentence of an article. Reply yes or no."
@@ -187,56 +195,81 @@ def _run(squad_v1: Path, squad_v2: Path, limit: int, write: bool) -> None:
         cache.close()
 
     n = len(asked)
-    rows = [
-        ("any candidate right (a perfect ranking)", sum(any(a.right) for a in asked)),
-        ("the vote (most confirmed samples)", top_right(asked, feature(asked, "votes"))),
-        ("support", top_right(asked, feature(asked, "support"))),
-        ("selector features, out of fold", top_right(asked, ranked_oof(asked, None))),
-        ("choice alone (the named candidate)", top_right(asked, feature(asked, "chosen"))),
-        ("selector features + choice, out of fold", top_right(asked, ranked_oof(asked, "chosen"))),
-        ("check alone (P(yes))", top_right(asked, feature(asked, "yes"))),
-        ("selector features + P(yes), out of fold", top_right(asked, ranked_oof(asked, "yes"))),
-    ]
-    sampling = sum(a.sampling_s for a in asked) / n
-    choice = sum(a.choice_s for a in asked) / n
-    check = sum(a.check_s for a in asked) / n
-    said_none = sum(not any(a.chosen) for a in asked)
-    lines = [
-        "## The small model's own check: measured on the fitting half",
-        "",
-        f"Command: `{COMMAND}`. Questions: the {n} fitting-half questions (SQuAD v1.1 and v2.0 "
-        "dev, fitting titles; `experiment/bench/fit/sets.py`) with two or more distinct confirmed "
-        "candidates, where the ranking decides the answer. How often each way of ranking puts a "
-        "right candidate first:",
-        "",
-        "| ranking | right first | share |",
-        "| --- | --- | --- |",
-        *(f"| {name} | {k} | {k / n:.3f} |" for name, k in rows),
-        "",
-        f"The choice prompt named none of the candidates on {said_none} of the {n} questions. "
-        f"Cost per question, model seconds on this machine: choice {choice:.2f} s, check "
-        f"{check:.2f} s (all its candidates), against {sampling:.2f} s for the ten samples as "
-        f"recorded when they were drawn, in an earlier run ({choice / sampling:.2f}x and "
-        f"{check / sampling:.2f}x; the choice prompt read the whole article here, since the "
-        "samples came from the cache; in a run right after sampling it would reuse the "
-        "article's KV prefix).",
-        "",
-        "Neither check ranks the candidates better than the features the selector already has: "
-        "the model's named choice is right first less often than the vote, P(yes) about as "
-        "often, and adding either to the selector's features moves its out-of-fold ranking by "
-        f"{rows[5][1] - rows[3][1]:+d} and {rows[7][1] - rows[3][1]:+d} questions of {n}. "
-        "So the selector keeps the free log-probability feature and neither check is part of "
-        "a run.",
-    ]
-    body = "\n".join(lines)
-    print(body)
-    print(
-        f"model_check_questions={n} oof_base={rows[3][1] / n:.3f} "
-        f"oof_choice={rows[5][1] / n:.3f} oof_yes={rows[7][1] / n:.3f} "
-        f"choice_over_sampling={choice / sampling:.2f} check_over_sampling={check / sampling:.2f}"
+    figures = {
+        "questions": n,
+        "right_first": {
+            name: top_right(asked, scores())
+            for name, scores in (
+                (ANY, lambda: [[float(r) for r in a.right] for a in asked]),
+                (VOTE, lambda: feature(asked, "votes")),
+                ("support", lambda: feature(asked, "support")),
+                (BASE, lambda: ranked_oof(asked, None)),
+                ("choice alone (the named candidate)", lambda: feature(asked, "chosen")),
+                (WITH_CHOICE, lambda: ranked_oof(asked, "chosen")),
+                ("check alone (P(yes))", lambda: feature(asked, "yes")),
+                (WITH_YES, lambda: ranked_oof(asked, "yes")),
+            )
+        },
+        "seconds": {
+            "sampling": sum(a.sampling_s for a in asked) / n,
+            "choice": sum(a.choice_s for a in asked) / n,
+            "check": sum(a.check_s for a in asked) / n,
+        },
+        "said_none": sum(not any(a.chosen) for a in asked),
+    }
+    record = measured(SECTION, COMMAND, figures)
+    finish(RESULTS, record, write)
+    print(line(figures))
+
+
+def line(f: dict[str, Any]) -> str:
+    """The machine-readable line."""
+    n, right, t = f["questions"], f["right_first"], f["seconds"]
+    return (
+        f"model_check_questions={n} oof_base={right[BASE] / n:.3f} "
+        f"oof_choice={right[WITH_CHOICE] / n:.3f} oof_yes={right[WITH_YES] / n:.3f} "
+        f"choice_over_sampling={t['choice'] / t['sampling']:.2f} "
+        f"check_over_sampling={t['check'] / t['sampling']:.2f}"
     )
-    if write:
-        write_section(RESULTS, "model-check", body)
+
+
+@renders(SECTION, "fitted")
+def section(record: Record) -> str:
+    """docs/RESULTS.md's `model-check` section from its record."""
+    f = record.figures
+    n, right, t = f["questions"], f["right_first"], f["seconds"]
+    sampling, choice, check = t["sampling"], t["choice"], t["check"]
+    table = markdown_table(
+        ["ranking", "right first", "share"], [[k, v, f"{v / n:.3f}"] for k, v in right.items()]
+    )
+    return "\n".join(
+        [
+            "## The small model's own check: measured on the fitting half",
+            "",
+            f"Command: `{record.command}` (commit `{record.commit}`, {record.date}). Questions: "
+            f"the {n} fitting-half questions (SQuAD v1.1 and v2.0 dev, fitting titles; "
+            "`experiment/bench/fit/sets.py`) with two or more distinct confirmed candidates, "
+            "where the ranking decides the answer. How often each way of ranking puts a right "
+            "candidate first:",
+            "",
+            *table,
+            "",
+            f"The choice prompt named none of the candidates on {f['said_none']} of the {n} "
+            f"questions. Cost per question, model seconds on this machine: choice {choice:.2f} "
+            f"s, check {check:.2f} s (all its candidates), against {sampling:.2f} s for the ten "
+            f"samples as recorded when they were drawn, in an earlier run "
+            f"({choice / sampling:.2f}x and {check / sampling:.2f}x; the choice prompt read the "
+            "whole article here, since the samples came from the cache; in a run right after "
+            "sampling it would reuse the article's KV prefix).",
+            "",
+            "Adding either check to the selector's features moves its out-of-fold ranking by "
+            f"{right[WITH_CHOICE] - right[BASE]:+d} and {right[WITH_YES] - right[BASE]:+d} "
+            f"questions of {n}; the vote puts a right candidate first on {right[VOTE]}. A run "
+            "keeps the free log-probability feature and neither check.",
+            "",
+            f"`{line(f)}`",
+        ]
+    )
 
 
 @command("model-check")

@@ -25,13 +25,14 @@ from __future__ import annotations
 import gc
 import resource
 import time
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from experiment.base.errors import ConfigError
 from experiment.bench.app import command
-from experiment.bench.harness import RESULTS_MD, ROOT, WriteOpt, corpus, write_section
+from experiment.bench.harness import RESULTS_MD, ROOT, WriteOpt, corpus, finish
+from experiment.bench.sections import Record, measured, renders
 from experiment.config import RunConfig
 from experiment.evaluate.confirm import confirm_sample
 from experiment.evaluate.methods import REFERENCE, VERIFIED
@@ -41,6 +42,7 @@ from experiment.generate.prompts import messages_for
 from experiment.generate.sampling import Sample, derive_seed
 from experiment.runner import llama_factory
 
+SECTION = "sampling"
 ARTICLE = "a02-q3-results"
 
 
@@ -82,19 +84,16 @@ def _run(quick: bool, k: int, backend: str, write: bool) -> int:
                 identical += all(g.text == alone for g in tried.generate(m, GREEDY, seeds(q)))
         del tried
         gc.collect()
-    ratio_b = times["batched"] / times["llama"]
 
     small = load(DEFAULT_SMALL, backend)
     # A: k samples vs one greedy answer, each from a fresh context
     t_one = sum(timed(small, messages_for(article, q), GREEDY, [0], True)[0] for q in questions)
     t_k = sum(timed(small, messages_for(article, q), params, seeds(q), True)[0] for q in questions)
-    ratio_a = t_k / t_one
 
     # C: prefix reused vs reset before each question
     small.reset()
     t_reuse = sum(timed(small, messages_for(article, q), GREEDY, [0], False)[0] for q in questions)
     t_reset = sum(timed(small, messages_for(article, q), GREEDY, [0], True)[0] for q in questions)
-    ratio_c = t_reuse / t_reset
 
     # D and overhead: the small-verified@k pipeline per question, as in a run
     small.reset()
@@ -114,40 +113,71 @@ def _run(quick: bool, k: int, backend: str, write: bool) -> int:
     large = load(DEFAULT_LARGE, backend)
     large.reset()
     t_large = sum(timed(large, messages_for(article, q), GREEDY, [0], False)[0] for q in questions)
-    ratio_d = t_pipe / t_large
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
-    report = "\n".join(
+    figures = {
+        "backend": backend, "k": k, "questions": n, "article": ARTICLE, "small": DEFAULT_SMALL,
+        "large": DEFAULT_LARGE, "seconds": {
+            "one": t_one, "k": t_k, "batched": times["batched"], "llama": times["llama"],
+            "reuse": t_reuse, "reset": t_reset, "pipeline": t_pipe, "large": t_large,
+        }, "identical": identical, "overhead": overhead, "peak_rss_mib": peak,
+    }  # fmt: skip
+    command_line = f"factqa bench sampling{' --quick' if quick else ''} --k {k} --backend {backend}"
+    finish(RESULTS_MD, measured(SECTION, command_line + " --write", figures), write)
+    print(line(figures))
+    return 0
+
+
+def ratios(f: dict[str, Any]) -> dict[str, float]:
+    """Ratios A to D from the record's seconds."""
+    t = f["seconds"]
+    return {
+        "A": t["k"] / t["one"],
+        "B": t["batched"] / t["llama"],
+        "C": t["reuse"] / t["reset"],
+        "D": t["pipeline"] / t["large"],
+    }
+
+
+def line(f: dict[str, Any]) -> str:
+    """The machine-readable line."""
+    r = ratios(f)
+    return (
+        f"ratio_A={r['A']:.2f} ratio_B={r['B']:.2f} ratio_C={r['C']:.2f} "
+        f"ratio_D={r['D']:.2f} overhead={f['overhead']:.2f} peak_rss_mib={f['peak_rss_mib']:.0f} "
+        f"identical={f['identical']}/{f['questions']}"
+    )
+
+
+@renders(SECTION, "cost")
+def section(record: Record) -> str:
+    """docs/RESULTS.md's `sampling` section from its record."""
+    f = record.figures
+    t, r, k, n = f["seconds"], ratios(f), f["k"], f["questions"]
+    return "\n".join(
         [
-            f"## Sampling cost ({backend} backend)",
+            f"## Sampling cost ({f['backend']} backend)",
             "",
-            f"Command: `factqa bench sampling{' --quick' if quick else ''} --k {k} "
-            f"--backend {backend} --write` ({n} questions of `{ARTICLE}`, small `{DEFAULT_SMALL}`, "
-            f"large `{DEFAULT_LARGE}`, 2 CPU cores)",
+            f"Command: `{record.command}` ({n} questions of `{f['article']}`, small "
+            f"`{f['small']}`, large `{f['large']}`, 2 CPU cores; commit `{record.commit}`, "
+            f"{record.date})",
             "",
-            f"- ratio A, {k} samples / 1 greedy answer, fresh context each: **{ratio_a:.2f}** "
-            f"({t_k / n:.2f} s vs {t_one / n:.2f} s per question)",
-            f"- ratio B, {k} samples batched / sequential: **{ratio_b:.2f}** "
-            f"({times['batched']:.1f} s vs {times['llama']:.1f} s for the {n} questions)",
-            f"- greedy: {k} samples identical to the answer decoded alone on {identical} of {n} "
-            "questions",
+            f"- ratio A, {k} samples / 1 greedy answer, fresh context each: **{r['A']:.2f}** "
+            f"({t['k'] / n:.2f} s vs {t['one'] / n:.2f} s per question)",
+            f"- ratio B, {k} samples batched / sequential: **{r['B']:.2f}** "
+            f"({t['batched']:.1f} s vs {t['llama']:.1f} s for the {n} questions)",
+            f"- greedy: {k} samples identical to the answer decoded alone on {f['identical']} of "
+            f"{n} questions",
             f"- ratio C, one article's questions with prefix reuse / reset before each: "
-            f"**{ratio_c:.2f}** ({t_reuse:.1f} s vs {t_reset:.1f} s)",
-            f"- ratio D, {VERIFIED.name(k)} / {REFERENCE} per question: **{ratio_d:.2f}** "
-            f"({t_pipe / n:.2f} s vs {t_large / n:.2f} s)",
-            f"- overhead, backend wall time / llama.cpp eval time: **{overhead:.2f}**",
-            f"- peak resident memory, the models loaded in turn: **{peak:,.0f} MiB**",
+            f"**{r['C']:.2f}** ({t['reuse']:.1f} s vs {t['reset']:.1f} s)",
+            f"- ratio D, {VERIFIED.name(k)} / {REFERENCE} per question: **{r['D']:.2f}** "
+            f"({t['pipeline'] / n:.2f} s vs {t['large'] / n:.2f} s)",
+            f"- overhead, backend wall time / llama.cpp eval time: **{f['overhead']:.2f}**",
+            f"- peak resident memory, the models loaded in turn: **{f['peak_rss_mib']:,.0f} MiB**",
+            "",
+            f"`{line(f)}`",
         ]
     )
-    print(report)
-    if write:
-        write_section(RESULTS_MD, "sampling", report)
-    print(
-        f"ratio_A={ratio_a:.2f} ratio_B={ratio_b:.2f} ratio_C={ratio_c:.2f} "
-        f"ratio_D={ratio_d:.2f} overhead={overhead:.2f} peak_rss_mib={peak:.0f} "
-        f"identical={identical}/{n}"
-    )
-    return 0
 
 
 @command("sampling")

@@ -10,7 +10,7 @@
 - for every RUN_DIR: the run's scoring time (every method, the selectors' features included;
   `selection_seconds` in its manifest) over its small model's sampling seconds.
 
-The last line is machine-readable.
+With `--write`, writes its section of docs/RESULTS.md; its last line is machine-readable.
 """
 
 from __future__ import annotations
@@ -18,21 +18,25 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from experiment.base.types import Attempt, Question
 from experiment.bench.app import command
-from experiment.bench.harness import corpus
+from experiment.bench.harness import RESULTS_MD, WriteOpt, corpus, finish
 from experiment.bench.looks import evaluation_run
+from experiment.bench.sections import Record, measured, renders
 from experiment.config import RunConfig
 from experiment.evaluate.answer import Answer
 from experiment.evaluate.evidence import index
 from experiment.evaluate.features import candidates
 from experiment.evaluate.selector import learned, pick
+from experiment.report.tables import markdown_table
 from experiment.values.canonical import DateValue
 from experiment.values.normalize import scan
+
+SECTION = "selector-cost"
 
 
 def offered(q: Question, text: str) -> list[Answer]:
@@ -102,24 +106,87 @@ def run_ratio(path: Path) -> tuple[float, float]:
     return run.manifest.selection_seconds or float("nan"), sampling
 
 
-def _run(runs: list[Path], target: int, questions: int, k: int, no_model: bool) -> None:
+def _run(
+    runs: list[Path], target: int, questions: int, k: int, no_model: bool, write: bool
+) -> None:
     cores = os.sched_getaffinity(0)
     os.sched_setaffinity(0, {min(cores)})  # one core for the features
     cands, qs, secs = features_seconds(target)
     os.sched_setaffinity(0, cores)
-    print(f"features + ranking: {cands:,} candidates of {qs:,} questions, {secs:.2f} s, one core")
-    line = [f"features_10k_s={secs * 10_000 / cands:.2f}"]
+    figures: dict[str, Any] = {
+        "features": {"candidates": cands, "questions": qs, "seconds": secs},
+        "logprob": None,
+        "runs": {},
+    }
     if not no_model:
         off, on = logprob_ratio(questions, k)
-        print(f"k={k} samples of {questions} questions: {off:.1f} s, {on:.1f} s with "
-              f"log-probabilities ({on / off:.3f}x)")  # fmt: skip
-        line.append(f"logprob_ratio={on / off:.3f}")
+        figures["logprob"] = {"questions": questions, "k": k, "without": off, "with": on}
     for run in runs:
         sel, sampling = run_ratio(run)
-        print(f"{run.name}: scoring {sel:.1f} s against sampling {sampling:.1f} s "
-              f"({sel / sampling:.4f})")  # fmt: skip
-        line.append(f"scoring_over_sampling_{run.name}={sel / sampling:.4f}")
-    print(" ".join(line))
+        figures["runs"][run.name] = {"scoring": sel, "sampling": sampling}
+    command_line = (
+        f"factqa bench selector-cost --questions {questions}"
+        + (" --no-model" if no_model else "")
+        + "".join(f" outputs/bench/{run.name}" for run in runs)
+        + " --write"
+    )
+    finish(RESULTS_MD, measured(SECTION, command_line, figures), write)
+
+
+def line(f: dict[str, Any]) -> str:
+    """The machine-readable line."""
+    feat = f["features"]
+    pairs = [f"features_10k_s={feat['seconds'] * 10_000 / feat['candidates']:.2f}"]
+    if f["logprob"]:
+        pairs.append(f"logprob_ratio={f['logprob']['with'] / f['logprob']['without']:.3f}")
+    pairs += [
+        f"scoring_over_sampling_{name}={r['scoring'] / r['sampling']:.4f}"
+        for name, r in f["runs"].items()
+    ]
+    return " ".join(pairs)
+
+
+@renders(SECTION, "cost")
+def section(record: Record) -> str:
+    """docs/RESULTS.md's `selector-cost` section from its record."""
+    f = record.figures
+    feat, lp = f["features"], f["logprob"]
+    rows = [
+        [
+            "features + ranking (`candidates` + `pick`), one core",
+            f"{feat['candidates']:,} candidates of {feat['questions']:,} bundled questions in "
+            f"{feat['seconds']:.2f} s (every figure or date of the article offered to every "
+            "question)",
+        ]
+    ]
+    if lp:
+        rows.append(
+            [
+                "the small model's log-probability of each answer (summed while sampling)",
+                f"k = {lp['k']} samples of {lp['questions']} bundled questions: "
+                f"{lp['without']:.1f} s without, {lp['with']:.1f} s with "
+                f"({lp['with'] / lp['without']:.3f}x)",
+            ]
+        )
+    rows += [
+        [
+            f"scoring every method, selectors included, over sampling (`{name}`)",
+            f"{r['scoring']:.1f} s against {r['sampling']:.1f} s of small-model sampling "
+            f"({r['scoring'] / r['sampling']:.4f})",
+        ]
+        for name, r in f["runs"].items()
+    ]
+    return "\n".join(
+        [
+            "## What the question-aware selector costs",
+            "",
+            f"Command: `{record.command}` (commit `{record.commit}`, {record.date}).",
+            "",
+            *markdown_table(["what", "measured"], rows),
+            "",
+            f"`{line(f)}`",
+        ]
+    )
 
 
 @command("selector-cost")
@@ -131,6 +198,7 @@ def selector_cost_command(
     no_model: Annotated[
         bool, typer.Option("--no-model", help="Skip the log-probability timing.")
     ] = False,
+    write: WriteOpt = False,
 ) -> None:
     """What the question-aware selector costs, measured in one run."""
-    _run(runs or [], candidates, questions, k, no_model)
+    _run(runs or [], candidates, questions, k, no_model, write)

@@ -28,14 +28,15 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from experiment.base.errors import ConfigError, ModelError
 from experiment.base.files import read_cell
 from experiment.bench.app import command
-from experiment.bench.harness import RESULTS_MD, ROOT, WriteOpt, corpus, write_section
+from experiment.bench.harness import RESULTS_MD, ROOT, WriteOpt, corpus, finish
+from experiment.bench.sections import Record, measured, renders
 from experiment.config import RunConfig
 from experiment.evaluate.methods import REFERENCE
 from experiment.generate.models.base import GREEDY, SamplingParams
@@ -44,6 +45,9 @@ from experiment.generate.models.store import resolve
 from experiment.generate.prompts import messages_for
 from experiment.generate.sampling import article_order, derive_seed
 from experiment.report.run import load_run
+from experiment.report.tables import markdown_table
+
+SECTION = "server"  # a record a server: server-experiment, server-llama-server
 
 
 def free_port() -> int:
@@ -132,49 +136,65 @@ def _run(opts: Serving) -> None:
             proc.wait(timeout=60)
 
     (t1, a1), (tn, an) = passes[1], passes[opts.concurrency]
-    qps1, qpsn = len(questions) / t1, len(questions) / tn
-    same = sum(x == y for x, y in zip(a1, an, strict=True))
-    equal_in_process = ""
-    differ: list[str] = []
+    figures: dict[str, Any] = {
+        "model": opts.model, "server": opts.server, "url": opts.url,
+        "concurrency": opts.concurrency, "questions": len(questions), "seconds": [t1, tn],
+        "identical_passes": sum(x == y for x, y in zip(a1, an, strict=True)),
+        "compared": opts.compare.name, "equal_in_process": None, "differ": [],
+    }  # fmt: skip
     if (opts.compare / "attempts.csv").exists():
         ref = in_process(opts.compare)
-        equal = sum(ref.get(q.id) == a for q, a in zip(questions, a1, strict=True))
-        equal_in_process = f"{equal}/{len(questions)}"
-        differ = [
-            f"`{q.id}`: in-process `{ref.get(q.id)}`, server `{a}`"
-            for q, a in zip(questions, a1, strict=True)
-            if ref.get(q.id) != a
-        ]
-    behind = opts.url or (
+        pairs = [(q.id, ref.get(q.id), a) for q, a in zip(questions, a1, strict=True)]
+        figures["equal_in_process"] = sum(mine == theirs for _, mine, theirs in pairs)
+        figures["differ"] = [list(p) for p in pairs if p[1] != p[2]]
+    command_line = f"factqa bench server{' --quick' if opts.quick else ''} --server {opts.server}"
+    record = measured(f"{SECTION}-{opts.server}", command_line + " --write", figures)
+    finish(RESULTS_MD, record, opts.write)
+    print(line(figures))
+
+
+def line(f: dict[str, Any]) -> str:
+    """The machine-readable line."""
+    n, (t1, tn), c = f["questions"], f["seconds"], f["concurrency"]
+    equal = f["equal_in_process"]
+    return (
+        f"qps_1={n / t1:.3f} qps_{c}={n / tn:.3f} ratio={t1 / tn:.2f} "
+        f"identical_passes={f['identical_passes']}/{n} "
+        f"equal_in_process={'na' if equal is None else f'{equal}/{n}'}"
+    )
+
+
+@renders(f"{SECTION}-*", "cost")
+def section(record: Record) -> str:
+    """docs/RESULTS.md's `server-SERVER` section (one a server) from its record."""
+    f = record.figures
+    n, (t1, tn), c = f["questions"], f["seconds"], f["concurrency"]
+    behind = f["url"] or (
         "llama-cpp-python server (`python -m experiment.generate.serve`)"
-        if opts.server == "experiment"
-        else f"llama.cpp `llama-server -np {opts.concurrency}` (continuous batching)"
+        if f["server"] == "experiment"
+        else f"llama.cpp `llama-server -np {c}` (continuous batching)"
     )
-    text = "\n".join(
+    equal = f["equal_in_process"]
+    differ = [f"`{q}`: in-process `{mine}`, server `{theirs}`" for q, mine, theirs in f["differ"]]
+    return "\n".join(
         [
-            f"### {opts.model} behind {behind}",
+            f"### {f['model']} behind {behind}",
             "",
-            f"Command: `factqa bench server{' --quick' if opts.quick else ''} --server "
-            f"{opts.server} --write`; {len(questions)} bundled questions, {REFERENCE} greedy, "
-            "2 CPU threads.",
+            f"Command: `{record.command}`; {n} bundled questions, {REFERENCE} greedy, 2 CPU "
+            f"threads (commit `{record.commit}`, {record.date}).",
             "",
-            "| requests in flight | wall s | questions / s |",
-            "| --- | --- | --- |",
-            f"| 1 | {t1:.1f} | {qps1:.3f} |",
-            f"| {opts.concurrency} | {tn:.1f} | {qpsn:.3f} |",
+            *markdown_table(
+                ["requests in flight", "wall s", "questions / s"],
+                [[1, f"{t1:.1f}", f"{n / t1:.3f}"], [c, f"{tn:.1f}", f"{n / tn:.3f}"]],
+            ),
             "",
-            f"Throughput ratio {opts.concurrency} / 1: **{qpsn / qps1:.2f}x**. Answers identical "
-            f"between the two passes: {same}/{len(questions)}. Equal to the in-process answers of "
-            f"`{opts.compare.name}`: {equal_in_process or 'not compared'}.",
+            f"Throughput ratio {c} / 1: **{t1 / tn:.2f}x**. Answers identical between the two "
+            f"passes: {f['identical_passes']}/{n}. Equal to the in-process answers of "
+            f"`{f['compared']}`: {'not compared' if equal is None else f'{equal}/{n}'}.",
             *(["", "Differing answers: " + "; ".join(differ) + "."] if differ else []),
+            "",
+            f"`{line(f)}`",
         ]
-    )
-    print(text)
-    if opts.write:
-        write_section(RESULTS_MD, f"server-{opts.server}", text)
-    print(
-        f"qps_1={qps1:.3f} qps_{opts.concurrency}={qpsn:.3f} ratio={qpsn / qps1:.2f} "
-        f"identical_passes={same}/{len(questions)} equal_in_process={equal_in_process or 'na'}"
     )
 
 

@@ -13,12 +13,13 @@ With `--write`, writes its section of docs/RESULTS.md; the last line is machine-
 from __future__ import annotations
 
 import time
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from experiment.bench.app import command
-from experiment.bench.harness import RESULTS_MD, WriteOpt, corpus, write_section
+from experiment.bench.harness import RESULTS_MD, WriteOpt, corpus, finish
+from experiment.bench.sections import Record, measured, renders
 from experiment.config import RunConfig
 from experiment.evaluate.methods import REFERENCE
 from experiment.generate.models.base import GREEDY, SamplingParams
@@ -26,6 +27,9 @@ from experiment.generate.models.batched import DRAFT_LENGTH, BatchedLlamaBackend
 from experiment.generate.models.store import resolve
 from experiment.generate.prompts import messages_for
 from experiment.generate.sampling import article_order
+from experiment.report.tables import markdown_table
+
+SECTION = "speculative"
 
 
 def _run(quick: bool, large: str, draft: str, write: bool) -> None:
@@ -63,42 +67,60 @@ def _run(quick: bool, large: str, draft: str, write: bool) -> None:
         results[mode] = (wall, tokens, [g.text for g in out], backend.drafted, backend.accepted)
         del backend
 
-    plain_wall, _, plain_text, _, _ = results["off"]
-    rows = [
-        "| mode | wall s | answer tokens | tokens / s | drafted | accepted | speed-up | "
-        "identical to plain |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
-    ]
-    summary = {}
-    for mode, (wall, tokens, text, drafted, accepted) in results.items():
-        same = sum(a == b for a, b in zip(text, plain_text, strict=True))
+    plain = results["off"][2]
+    modes = {
+        mode: {"wall": wall, "tokens": tokens, "drafted": drafted, "accepted": accepted,
+               "identical": sum(a == b for a, b in zip(text, plain, strict=True))}
+        for mode, (wall, tokens, text, drafted, accepted) in results.items()
+    }  # fmt: skip
+    figures = {"questions": len(questions), "large": large, "draft": draft,
+               "draft_length": DRAFT_LENGTH, "max_tokens": cfg.max_tokens,
+               "modes": modes}  # fmt: skip
+    command_line = f"factqa bench speculative{' --quick' if quick else ''} --write"
+    finish(RESULTS_MD, measured(SECTION, command_line, figures), write)
+    print(line(figures))
+
+
+def line(f: dict[str, Any]) -> str:
+    """The machine-readable line: each drafting mode's speed-up, and whether every answer
+    equals plain decoding's."""
+    m, n = f["modes"], f["questions"]
+    same = all(m[mode]["identical"] == n for mode in ("lookup", "draft"))
+    return (
+        f"lookup_speedup={m['off']['wall'] / m['lookup']['wall']:.2f} "
+        f"draft_speedup={m['off']['wall'] / m['draft']['wall']:.2f} "
+        f"identical={'true' if same else 'false'}"
+    )
+
+
+@renders(SECTION, "cost")
+def section(record: Record) -> str:
+    """docs/RESULTS.md's `speculative` section from its record."""
+    f = record.figures
+    n, plain = f["questions"], f["modes"]["off"]["wall"]
+    rows = []
+    for mode, got in f["modes"].items():
+        wall, drafted, accepted = got["wall"], got["drafted"], got["accepted"]
         rate = accepted / drafted if drafted else float("nan")
-        speed = plain_wall / wall
-        summary[mode] = (speed, same)
         rows.append(
-            f"| {mode} | {wall:.1f} | {tokens} | {tokens / wall:.2f} | {drafted} | "
-            f"{accepted} ({rate:.0%}) | {speed:.2f}x | {same}/{len(text)} |"
-        )
-    n = len(questions)
-    identical = summary["lookup"][1] == n and summary["draft"][1] == n
-    text = "\n".join(
+            [mode, f"{wall:.1f}", got["tokens"], f"{got['tokens'] / wall:.2f}", drafted,
+             f"{accepted} ({rate:.0%})", f"{plain / wall:.2f}x", f"{got['identical']}/{n}"]
+        )  # fmt: skip
+    header = ["mode", "wall s", "answer tokens", "tokens / s", "drafted", "accepted", "speed-up",
+              "identical to plain"]  # fmt: skip
+    return "\n".join(
         [
             f"## Speculative decoding of {REFERENCE}: {n} bundled questions",
             "",
-            f"Command: `factqa bench speculative{' --quick' if quick else ''} --write`. Large "
-            f"`{large}`, drafter `{draft}` ({DRAFT_LENGTH} tokens per draft), greedy, "
-            f"max {cfg.max_tokens} answer tokens, 2 CPU cores, article prefix reused; wall time "
-            "includes reading each prompt, which is the same in every mode.",
+            f"Command: `{record.command}` (commit `{record.commit}`, {record.date}). Large "
+            f"`{f['large']}`, drafter `{f['draft']}` ({f['draft_length']} tokens per draft), "
+            f"greedy, max {f['max_tokens']} answer tokens, 2 CPU cores, article prefix reused; "
+            "wall time includes reading each prompt, which is the same in every mode.",
             "",
-            *rows,
+            *markdown_table(header, rows),
+            "",
+            f"`{line(f)}`",
         ]
-    )
-    print(text)
-    if write:
-        write_section(RESULTS_MD, "speculative", text)
-    print(
-        f"lookup_speedup={summary['lookup'][0]:.2f} draft_speedup={summary['draft'][0]:.2f} "
-        f"identical={'true' if identical else 'false'}"
     )
 
 
