@@ -49,8 +49,8 @@ def test_every_record_is_portable_and_holds_no_data_set_text() -> None:
         assert data["name"] == path.stem and data["command"]
         for machine in (str(PROJECT_ROOT), "/work/", "/home/", "/root/", "/tmp/"):
             assert machine not in text, path
-        if "recorded_from" in data:  # migrated once: it says from where
-            assert data["recorded_from"].startswith("docs/RESULTS.md at commit "), path
+        if "recorded_from" in data:  # migrated once: it says from what, at which commit
+            assert re.fullmatch(r".+ at commit [0-9a-f]{7,}", data["recorded_from"]), path
         else:  # measured by its command: when, at which commit
             assert data.get("commit") and data.get("date"), path
 

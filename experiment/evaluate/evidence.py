@@ -78,7 +78,10 @@ class ArticleIndex:
         s = self.sentences[i]
         length = sum(s.tf.values())
         norm = K1 * (1 - B + B * length / self.avg_len) if self.avg_len else K1
-        return sum(self.idf[t] * s.tf[t] * (K1 + 1) / (s.tf[t] + norm) for t in query if t in s.tf)
+        # fsum: exactly rounded, so the set's iteration order (the hash seed's) cannot move a bit
+        return math.fsum(
+            self.idf[t] * s.tf[t] * (K1 + 1) / (s.tf[t] + norm) for t in query if t in s.tf
+        )
 
 
 @lru_cache(maxsize=256)
