@@ -308,7 +308,6 @@ def _run(squad_v1: Path, live_questions: int, reading: str, write: bool) -> None
         + " --write"
     )
     finish(RESULTS_MD, measured(SECTION, command_line, figures), write)
-    print(line(figures))
 
 
 def line(f: dict[str, Any]) -> str:

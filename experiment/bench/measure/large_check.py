@@ -102,7 +102,6 @@ def _run(run_dir: Path, name: str, limit: int, results: Path, write: bool) -> No
         f" --limit {limit}" if limit else ""
     )
     finish(results, measured(f"{SECTION}-{name}", command + " --write", figures), write)
-    print(line(figures))
 
 
 def line(f: dict[str, Any]) -> str:

@@ -219,7 +219,6 @@ def _run(squad_v1: Path, squad_v2: Path, limit: int, write: bool) -> None:
     }
     record = measured(SECTION, COMMAND, figures)
     finish(RESULTS, record, write)
-    print(line(figures))
 
 
 def line(f: dict[str, Any]) -> str:

@@ -124,7 +124,6 @@ def _run(quick: bool, k: int, backend: str, write: bool) -> int:
     }  # fmt: skip
     command_line = f"factqa bench sampling{' --quick' if quick else ''} --k {k} --backend {backend}"
     finish(RESULTS_MD, measured(SECTION, command_line + " --write", figures), write)
-    print(line(figures))
     return 0
 
 

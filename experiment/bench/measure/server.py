@@ -150,7 +150,6 @@ def _run(opts: Serving) -> None:
     command_line = f"factqa bench server{' --quick' if opts.quick else ''} --server {opts.server}"
     record = measured(f"{SECTION}-{opts.server}", command_line + " --write", figures)
     finish(RESULTS_MD, record, opts.write)
-    print(line(figures))
 
 
 def line(f: dict[str, Any]) -> str:

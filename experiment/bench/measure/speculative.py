@@ -78,7 +78,6 @@ def _run(quick: bool, large: str, draft: str, write: bool) -> None:
                "modes": modes}  # fmt: skip
     command_line = f"factqa bench speculative{' --quick' if quick else ''} --write"
     finish(RESULTS_MD, measured(SECTION, command_line, figures), write)
-    print(line(figures))
 
 
 def line(f: dict[str, Any]) -> str:
