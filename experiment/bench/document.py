@@ -307,11 +307,9 @@ def _placed(records: dict[str, Record]) -> dict[str, list[str]]:
     listed = {n for p in PARTS for n in p.names}
     computed = (SUMMARY, CLEAN, PIPELINE)  # read from the results at report time, no record
     out = {p.key: [n for n in p.names if n in records or n in computed] for p in PARTS}
-    for name in sorted(records):
+    for name in (n for n in sorted(records) if n not in listed):
         sec = section_of(name)
         kept = name.startswith("bench-") or name in READ_BY_CLEAN
-        if name in listed:
-            continue
         if sec is not None:
             out.setdefault(sec.part, []).append(name)
         elif not kept:

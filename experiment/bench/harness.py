@@ -57,18 +57,20 @@ def publish(results_md: Path, record: Record) -> None:
     from experiment.bench.report import write_report
     from experiment.bench.sections import save
 
-    default = results_md.resolve() == RESULTS_MD.resolve()
-    save(record, results_dir(results_md))
-    write_report(
-        results_dir(results_md), results_md, README if default else results_md.parent / "README.md"
-    )
+    results = results_dir(results_md)
+    save(record, results)
+    readme = README if _is_default(results_md) else results_md.parent / "README.md"
+    write_report(results, results_md, readme)
 
 
 def results_dir(results_md: Path) -> Path:
     """The results folder a results document is written from: results/ for docs/RESULTS.md, a
     results/ folder beside any other."""
-    default = results_md.resolve() == RESULTS_MD.resolve()
-    return ROOT / "results" if default else results_md.parent / "results"
+    return ROOT / "results" if _is_default(results_md) else results_md.parent / "results"
+
+
+def _is_default(results_md: Path) -> bool:
+    return results_md.resolve() == RESULTS_MD.resolve()
 
 
 def every_nth(items: Sequence[T], n: int | None) -> list[T]:
